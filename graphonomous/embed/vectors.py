@@ -1,0 +1,143 @@
+"""Small, deterministic vector helpers shared by the embedders and the index.
+
+Every function here is plain Python and returns the same bits on every
+platform, Python version and install (with or without NumPy):
+
+* sums of squares are taken left to right in index order (never the builtin
+  `sum`, which became compensated in Python 3.12);
+* `dot` is the correctly rounded value of the exact dot product
+  (`math.fsum`), so it does not depend on evaluation order at all;
+* the stored/transported form of a vector is little-endian float32.
+
+NumPy is optional.  `numpy_available` decides once per process whether the
+NumPy code paths (used by `graphonomous.embed.index.VectorIndex`) may be
+used; NumPy itself is imported lazily, never when this module is imported.
+Single-vector helpers stay pure on purpose: for one 384-dim vector the
+list -> ndarray conversion costs more than the arithmetic it would speed up,
+and a second path would make results depend on the install.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import sys
+from array import array
+from collections.abc import Sequence
+from operator import mul
+
+from graphonomous.model import ValidationError
+
+NO_NUMPY_ENV = "GRAPHONOMOUS_NO_NUMPY"
+
+
+@functools.lru_cache(maxsize=1)
+def numpy_available() -> bool:
+    """Whether the optional NumPy paths may be used in this process.
+
+    Input: none (reads the environment variable ``GRAPHONOMOUS_NO_NUMPY``;
+    any value other than empty or ``"0"`` forces the pure-Python paths).
+    Output: True when NumPy imports and is not disabled.
+    Complexity: one import attempt, then cached for the life of the process
+    (``numpy_available.cache_clear()`` re-evaluates, for tests).
+    """
+    if os.environ.get(NO_NUMPY_ENV, "") not in ("", "0"):
+        return False
+    try:
+        import numpy  # noqa: F401  (imported only to probe availability)
+    except ImportError:
+        return False
+    return True
+
+
+def to_float32(vec: Sequence[float]) -> list[float]:
+    """Round every component to the nearest float32 (ties to even).
+
+    Input: a sequence of floats.  Output: a list of Python floats that are
+    exactly representable as float32, i.e. exactly what `pack_f32` stores.
+    Complexity: O(d) in C.
+    """
+    return array("f", vec).tolist()
+
+
+def pack_f32(vec: Sequence[float]) -> bytes:
+    """Encode a vector as little-endian IEEE-754 float32 bytes (4 bytes/component).
+
+    Input: a sequence of floats (rounded to float32, ties to even).
+    Output: ``4 * len(vec)`` bytes, identical on little- and big-endian hosts.
+    Complexity: O(d) in C.
+    """
+    buf = array("f", vec)
+    if sys.byteorder == "big":
+        buf.byteswap()
+    return buf.tobytes()
+
+
+def unpack_f32(blob: bytes | bytearray | memoryview) -> list[float]:
+    """Decode bytes written by `pack_f32` back into a list of floats.
+
+    Input: a bytes-like object whose length is a multiple of 4.
+    Output: the float32 values as Python floats (exact).
+    Complexity: O(d) in C.  Raises `ValidationError` on a ragged length.
+    """
+    if len(blob) % 4:
+        raise ValidationError("embedding", f"blob length {len(blob)} is not a multiple of 4")
+    buf = array("f")
+    buf.frombytes(blob)
+    if sys.byteorder == "big":
+        buf.byteswap()
+    return buf.tolist()
+
+
+def dot(a: Sequence[float], b: Sequence[float]) -> float:
+    """Dot product, correctly rounded.
+
+    Input: two sequences of equal length.  Output: the exact sum of the
+    float products rounded once (`math.fsum`); for float32 inputs the products
+    are exact too, so the result is the true dot product rounded to double.
+    Complexity: O(d).  Raises `ValidationError` on a length mismatch.
+    """
+    if len(a) != len(b):
+        raise ValidationError("vector", f"length mismatch: {len(a)} != {len(b)}")
+    return math.fsum(map(mul, a, b)) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def l2_norm(vec: Sequence[float]) -> float:
+    """Euclidean norm with a fixed evaluation order (portable, bit-exact).
+
+    Input: a sequence of floats.  Output: ``sqrt(((x0*x0 + x1*x1) + x2*x2) ...)``
+    summed left to right in double precision.  Complexity: O(d).
+    """
+    total = 0.0
+    for x in vec:
+        total += x * x
+    return math.sqrt(total)
+
+
+def l2_normalize(vec: Sequence[float]) -> list[float]:
+    """Scale a vector to unit Euclidean length.
+
+    Input: a sequence of finite floats.  Output: ``[x / l2_norm(vec)]``; the
+    zero vector (norm 0, including underflow) is returned as all zeros.
+    Complexity: O(d).  Raises `ValidationError` when a component or the norm
+    is not finite (NaN, infinity, or squares that overflow).
+    """
+    norm = l2_norm(vec)
+    if not math.isfinite(norm):
+        raise ValidationError("vector", "components must be finite and below 1e154 in magnitude")
+    if norm == 0.0:
+        return [0.0] * len(vec)
+    return [x / norm for x in vec]
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity ``dot(a, b) / (|a| * |b|)``.
+
+    Input: two sequences of equal length.  Output: a float in about [-1, 1];
+    0.0 when either vector is zero.  Complexity: O(d).
+    """
+    denominator = l2_norm(a) * l2_norm(b)
+    if denominator == 0.0:
+        return 0.0
+    return dot(a, b) / denominator

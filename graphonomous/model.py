@@ -1,0 +1,358 @@
+"""The data model: every enumeration, default and validation rule lives here.
+
+Other modules import these names instead of repeating string literals, so a
+relationship kind or a default is defined exactly once (SPEC.md §2 mirrors
+this file).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Final
+
+# --------------------------------------------------------------------------
+# Enumerations
+# --------------------------------------------------------------------------
+
+NODE_TYPES: Final = ("episodic", "semantic", "procedural", "temporal", "outcome", "goal")
+TIMESCALES: Final = ("fast", "medium", "slow", "glacial")
+CREATION_SOURCES: Final = ("inference", "consolidation", "federation", "manual")
+RELATIONSHIPS: Final = (
+    "causal",
+    "causes",
+    "resolves",
+    "related",
+    "related_to",
+    "part_of",
+    "follows",
+    "contradicts",
+    "supersedes",
+    "superseded_by",
+    "depends_on",
+    "similar_to",
+    "supports",
+    "derived_from",
+    "temporal_before",
+    "temporal_after",
+    "co_occurs",
+)
+
+# How each relationship kind enters the directed graph that κ is computed on
+# (SPEC.md §4.1).  +1: an arc source→target.  -1: an arc target→source — the
+# kind is the inverse of another kind, so `A superseded_by B` is the same arc
+# as `B supersedes A` and storing both never fakes a feedback loop.  Kinds that
+# are absent (related, related_to, similar_to, co_occurs) are symmetric
+# associations: they do not create feedback loops and are excluded.
+# `contradicts` counts: belief revision stores it in both directions, so a
+# mutual contradiction shows up as an SCC with κ = 1.
+KAPPA_ARC_DIRECTION: Final[Mapping[str, int]] = {
+    "causal": 1,
+    "causes": 1,
+    "resolves": 1,
+    "part_of": 1,
+    "follows": 1,
+    "contradicts": 1,
+    "supersedes": 1,
+    "superseded_by": -1,
+    "depends_on": 1,
+    "supports": 1,
+    "derived_from": 1,
+    "temporal_before": 1,
+    "temporal_after": -1,
+    # BendScript canvas kinds (seed 000): causal and temporal are directed;
+    # context, associative and user are excluded.
+    "temporal": 1,
+}
+SYMMETRIC_RELATIONSHIPS: Final = ("related", "related_to", "similar_to", "co_occurs")
+# BendScript canvas kinds that never become arcs (seed 000: "hard rule, no toggle").
+BENDSCRIPT_EXCLUDED_KINDS: Final = ("context", "associative", "user")
+
+# Upstream (seed 000) names accepted at the MCP/CLI boundary.
+EDGE_FIELD_ALIASES: Final[Mapping[str, str]] = {
+    "edge_type": "relationship",
+    "weight": "strength",
+    "from": "source_id",
+    "to": "target_id",
+    "source": "source_id",
+    "target": "target_id",
+}
+
+# --------------------------------------------------------------------------
+# Defaults (seed 003 schema and config)
+# --------------------------------------------------------------------------
+
+DEFAULT_AGENT_ID: Final = "default"
+DEFAULT_NODE_CONFIDENCE: Final = 0.5
+DEFAULT_NODE_DECAY_RATE: Final = 0.01
+DEFAULT_Q_VALUE: Final = 0.5
+DEFAULT_EDGE_STRENGTH: Final = 0.3
+DEFAULT_EDGE_DECAY_RATE: Final = 0.005
+DEFAULT_TIMESCALE: Final = "medium"
+DEFAULT_CREATION_SOURCE: Final = "inference"
+EMBEDDING_DIMENSIONS: Final = 384
+MAX_CONTENT_CHARS: Final = 1_000_000
+MAX_ID_CHARS: Final = 256
+
+
+class ValidationError(ValueError):
+    """Bad input.  `field` names the offending field for CLI/MCP messages."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class NotFoundError(LookupError):
+    """A referenced node or edge does not exist (or is forgotten)."""
+
+    def __init__(self, kind: str, ident: str) -> None:
+        super().__init__(f"{kind} not found: {ident}")
+        self.kind = kind
+        self.ident = ident
+
+
+# --------------------------------------------------------------------------
+# Ids and time
+# --------------------------------------------------------------------------
+
+_id_lock = threading.Lock()
+_last_ms = 0
+_seq = 0
+
+
+def new_id() -> str:
+    """A UUIDv7 string (RFC 9562): 48-bit ms timestamp, version 7, random tail.
+
+    Ids made by one process sort in creation order: within one millisecond a
+    12-bit counter (the `rand_a` field) keeps them increasing.
+    """
+    global _last_ms, _seq
+    with _id_lock:
+        ms = time.time_ns() // 1_000_000
+        if ms <= _last_ms:
+            _seq += 1
+            if _seq > 0xFFF:  # counter exhausted: borrow the next millisecond
+                _last_ms += 1
+                _seq = 0
+            ms = _last_ms
+        else:
+            _last_ms, _seq = ms, 0
+        seq = _seq
+    tail = int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)
+    value = (ms << 80) | (0x7 << 76) | (seq << 64) | (0b10 << 62) | tail
+    h = f"{value:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def utc_now() -> str:
+    """Current time as ISO 8601 UTC with milliseconds, e.g. 2026-01-02T03:04:05.678Z."""
+    return format_time(datetime.now(timezone.utc))
+
+
+def format_time(moment: datetime) -> str:
+    moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_time(value: str, field_name: str = "time") -> datetime:
+    """Parse an ISO 8601 timestamp (a trailing Z is accepted); naive means UTC."""
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (ValueError, AttributeError) as exc:
+        raise ValidationError(field_name, f"not an ISO 8601 timestamp: {value!r}") from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment
+
+
+# --------------------------------------------------------------------------
+# Records
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Node:
+    id: str
+    node_type: str
+    content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    causal_parent_ids: list[str] = field(default_factory=list)
+    confidence: float = DEFAULT_NODE_CONFIDENCE
+    access_count: int = 0
+    last_accessed_at: str | None = None
+    creation_source: str = DEFAULT_CREATION_SOURCE
+    timescale: str = DEFAULT_TIMESCALE
+    decay_rate: float = DEFAULT_NODE_DECAY_RATE
+    q_value: float = DEFAULT_Q_VALUE
+    q_update_count: int = 0
+    evidence_count: int = 0
+    revision_id: str | None = None
+    superseded_by: str | None = None
+    forgotten_at: str | None = None
+    pinned: bool = False
+    agent_id: str = DEFAULT_AGENT_ID
+    created_at: str = ""
+    updated_at: str = ""
+    embedding: list[float] | None = None
+
+    def to_dict(self, include_embedding: bool = False) -> dict[str, Any]:
+        """The canonical JSON form (snake_case; embedding only on request)."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "node_type": self.node_type,
+            "content": self.content,
+            "metadata": self.metadata,
+            "source": self.source,
+            "causal_parent_ids": list(self.causal_parent_ids),
+            "confidence": self.confidence,
+            "access_count": self.access_count,
+            "last_accessed_at": self.last_accessed_at,
+            "creation_source": self.creation_source,
+            "timescale": self.timescale,
+            "decay_rate": self.decay_rate,
+            "q_value": self.q_value,
+            "q_update_count": self.q_update_count,
+            "evidence_count": self.evidence_count,
+            "revision_id": self.revision_id,
+            "superseded_by": self.superseded_by,
+            "forgotten_at": self.forgotten_at,
+            "pinned": self.pinned,
+            "agent_id": self.agent_id,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+        if include_embedding:
+            out["embedding"] = self.embedding
+        return out
+
+
+@dataclass
+class Edge:
+    id: str
+    source_id: str
+    target_id: str
+    relationship: str
+    strength: float = DEFAULT_EDGE_STRENGTH
+    co_activation_count: int = 0
+    decay_rate: float = DEFAULT_EDGE_DECAY_RATE
+    metadata: dict[str, Any] = field(default_factory=dict)
+    agent_id: str = DEFAULT_AGENT_ID
+    created_at: str = ""
+    updated_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "source_id": self.source_id,
+            "target_id": self.target_id,
+            "relationship": self.relationship,
+            "strength": self.strength,
+            "co_activation_count": self.co_activation_count,
+            "decay_rate": self.decay_rate,
+            "metadata": self.metadata,
+            "agent_id": self.agent_id,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+
+# --------------------------------------------------------------------------
+# Validation helpers (messages name the field and the allowed values)
+# --------------------------------------------------------------------------
+
+
+def check_choice(field_name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValidationError(field_name, f"must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def check_unit_interval(field_name: str, value: object) -> float:
+    """A float in [0, 1] (ints accepted, bools, NaN and infinities rejected)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError(field_name, f"must be a number in [0, 1]; got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise ValidationError(field_name, f"must be a number in [0, 1]; got {value!r}")
+    return number
+
+
+def check_non_negative(field_name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError(field_name, f"must be a non-negative number; got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0.0:
+        raise ValidationError(field_name, f"must be a non-negative number; got {value!r}")
+    return number
+
+
+def check_int(field_name: str, value: object, minimum: int = 0, maximum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(field_name, f"must be an integer; got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        bound = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise ValidationError(field_name, f"must be an integer {bound}; got {value!r}")
+    return value
+
+
+def check_text(field_name: str, value: object, *, allow_empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise ValidationError(field_name, f"must be a string; got {type(value).__name__}")
+    if not allow_empty and not value.strip():
+        raise ValidationError(field_name, "must not be empty")
+    if len(value) > MAX_CONTENT_CHARS:
+        raise ValidationError(field_name, f"is longer than {MAX_CONTENT_CHARS} characters")
+    return value
+
+
+def check_id(field_name: str, value: object) -> str:
+    if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS:
+        raise ValidationError(
+            field_name, f"must be a non-empty string of at most {MAX_ID_CHARS} characters"
+        )
+    return value
+
+
+def check_metadata(field_name: str, value: object) -> dict[str, Any]:
+    """A JSON object; a string holding a JSON object is accepted (CLI input)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(field_name, f"is not valid JSON ({exc.msg})") from exc
+    if not isinstance(value, dict):
+        raise ValidationError(field_name, "must be a JSON object")
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(field_name, f"is not JSON-serialisable ({exc})") from exc
+    return value
+
+
+def check_id_list(field_name: str, value: object) -> list[str]:
+    if not isinstance(value, (list, tuple)):
+        raise ValidationError(field_name, "must be a list of ids")
+    return [check_id(f"{field_name}[{i}]", item) for i, item in enumerate(value)]
+
+
+def normalize_edge_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Map upstream field names (edge_type, weight, from, to) to ours.
+
+    Giving both an alias and its canonical name with different values is an error.
+    """
+    out: dict[str, Any] = {}
+    for key, value in fields.items():
+        canonical = EDGE_FIELD_ALIASES.get(key, key)
+        if canonical in out and out[canonical] != value:
+            raise ValidationError(key, f"conflicts with {canonical!r}")
+        out[canonical] = value
+    return out

@@ -1,0 +1,17 @@
+"""SQLite persistence: schema, migrations, CRUD, batch apply."""
+
+from __future__ import annotations
+
+from .batch import BatchError, BatchResult, apply_batch, merge_into
+from .schema import SCHEMA_VERSION
+from .sqlite import Store, StoreError
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BatchError",
+    "BatchResult",
+    "Store",
+    "StoreError",
+    "apply_batch",
+    "merge_into",
+]

@@ -1,0 +1,200 @@
+"""The SQLite schema and its migrations — the only place table layouts are written.
+
+`PRAGMA user_version` records how many migrations a database file has had.
+Opening a file applies the missing ones in order, each in its own
+transaction; a file with a higher version than `SCHEMA_VERSION` is refused
+without being touched (see `Store.open`).
+
+Migration 1 is the seed-003 baseline (column names as upstream had them);
+migration 2 is the v0.3 upgrade of seed 004 plus our canonical column names,
+so the upgrade path is exercised by every fresh database as well.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ..model import (
+    CREATION_SOURCES,
+    DEFAULT_AGENT_ID,
+    DEFAULT_Q_VALUE,
+    NODE_TYPES,
+    RELATIONSHIPS,
+    TIMESCALES,
+)
+
+
+def _sql_list(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{value}'" for value in values)
+
+
+_MIGRATION_1: Final = [
+    f"""
+    CREATE TABLE nodes (
+        id TEXT PRIMARY KEY,
+        type TEXT NOT NULL CHECK (type IN ({_sql_list(NODE_TYPES)})),
+        content TEXT NOT NULL,
+        metadata TEXT NOT NULL DEFAULT '{{}}',
+        causal_parent_ids TEXT NOT NULL DEFAULT '[]',
+        confidence REAL NOT NULL DEFAULT 0.5 CHECK (confidence BETWEEN 0.0 AND 1.0),
+        access_count INTEGER NOT NULL DEFAULT 0,
+        access_recency TEXT,
+        creation_source TEXT NOT NULL DEFAULT 'inference'
+            CHECK (creation_source IN ({_sql_list(CREATION_SOURCES)})),
+        timescale TEXT NOT NULL DEFAULT 'medium' CHECK (timescale IN ({_sql_list(TIMESCALES)})),
+        decay_rate REAL NOT NULL DEFAULT 0.01,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE node_embeddings (
+        node_id TEXT PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
+        embedding BLOB NOT NULL
+    )
+    """,
+    f"""
+    CREATE TABLE edges (
+        id TEXT PRIMARY KEY,
+        source_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+        target_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+        relationship TEXT NOT NULL CHECK (relationship IN ({_sql_list(RELATIONSHIPS)})),
+        strength REAL NOT NULL DEFAULT 0.3 CHECK (strength BETWEEN 0.0 AND 1.0),
+        co_activation_count INTEGER NOT NULL DEFAULT 0,
+        decay_rate REAL NOT NULL DEFAULT 0.005,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (source_id, target_id, relationship)
+    )
+    """,
+    "CREATE INDEX idx_nodes_type ON nodes(type)",
+    "CREATE INDEX idx_nodes_timescale ON nodes(timescale)",
+    "CREATE INDEX idx_nodes_confidence ON nodes(confidence)",
+    "CREATE INDEX idx_edges_source ON edges(source_id)",
+    "CREATE INDEX idx_edges_target ON edges(target_id)",
+    "CREATE INDEX idx_edges_relationship ON edges(relationship)",
+]
+
+_MIGRATION_2: Final = [
+    # Canonical names: the JSON field names are the column names.
+    "ALTER TABLE nodes RENAME COLUMN type TO node_type",
+    "ALTER TABLE nodes RENAME COLUMN access_recency TO last_accessed_at",
+    "ALTER TABLE nodes ADD COLUMN source TEXT",
+    f"ALTER TABLE nodes ADD COLUMN q_value REAL NOT NULL DEFAULT {DEFAULT_Q_VALUE}",
+    "ALTER TABLE nodes ADD COLUMN q_update_count INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE nodes ADD COLUMN evidence_count INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE nodes ADD COLUMN revision_id TEXT",
+    "ALTER TABLE nodes ADD COLUMN superseded_by TEXT",
+    "ALTER TABLE nodes ADD COLUMN forgotten_at TEXT",
+    "ALTER TABLE nodes ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0",
+    f"ALTER TABLE nodes ADD COLUMN agent_id TEXT NOT NULL DEFAULT '{DEFAULT_AGENT_ID}'",
+    "ALTER TABLE edges ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'",
+    f"ALTER TABLE edges ADD COLUMN agent_id TEXT NOT NULL DEFAULT '{DEFAULT_AGENT_ID}'",
+    "ALTER TABLE node_embeddings ADD COLUMN model TEXT NOT NULL DEFAULT 'hashing-384'",
+    "CREATE INDEX idx_nodes_agent ON nodes(agent_id)",
+    "CREATE INDEX idx_nodes_forgotten ON nodes(forgotten_at)",
+    "CREATE INDEX idx_nodes_created ON nodes(created_at)",
+    "CREATE INDEX idx_edges_agent ON edges(agent_id)",
+    """
+    CREATE TABLE goals (
+        id TEXT PRIMARY KEY,
+        node_id TEXT REFERENCES nodes(id) ON DELETE SET NULL,
+        title TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL DEFAULT 'proposed',
+        priority REAL NOT NULL DEFAULT 0.5,
+        progress REAL NOT NULL DEFAULT 0.0,
+        parent_goal_id TEXT REFERENCES goals(id) ON DELETE SET NULL,
+        linked_node_ids TEXT NOT NULL DEFAULT '[]',
+        metadata TEXT NOT NULL DEFAULT '{}',
+        agent_id TEXT NOT NULL DEFAULT 'default',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX idx_goals_status ON goals(status)",
+    """
+    CREATE TABLE outcomes (
+        id TEXT PRIMARY KEY,
+        action_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        confidence REAL NOT NULL,
+        causal_node_ids TEXT NOT NULL DEFAULT '[]',
+        evidence TEXT NOT NULL DEFAULT '{}',
+        goal_id TEXT,
+        outcome_node_id TEXT REFERENCES nodes(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE revisions (
+        id TEXT PRIMARY KEY,
+        operation TEXT NOT NULL,
+        old_node_id TEXT,
+        new_node_id TEXT,
+        reason TEXT NOT NULL DEFAULT '',
+        details TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL
+    )
+    """,
+    # Append-only; never holds node content (GDPR erase leaves only this trace).
+    """
+    CREATE TABLE audit_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        action TEXT NOT NULL,
+        subject_id TEXT,
+        details TEXT NOT NULL DEFAULT '{}'
+    )
+    """,
+    """
+    CREATE TABLE forgetting_config (
+        id TEXT PRIMARY KEY DEFAULT 'default',
+        policy TEXT NOT NULL DEFAULT 'hybrid',
+        max_nodes INTEGER NOT NULL DEFAULT 10000,
+        max_age_hours INTEGER NOT NULL DEFAULT 720,
+        updated_at TEXT NOT NULL
+    )
+    """,
+]
+
+MIGRATIONS: Final[tuple[list[str], ...]] = (_MIGRATION_1, _MIGRATION_2)
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+
+NODE_COLUMNS: Final = (
+    "id",
+    "node_type",
+    "content",
+    "metadata",
+    "source",
+    "causal_parent_ids",
+    "confidence",
+    "access_count",
+    "last_accessed_at",
+    "creation_source",
+    "timescale",
+    "decay_rate",
+    "q_value",
+    "q_update_count",
+    "evidence_count",
+    "revision_id",
+    "superseded_by",
+    "forgotten_at",
+    "pinned",
+    "agent_id",
+    "created_at",
+    "updated_at",
+)
+EDGE_COLUMNS: Final = (
+    "id",
+    "source_id",
+    "target_id",
+    "relationship",
+    "strength",
+    "co_activation_count",
+    "decay_rate",
+    "metadata",
+    "agent_id",
+    "created_at",
+    "updated_at",
+)

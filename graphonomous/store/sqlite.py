@@ -1,0 +1,564 @@
+"""A small explicit SQLite layer for nodes, edges and embeddings.
+
+Rules kept everywhere in this module:
+- parameterised SQL only (values never formatted into statements);
+- every multi-statement write runs inside `transaction()` (BEGIN IMMEDIATE,
+  nested calls become SAVEPOINTs), so a crash leaves all or nothing;
+- one connection per Store, guarded by a re-entrant lock, so a Store can be
+  shared by threads (the MCP server, the consolidation timer).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+from ..model import Edge, Node, NotFoundError, ValidationError
+from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
+
+# SQLite's default limit on host parameters is 999 on old builds; stay under it.
+SQL_VARIABLE_CHUNK: Final = 900
+BUSY_TIMEOUT_MS: Final = 5000
+
+_NODE_SELECT: Final = f"SELECT {', '.join(NODE_COLUMNS)} FROM nodes"
+_EDGE_SELECT: Final = f"SELECT {', '.join(EDGE_COLUMNS)} FROM edges"
+_NODE_JSON_FIELDS: Final = ("metadata", "causal_parent_ids")
+_NODE_ORDERS: Final = {
+    "created": "created_at, id",
+    "created_desc": "created_at DESC, id DESC",
+    "id": "id",
+    "confidence_desc": "confidence DESC, id",
+    "accessed_desc": "COALESCE(last_accessed_at, '') DESC, id",
+}
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (not SQLite, too new, unreadable)."""
+
+
+def _chunks(items: Sequence[str], size: int = SQL_VARIABLE_CHUNK) -> Iterator[Sequence[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _placeholders(count: int) -> str:
+    return ", ".join("?" * count)
+
+
+def _row_to_node(row: sqlite3.Row) -> Node:
+    values = dict(row)
+    for key in _NODE_JSON_FIELDS:
+        values[key] = json.loads(values[key])
+    values["pinned"] = bool(values["pinned"])
+    return Node(**values)
+
+
+def _row_to_edge(row: sqlite3.Row) -> Edge:
+    values = dict(row)
+    values["metadata"] = json.loads(values["metadata"])
+    return Edge(**values)
+
+
+def _node_params(node: Node) -> list[Any]:
+    params: list[Any] = []
+    for column in NODE_COLUMNS:
+        value = getattr(node, column)
+        if column in _NODE_JSON_FIELDS:
+            value = json.dumps(value, sort_keys=True, allow_nan=False)
+        elif column == "pinned":
+            value = int(value)
+        params.append(value)
+    return params
+
+
+def _edge_params(edge: Edge) -> list[Any]:
+    return [
+        json.dumps(edge.metadata, sort_keys=True, allow_nan=False)
+        if column == "metadata"
+        else getattr(edge, column)
+        for column in EDGE_COLUMNS
+    ]
+
+
+class Store:
+    """Nodes, edges, embeddings and bookkeeping tables in one SQLite file.
+
+    `Store(":memory:")` gives a private in-memory database.  Use as a context
+    manager or call `close()`.
+    """
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._conn = self._connect(self.path)
+
+    # -- opening ---------------------------------------------------------
+
+    @staticmethod
+    def _connect(path: str) -> sqlite3.Connection:
+        if path != ":memory:":
+            target = Path(path).expanduser()
+            if target.is_dir():
+                raise StoreError(f"{target} is a directory, not a database file")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            path = str(target)
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open database {path}: {exc}") from exc
+        conn.row_factory = sqlite3.Row
+        try:
+            # The first read fails on a file that is not SQLite; nothing has
+            # been written to it yet.
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = conn.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+            ).fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{path} is not a SQLite database ({exc})") from exc
+        if version > SCHEMA_VERSION:
+            conn.close()
+            raise StoreError(
+                f"{path} has schema version {version}, newer than this graphonomous "
+                f"understands ({SCHEMA_VERSION}); upgrade graphonomous to open it "
+                "(the file was not modified)"
+            )
+        if version == 0 and tables > 0:
+            conn.close()
+            raise StoreError(f"{path} is a SQLite database but not a graphonomous one")
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if path != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        for number in range(version, SCHEMA_VERSION):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in MIGRATIONS[number]:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number + 1}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                conn.close()
+                raise
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+    # -- transactions ----------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All writes inside commit together or not at all.
+
+        The outermost call holds the store lock and a write lock on the file
+        (BEGIN IMMEDIATE); nested calls use savepoints so an inner failure that
+        the caller catches does not undo the outer work.
+        """
+        with self._lock:
+            depth = self._depth
+            self._depth += 1
+            savepoint = f"sp{depth}"
+            self._conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {savepoint}")
+            try:
+                yield
+            except BaseException:
+                if depth == 0:
+                    self._conn.execute("ROLLBACK")
+                else:
+                    self._conn.execute(f"ROLLBACK TO {savepoint}")
+                    self._conn.execute(f"RELEASE {savepoint}")
+                raise
+            else:
+                self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {savepoint}")
+            finally:
+                self._depth = depth
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._conn.execute(sql, params)
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # -- nodes -------------------------------------------------------------
+
+    def insert_node(self, node: Node) -> None:
+        columns = ", ".join(NODE_COLUMNS)
+        sql = f"INSERT INTO nodes ({columns}) VALUES ({_placeholders(len(NODE_COLUMNS))})"
+        try:
+            self._execute(sql, _node_params(node))
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
+                raise ValidationError("id", f"a node with id {node.id!r} already exists") from exc
+            raise ValidationError("node", f"rejected by the database: {exc}") from exc
+
+    def get_node(self, node_id: str) -> Node | None:
+        rows = self._query(f"{_NODE_SELECT} WHERE id = ?", (node_id,))
+        return _row_to_node(rows[0]) if rows else None
+
+    def require_node(self, node_id: str, *, include_forgotten: bool = False) -> Node:
+        node = self.get_node(node_id)
+        if node is None or (node.forgotten_at is not None and not include_forgotten):
+            raise NotFoundError("node", node_id)
+        return node
+
+    def get_nodes(self, node_ids: Sequence[str]) -> dict[str, Node]:
+        """Nodes by id (missing ids are simply absent from the result)."""
+        unique = sorted(set(node_ids))
+        found: dict[str, Node] = {}
+        for chunk in _chunks(unique):
+            rows = self._query(f"{_NODE_SELECT} WHERE id IN ({_placeholders(len(chunk))})", chunk)
+            for row in rows:
+                node = _row_to_node(row)
+                found[node.id] = node
+        return found
+
+    def update_node(self, node_id: str, **fields: Any) -> None:
+        """Set columns of one node.  Unknown column names are a programming error."""
+        unknown = set(fields) - set(NODE_COLUMNS[1:])
+        if unknown:
+            raise ValueError(f"unknown node columns: {sorted(unknown)}")
+        if not fields:
+            return
+        names = sorted(fields)
+        values = [
+            json.dumps(fields[name], sort_keys=True, allow_nan=False)
+            if name in _NODE_JSON_FIELDS
+            else int(fields[name])
+            if name == "pinned"
+            else fields[name]
+            for name in names
+        ]
+        assignments = ", ".join(f"{name} = ?" for name in names)
+        cursor = self._execute(f"UPDATE nodes SET {assignments} WHERE id = ?", [*values, node_id])
+        if cursor.rowcount == 0:
+            raise NotFoundError("node", node_id)
+
+    def delete_node(self, node_id: str) -> int:
+        """Delete a node; its edges and embedding go with it (ON DELETE CASCADE).
+
+        Returns the number of edges removed.
+        """
+        with self.transaction():
+            edge_count = self._query(
+                "SELECT count(*) FROM edges WHERE source_id = ? OR target_id = ?",
+                (node_id, node_id),
+            )[0][0]
+            cursor = self._execute("DELETE FROM nodes WHERE id = ?", (node_id,))
+            if cursor.rowcount == 0:
+                raise NotFoundError("node", node_id)
+        return int(edge_count)
+
+    def list_nodes(
+        self,
+        *,
+        node_type: str | None = None,
+        timescale: str | None = None,
+        agent_id: str | None = None,
+        min_confidence: float | None = None,
+        max_confidence: float | None = None,
+        forgotten: bool | None = False,
+        created_after: str | None = None,
+        created_before: str | None = None,
+        order: str = "created",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Node]:
+        """Nodes matching every given filter.
+
+        `forgotten`: False (default) hides soft-forgotten nodes, True returns
+        only them, None returns both.  `order` is one of `_NODE_ORDERS`.
+        """
+        where, params = self._node_filters(
+            node_type=node_type,
+            timescale=timescale,
+            agent_id=agent_id,
+            min_confidence=min_confidence,
+            max_confidence=max_confidence,
+            forgotten=forgotten,
+            created_after=created_after,
+            created_before=created_before,
+        )
+        sql = f"{_NODE_SELECT}{where} ORDER BY {_NODE_ORDERS[order]}"
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            params += [limit, offset]
+        return [_row_to_node(row) for row in self._query(sql, params)]
+
+    def count_nodes(self, **filters: Any) -> int:
+        where, params = self._node_filters(**filters)
+        return int(self._query(f"SELECT count(*) FROM nodes{where}", params)[0][0])
+
+    @staticmethod
+    def _node_filters(
+        *,
+        node_type: str | None = None,
+        timescale: str | None = None,
+        agent_id: str | None = None,
+        min_confidence: float | None = None,
+        max_confidence: float | None = None,
+        forgotten: bool | None = False,
+        created_after: str | None = None,
+        created_before: str | None = None,
+    ) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        for column, value in (
+            ("node_type", node_type),
+            ("timescale", timescale),
+            ("agent_id", agent_id),
+        ):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        if min_confidence is not None:
+            clauses.append("confidence >= ?")
+            params.append(min_confidence)
+        if max_confidence is not None:
+            clauses.append("confidence <= ?")
+            params.append(max_confidence)
+        if created_after is not None:
+            clauses.append("created_at >= ?")
+            params.append(created_after)
+        if created_before is not None:
+            clauses.append("created_at <= ?")
+            params.append(created_before)
+        if forgotten is True:
+            clauses.append("forgotten_at IS NOT NULL")
+        elif forgotten is False:
+            clauses.append("forgotten_at IS NULL")
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        return where, params
+
+    def node_ids(self, **filters: Any) -> list[str]:
+        """Ids of nodes matching the `list_nodes` filters (live nodes by default), sorted."""
+        where, params = self._node_filters(**filters)
+        return [row[0] for row in self._query(f"SELECT id FROM nodes{where} ORDER BY id", params)]
+
+    # -- embeddings --------------------------------------------------------
+
+    def set_embedding(self, node_id: str, blob: bytes, model: str) -> None:
+        self._execute(
+            "INSERT INTO node_embeddings (node_id, embedding, model) VALUES (?, ?, ?) "
+            "ON CONFLICT(node_id) DO UPDATE SET embedding = excluded.embedding, "
+            "model = excluded.model",
+            (node_id, blob, model),
+        )
+
+    def get_embedding(self, node_id: str) -> bytes | None:
+        rows = self._query("SELECT embedding FROM node_embeddings WHERE node_id = ?", (node_id,))
+        return bytes(rows[0][0]) if rows else None
+
+    def iter_embeddings(self, model: str, *, live_only: bool = True) -> list[tuple[str, bytes]]:
+        """(node_id, blob) of every embedding of one model (live nodes only by default)."""
+        sql = (
+            "SELECT e.node_id, e.embedding FROM node_embeddings e JOIN nodes n ON n.id = e.node_id "
+            "WHERE e.model = ?"
+        )
+        if live_only:
+            sql += " AND n.forgotten_at IS NULL"
+        rows = self._query(sql + " ORDER BY e.node_id", (model,))
+        return [(row[0], bytes(row[1])) for row in rows]
+
+    # -- edges -------------------------------------------------------------
+
+    def insert_edge(self, edge: Edge) -> None:
+        columns = ", ".join(EDGE_COLUMNS)
+        sql = f"INSERT INTO edges ({columns}) VALUES ({_placeholders(len(EDGE_COLUMNS))})"
+        try:
+            self._execute(sql, _edge_params(edge))
+        except sqlite3.IntegrityError as exc:
+            message = str(exc)
+            if "FOREIGN KEY" in message:
+                raise ValidationError(
+                    "source_id/target_id", "both endpoints must be existing nodes"
+                ) from exc
+            if "UNIQUE" in message:
+                raise ValidationError(
+                    "relationship",
+                    f"an edge {edge.source_id} -[{edge.relationship}]-> {edge.target_id} "
+                    "already exists",
+                ) from exc
+            raise ValidationError("edge", f"rejected by the database: {message}") from exc
+
+    def get_edge(self, edge_id: str) -> Edge | None:
+        rows = self._query(f"{_EDGE_SELECT} WHERE id = ?", (edge_id,))
+        return _row_to_edge(rows[0]) if rows else None
+
+    def find_edge(self, source_id: str, target_id: str, relationship: str) -> Edge | None:
+        rows = self._query(
+            f"{_EDGE_SELECT} WHERE source_id = ? AND target_id = ? AND relationship = ?",
+            (source_id, target_id, relationship),
+        )
+        return _row_to_edge(rows[0]) if rows else None
+
+    def update_edge(self, edge_id: str, **fields: Any) -> None:
+        unknown = set(fields) - set(EDGE_COLUMNS[4:])
+        if unknown:
+            raise ValueError(f"unknown or immutable edge columns: {sorted(unknown)}")
+        if not fields:
+            return
+        names = sorted(fields)
+        values = [
+            json.dumps(fields[name], sort_keys=True, allow_nan=False)
+            if name == "metadata"
+            else fields[name]
+            for name in names
+        ]
+        assignments = ", ".join(f"{name} = ?" for name in names)
+        cursor = self._execute(f"UPDATE edges SET {assignments} WHERE id = ?", [*values, edge_id])
+        if cursor.rowcount == 0:
+            raise NotFoundError("edge", edge_id)
+
+    def delete_edge(self, edge_id: str) -> None:
+        if self._execute("DELETE FROM edges WHERE id = ?", (edge_id,)).rowcount == 0:
+            raise NotFoundError("edge", edge_id)
+
+    def edges_of(
+        self, node_id: str, direction: str = "both", relationship: str | None = None
+    ) -> list[Edge]:
+        """Edges touching a node: direction "out" (node is source), "in" or "both"."""
+        if direction not in ("out", "in", "both"):
+            raise ValidationError("direction", f"must be one of out, in, both; got {direction!r}")
+        condition = {
+            "out": "source_id = ?",
+            "in": "target_id = ?",
+            "both": "(source_id = ? OR target_id = ?)",
+        }[direction]
+        params: list[Any] = [node_id, node_id] if direction == "both" else [node_id]
+        if relationship is not None:
+            condition += " AND relationship = ?"
+            params.append(relationship)
+        return [
+            _row_to_edge(row)
+            for row in self._query(f"{_EDGE_SELECT} WHERE {condition} ORDER BY id", params)
+        ]
+
+    def edges_touching(self, node_ids: Iterable[str]) -> list[Edge]:
+        """Every edge with at least one endpoint in `node_ids`, by id."""
+        unique = sorted(set(node_ids))
+        found: dict[str, Edge] = {}
+        for chunk in _chunks(unique, SQL_VARIABLE_CHUNK // 2):
+            marks = _placeholders(len(chunk))
+            rows = self._query(
+                f"{_EDGE_SELECT} WHERE source_id IN ({marks}) OR target_id IN ({marks})",
+                [*chunk, *chunk],
+            )
+            for row in rows:
+                edge = _row_to_edge(row)
+                found[edge.id] = edge
+        return [found[key] for key in sorted(found)]
+
+    def list_edges_between(self, node_ids: Iterable[str]) -> list[Edge]:
+        """Every edge whose source AND target are both in `node_ids`, ordered by id.
+
+        Parameterised and chunked: the source side is queried in chunks under
+        SQLite's variable limit and the target side is filtered in Python, so
+        any number of ids works.  O(E_touching) rows read.
+        """
+        wanted = set(node_ids)
+        ordered = sorted(wanted)
+        found: list[Edge] = []
+        for chunk in _chunks(ordered):
+            rows = self._query(
+                f"{_EDGE_SELECT} WHERE source_id IN ({_placeholders(len(chunk))})", chunk
+            )
+            found.extend(edge for edge in map(_row_to_edge, rows) if edge.target_id in wanted)
+        found.sort(key=lambda edge: edge.id)
+        return found
+
+    def list_edges(
+        self,
+        *,
+        relationship: str | None = None,
+        agent_id: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Edge]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if relationship is not None:
+            clauses.append("relationship = ?")
+            params.append(relationship)
+        if agent_id is not None:
+            clauses.append("agent_id = ?")
+            params.append(agent_id)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = f"{_EDGE_SELECT}{where} ORDER BY id"
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            params += [limit, offset]
+        return [_row_to_edge(row) for row in self._query(sql, params)]
+
+    def count_edges(self) -> int:
+        return int(self._query("SELECT count(*) FROM edges")[0][0])
+
+    # -- audit ---------------------------------------------------------------
+
+    def audit(self, at: str, action: str, subject_id: str | None, details: dict[str, Any]) -> None:
+        self._execute(
+            "INSERT INTO audit_log (at, action, subject_id, details) VALUES (?, ?, ?, ?)",
+            (at, action, subject_id, json.dumps(details, sort_keys=True)),
+        )
+
+    def audit_entries(self, subject_id: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT seq, at, action, subject_id, details FROM audit_log"
+        params: list[Any] = []
+        if subject_id is not None:
+            sql += " WHERE subject_id = ?"
+            params.append(subject_id)
+        return [
+            {
+                "seq": row[0],
+                "at": row[1],
+                "action": row[2],
+                "subject_id": row[3],
+                "details": json.loads(row[4]),
+            }
+            for row in self._query(sql + " ORDER BY seq", params)
+        ]
+
+    # -- statistics ----------------------------------------------------------
+
+    def grouped_counts(self, table: str, column: str, where: str = "") -> dict[str, int]:
+        """{value: count} of one column — table and column come from our code, never input."""
+        if (table, column) not in {
+            ("nodes", "node_type"),
+            ("nodes", "timescale"),
+            ("nodes", "agent_id"),
+            ("edges", "relationship"),
+        }:
+            raise ValueError(f"no grouped count for {table}.{column}")
+        rows = self._query(
+            f"SELECT {column}, count(*) FROM {table} {where} GROUP BY {column} ORDER BY {column}"
+        )
+        return {str(row[0]): int(row[1]) for row in rows}
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """One value from a read-only query written in this package."""
+        return self._query(sql, params)[0][0]
+
+    def integrity_check(self) -> str:
+        return str(self._query("PRAGMA integrity_check")[0][0])
