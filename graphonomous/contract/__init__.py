@@ -1,0 +1,86 @@
+"""The canonical κ topology contract (seed 000 §A.1).
+
+* ``topology.schema.json`` — the JSON Schema 2020-12 of a topology result,
+  an edge-impact preview and the ``topology`` field of retrieve_context;
+* :mod:`.schema` — the stdlib JSON Schema interpreter (reused by PULSE);
+* :mod:`.checker` — schema plus semantic rules, every violation with its path;
+* :mod:`.fixtures` — run another implementation on the shared fixtures;
+* :mod:`.cli` — the ``graphonomous contract check|fixtures`` commands.
+"""
+
+from __future__ import annotations
+
+from graphonomous.contract.checker import (
+    DOCUMENT_KINDS,
+    DRIFTED_KEYS,
+    FLOAT_TOLERANCE,
+    camel_to_snake,
+    check_analyze_topology,
+    check_document,
+    check_preview,
+    check_retrieve_context,
+    check_topology,
+    contract_validator,
+    detect_kind,
+    drift_hint,
+    expected_budget,
+    expected_routing,
+    format_report,
+    topology_schema,
+)
+from graphonomous.contract.cli import cli_check, cli_fixtures
+from graphonomous.contract.fixtures import (
+    FIXTURE_MODES,
+    FixtureReport,
+    FixtureResult,
+    compare_preview,
+    compare_topology,
+    discover_fixtures,
+    first_difference,
+    format_fixture_report,
+    run_fixtures,
+)
+from graphonomous.contract.schema import (
+    SchemaError,
+    SchemaValidator,
+    Violation,
+    json_equal,
+    load_package_schema,
+    parse_json,
+)
+
+__all__ = [
+    "DOCUMENT_KINDS",
+    "DRIFTED_KEYS",
+    "FIXTURE_MODES",
+    "FLOAT_TOLERANCE",
+    "FixtureReport",
+    "FixtureResult",
+    "SchemaError",
+    "SchemaValidator",
+    "Violation",
+    "camel_to_snake",
+    "check_analyze_topology",
+    "check_document",
+    "check_preview",
+    "check_retrieve_context",
+    "check_topology",
+    "cli_check",
+    "cli_fixtures",
+    "compare_preview",
+    "compare_topology",
+    "contract_validator",
+    "detect_kind",
+    "discover_fixtures",
+    "drift_hint",
+    "expected_budget",
+    "expected_routing",
+    "first_difference",
+    "format_fixture_report",
+    "format_report",
+    "json_equal",
+    "load_package_schema",
+    "parse_json",
+    "run_fixtures",
+    "topology_schema",
+]
