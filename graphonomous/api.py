@@ -66,11 +66,11 @@ class Graphonomous:
             get_embedder(embedder) if embedder is None or isinstance(embedder, str) else embedder
         )
         self.store = Store(self.db_path)
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         self._index: VectorIndex | None = None
 
     def close(self) -> None:
-        with self._lock:
+        with self.lock:
             self.store.close()
 
     def __enter__(self) -> Graphonomous:
@@ -85,7 +85,7 @@ class Graphonomous:
     def embedding_model(self) -> str:
         return f"{self.embedder.name}-{self.embedder.dimensions}"
 
-    def _vector_index(self) -> VectorIndex:
+    def vector_index(self) -> VectorIndex:
         """The in-memory index of live (not forgotten) nodes, loaded on first use.
 
         Nodes lacking a vector of the current embedder (e.g. after switching
@@ -106,11 +106,11 @@ class Graphonomous:
             self._index = index
         return self._index
 
-    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed_texts(self, texts: Sequence[str]) -> list[list[float]]:
         # Round-trip through float32 so the index holds exactly what is stored.
         return [unpack_f32(pack_f32(v)) for v in self.embedder.embed(list(texts))]
 
-    def _index_update(self, vectors: Mapping[str, list[float]], removed: Sequence[str]) -> None:
+    def index_update(self, vectors: Mapping[str, list[float]], removed: Sequence[str]) -> None:
         """Mirror committed writes into the index (only after the commit succeeded)."""
         if self._index is None:
             return
@@ -156,8 +156,8 @@ class Graphonomous:
         }
         fields.update({k: v for k, v in optional.items() if v is not None})
         node = node_from_fields(fields)
-        (vector,) = self._embed([node.content])
-        with self._lock:
+        (vector,) = self.embed_texts([node.content])
+        with self.lock:
             with self.store.transaction():
                 missing = set(node.causal_parent_ids) - set(
                     self.store.get_nodes(node.causal_parent_ids)
@@ -168,13 +168,13 @@ class Graphonomous:
                     )
                 self.store.insert_node(node)
                 self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
-            self._index_update({node.id: vector}, ())
+            self.index_update({node.id: vector}, ())
         return {"node": node.to_dict()}
 
     def get_node(self, node_id: str, *, include_forgotten: bool = False) -> dict[str, Any]:
         """One node and its edges.  Raises NotFoundError."""
         check_id("node_id", node_id)
-        with self._lock:
+        with self.lock:
             node = self.store.require_node(node_id, include_forgotten=include_forgotten)
             edges = self.store.edges_of(node_id, "both")
         return {"node": node.to_dict(), "edges": [e.to_dict() for e in edges]}
@@ -210,7 +210,7 @@ class Graphonomous:
         }
         limit = check_int("limit", limit, 1, MAX_LIST_LIMIT)
         offset = check_int("offset", offset, 0)
-        with self._lock:
+        with self.lock:
             nodes = self.store.list_nodes(**filters, limit=limit, offset=offset)
             total = self.store.count_nodes(**filters)
         return {"nodes": [n.to_dict() for n in nodes], "count": len(nodes), "total": total}
@@ -218,9 +218,9 @@ class Graphonomous:
     def delete_node(self, node_id: str) -> dict[str, Any]:
         """Delete a node with its edges and embedding.  Raises NotFoundError."""
         check_id("node_id", node_id)
-        with self._lock:
+        with self.lock:
             edges_removed = self.store.delete_node(node_id)
-            self._index_update({}, [node_id])
+            self.index_update({}, [node_id])
         return {"deleted": True, "node_id": node_id, "edges_removed": edges_removed}
 
     def similarity_search(
@@ -231,9 +231,9 @@ class Graphonomous:
         limit = check_int("limit", limit, 1, MAX_LIST_LIMIT)
         if node_type is not None:
             check_choice("node_type", node_type, NODE_TYPES)
-        (vector,) = self._embed([query])
-        with self._lock:
-            index = self._vector_index()
+        (vector,) = self.embed_texts([query])
+        with self.lock:
+            index = self.vector_index()
             allow = None
             if node_type is not None:
                 allow = set(self.store.node_ids(node_type=node_type)).__contains__
@@ -279,7 +279,7 @@ class Graphonomous:
             {**{k: v for k, v in given.items() if v is not None}, **aliases}
         )
         edge = edge_from_fields(fields)
-        with self._lock, self.store.transaction():
+        with self.lock, self.store.transaction():
             for field_name, endpoint in (
                 ("source_id", edge.source_id),
                 ("target_id", edge.target_id),
@@ -340,7 +340,7 @@ class Graphonomous:
         )
         if named.get("relationship") is not None:
             check_choice("relationship", named["relationship"], RELATIONSHIPS)
-        with self._lock:
+        with self.lock:
             if action == "list":
                 limit = check_int("limit", limit, 1, MAX_LIST_LIMIT)
                 if node_id is not None:
@@ -393,23 +393,23 @@ class Graphonomous:
 
     def apply_batch(self, operations: Sequence[object]) -> dict[str, Any]:
         """Apply a list of operations atomically (see graphonomous.store.batch)."""
-        with self._lock:
+        with self.lock:
             result = apply_batch(self.store, operations)
             texts = result.changed_content
             if texts:
                 ids = sorted(texts)
-                vectors = dict(zip(ids, self._embed([texts[i] for i in ids]), strict=False))
+                vectors = dict(zip(ids, self.embed_texts([texts[i] for i in ids]), strict=False))
                 with self.store.transaction():
                     for node_id, vector in vectors.items():
                         self.store.set_embedding(node_id, pack_f32(vector), self.embedding_model)
             else:
                 vectors = {}
-            self._index_update(vectors, result.removed_node_ids)
+            self.index_update(vectors, result.removed_node_ids)
         return result.to_dict()
 
     def graph_stats(self) -> dict[str, Any]:
         """Counts by type / timescale / relationship, confidence summary, storage facts."""
-        with self._lock:
+        with self.lock:
             store = self.store
             live = "WHERE forgotten_at IS NULL"
             by_type = store.grouped_counts("nodes", "node_type", live)

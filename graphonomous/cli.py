@@ -231,6 +231,19 @@ def cmd_topology(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    from .mcp import serve
+    from .mcp.tools import DEFAULT_SURFACE
+
+    with _open(args) as graph:
+        try:
+            return serve(
+                graph, args.transport, args.host, args.port, args.surface or DEFAULT_SURFACE
+            )
+        except ValueError as exc:
+            raise CliError(str(exc), EXIT_USAGE) from exc
+
+
 def cmd_contract_check(args: argparse.Namespace, out: TextIO) -> int:
     return cli_check(args.file, args.json, sys.stdin, out, sys.stderr, kind=args.kind)
 
@@ -283,6 +296,11 @@ def build_parser() -> argparse.ArgumentParser:
         return sub
 
     command("init", cmd_init, "create (or upgrade) the database")
+    serve = command("serve", cmd_serve, "serve the graph over MCP (stdio by default)")
+    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address")
+    serve.add_argument("--port", type=int, default=4100, help="HTTP port")
+    serve.add_argument("--surface", default=None, help="tool surface (default: the server's)")
     command("stats", cmd_stats, "counts and facts about the graph")
 
     node = commands.add_parser("node", help="add, show and list nodes")
@@ -369,8 +387,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if getattr(args, "handler", None) is None:
-            parser.print_help(out)
-            return EXIT_USAGE
+            if sys.stdin.isatty():
+                parser.print_help(out)
+                return EXIT_USAGE
+            # `graphonomous [--db PATH]` with piped stdin is the MCP stdio server,
+            # as in seed 003's client configuration.
+            args = parser.parse_args([*(argv or sys.argv[1:]), "serve"])
         code: int = args.handler(args, out)
         return code
     except CliError as exc:

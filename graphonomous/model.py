@@ -74,6 +74,9 @@ SYMMETRIC_RELATIONSHIPS: Final = ("related", "related_to", "similar_to", "co_occ
 # BendScript canvas kinds that never become arcs (seed 000: "hard rule, no toggle").
 BENDSCRIPT_EXCLUDED_KINDS: Final = ("context", "associative", "user")
 
+# Which edges of a node: those it is the source of, the target of, or either.
+EDGE_DIRECTIONS: Final = ("out", "in", "both")
+
 # Upstream (seed 000) names accepted at the MCP/CLI boundary.
 EDGE_FIELD_ALIASES: Final[Mapping[str, str]] = {
     "edge_type": "relationship",

@@ -7,7 +7,9 @@ without being touched (see `Store.open`).
 
 Migration 1 is the seed-003 baseline (column names as upstream had them);
 migration 2 is the v0.3 upgrade of seed 004 plus our canonical column names,
-so the upgrade path is exercised by every fresh database as well.
+so the upgrade path is exercised by every fresh database as well.  Migration 3
+adds the consolidation log, attention items and the source-file table of
+ingestion.
 """
 
 from __future__ import annotations
@@ -158,7 +160,49 @@ _MIGRATION_2: Final = [
     """,
 ]
 
-MIGRATIONS: Final[tuple[list[str], ...]] = (_MIGRATION_1, _MIGRATION_2)
+# Bookkeeping for the learning loop and for ingestion.
+_MIGRATION_3: Final = [
+    """
+    CREATE TABLE consolidation_log (
+        id TEXT PRIMARY KEY,
+        started_at TEXT NOT NULL,
+        finished_at TEXT NOT NULL,
+        trigger TEXT NOT NULL,
+        dry_run INTEGER NOT NULL DEFAULT 0,
+        stages TEXT NOT NULL DEFAULT '[]',
+        totals TEXT NOT NULL DEFAULT '{}'
+    )
+    """,
+    "CREATE INDEX idx_consolidation_started ON consolidation_log(started_at)",
+    """
+    CREATE TABLE attention_items (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        severity TEXT NOT NULL DEFAULT 'info',
+        subject_ids TEXT NOT NULL DEFAULT '[]',
+        details TEXT NOT NULL DEFAULT '{}',
+        status TEXT NOT NULL DEFAULT 'open',
+        created_at TEXT NOT NULL,
+        resolved_at TEXT
+    )
+    """,
+    "CREATE INDEX idx_attention_status ON attention_items(status)",
+    """
+    CREATE TABLE source_files (
+        path TEXT PRIMARY KEY,
+        root TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        file_node_id TEXT REFERENCES nodes(id) ON DELETE SET NULL,
+        chunk_node_ids TEXT NOT NULL DEFAULT '[]',
+        ingested_at TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX idx_source_files_root ON source_files(root)",
+]
+
+MIGRATIONS: Final[tuple[list[str], ...]] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3)
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
 NODE_COLUMNS: Final = (

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
-from ..model import Edge, Node, NotFoundError, ValidationError
+from ..model import EDGE_DIRECTIONS, Edge, Node, NotFoundError, ValidationError, check_choice
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
 # SQLite's default limit on host parameters is 999 on old builds; stay under it.
@@ -440,8 +440,7 @@ class Store:
         self, node_id: str, direction: str = "both", relationship: str | None = None
     ) -> list[Edge]:
         """Edges touching a node: direction "out" (node is source), "in" or "both"."""
-        if direction not in ("out", "in", "both"):
-            raise ValidationError("direction", f"must be one of out, in, both; got {direction!r}")
+        check_choice("direction", direction, EDGE_DIRECTIONS)
         condition = {
             "out": "source_id = ?",
             "in": "target_id = ?",

@@ -1,0 +1,85 @@
+"""Graphonomous as an MCP server (Model Context Protocol, JSON-RPC 2.0).
+
+Layers, each usable on its own:
+
+* :mod:`.jsonrpc` — sans-I/O message parsing and encoding;
+* :mod:`.server` — :class:`McpServer`, the protocol state machine (no I/O);
+* :mod:`.tools` / :mod:`.resources` — tools and resources declared as data;
+* :mod:`.stdio` / :mod:`.http` — thin transports.
+
+:func:`serve` is the entry point behind ``graphonomous serve``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Final
+
+from .jsonrpc import encode, parse_message
+from .resources import RESOURCE_TEMPLATES, RESOURCES
+from .server import McpServer
+from .stdio import serve_stdio
+from .tools import DEFAULT_SURFACE, SERVER_INSTRUCTIONS, SURFACES, surface_tools
+
+TRANSPORTS: Final = ("stdio", "http")
+DEFAULT_PORT: Final = 4100
+
+
+def build_server(
+    graph: Any,
+    surface: str = DEFAULT_SURFACE,
+    *,
+    check_output: bool = False,
+    started_at: float | None = None,
+) -> McpServer:
+    """An McpServer over `graph` exposing the tools of `surface` and every resource."""
+    return McpServer(
+        graph,
+        surface_tools(surface),
+        RESOURCES,
+        RESOURCE_TEMPLATES,
+        instructions=SERVER_INSTRUCTIONS,
+        check_output=check_output,
+        started_at=started_at,
+    )
+
+
+def serve(
+    graph: Any,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    surface: str = DEFAULT_SURFACE,
+) -> int:
+    """Serve `graph` over MCP until EOF / SIGTERM; returns the exit status.
+
+    stdio: one connection on stdin/stdout.  http: Streamable HTTP at
+    ``http://host:port/mcp`` (one McpServer per session, one shared graph).
+    Raises ValueError for an unknown transport or surface, or a non-loopback
+    host without ``$GRAPHONOMOUS_HTTP_TOKEN``.
+    """
+    surface_tools(surface)  # fail before binding anything
+    if transport == "stdio":
+        return serve_stdio(build_server(graph, surface))
+    if transport == "http":
+        # Imported here: http.server pulls in email/ssl (~30 ms) that stdio never needs.
+        from .http import make_http_server, serve_http
+
+        started = time.monotonic()
+        server = make_http_server(
+            lambda: build_server(graph, surface, started_at=started), host, port
+        )
+        return serve_http(server)
+    raise ValueError(f"unknown transport {transport!r} (known: {', '.join(TRANSPORTS)})")
+
+
+__all__ = [
+    "DEFAULT_PORT",
+    "SURFACES",
+    "TRANSPORTS",
+    "McpServer",
+    "build_server",
+    "encode",
+    "parse_message",
+    "serve",
+]

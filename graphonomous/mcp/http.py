@@ -1,0 +1,428 @@
+"""The Streamable HTTP transport (MCP 2025-11-25), standard library only.
+
+One endpoint (default ``/mcp``):
+
+* ``POST`` carries one JSON-RPC message.  A request gets ``200`` with an
+  ``application/json`` response; a notification or a response gets ``202``.
+  ``initialize`` opens a session and returns its ``Mcp-Session-Id``; every
+  later POST must carry it (missing → 400, unknown or ended → 404).
+* ``DELETE`` with the session header ends the session.
+* ``GET`` (a server-to-client SSE stream) is not offered: ``405``.
+
+Safety: binds 127.0.0.1 by default; checks ``Host`` and ``Origin`` against
+the loopback names (DNS-rebinding protection: a foreign Origin gets 403); a
+bearer token from ``GRAPHONOMOUS_HTTP_TOKEN`` is checked with
+``hmac.compare_digest`` and is mandatory on a non-loopback address; bodies
+over 16 MiB get 413.  Requests run in threads; every session shares one
+graph, whose lock serialises writes.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import os
+import secrets
+import signal
+import socket
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import FrameType
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from .jsonrpc import (
+    INVALID_REQUEST,
+    ErrorEvent,
+    Message,
+    Request,
+    Response,
+    encode,
+    error_response,
+    parse_message,
+)
+from .server import SUPPORTED_PROTOCOL_VERSIONS, McpServer
+
+ENDPOINT: Final = "/mcp"
+TOKEN_ENV_VAR: Final = "GRAPHONOMOUS_HTTP_TOKEN"
+MAX_BODY_BYTES: Final = 16 * 1024 * 1024
+MAX_SESSIONS: Final = 1024
+SESSION_HEADER: Final = "Mcp-Session-Id"
+VERSION_HEADER: Final = "MCP-Protocol-Version"
+SESSION_NOT_FOUND: Final = -32001  # the code the official SDKs use
+LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1"})
+REQUEST_TIMEOUT_S: Final = 60.0
+# A refused body up to DRAIN_FACTOR × the size limit is read and dropped so the
+# client can read the error (closing a socket with unread data resets it);
+# larger ones are cut off.
+DRAIN_FACTOR: Final = 4
+
+log = logging.getLogger("graphonomous.mcp.http")
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback IP literals (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _is_wildcard(host: str) -> bool:
+    return host in ("", "0.0.0.0", "::")
+
+
+def host_name(header: str) -> str:
+    """The host part of a Host header (``[::1]:4100`` → ``::1``), lower-cased."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else value
+    if value.count(":") == 1:
+        return value.split(":", 1)[0]
+    return value
+
+
+class McpHttpServer(ThreadingHTTPServer):
+    """A threading HTTP server holding the MCP sessions.
+
+    `new_session` builds the McpServer of a new session.  `allowed_hosts`
+    None accepts any Host/Origin (only for wildcard binds, where the token is
+    mandatory); otherwise host names (lower case) that Host and Origin may name.
+    """
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        new_session: Callable[[], McpServer],
+        *,
+        token: str | None = None,
+        allowed_hosts: Iterable[str] | None = LOOPBACK_NAMES,
+        endpoint: str = ENDPOINT,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        max_sessions: int = MAX_SESSIONS,
+    ) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        self.new_session = new_session
+        self.token = token
+        self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
+        self.endpoint = endpoint
+        self.max_body_bytes = max_body_bytes
+        self.max_sessions = max_sessions
+        self._sessions: OrderedDict[str, McpServer] = OrderedDict()
+        self._sessions_lock = threading.Lock()
+        super().__init__(address, McpRequestHandler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Log a failed exchange to stderr (a peer hanging up is routine, not an error)."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            log.debug("connection from %s ended: %r", client_address, exc)
+        else:
+            log.exception("error while serving %s", client_address)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        text = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{text}]" if ":" in text else text
+        return f"http://{shown}:{port}{self.endpoint}"
+
+    # -- sessions -------------------------------------------------------------
+
+    def open_session(self, session: McpServer) -> str:
+        """Register a session; the least recently used one goes when the table is full."""
+        session_id = secrets.token_urlsafe(24)
+        with self._sessions_lock:
+            self._sessions[session_id] = session
+            while len(self._sessions) > self.max_sessions:
+                self._sessions.popitem(last=False)
+        return session_id
+
+    def session(self, session_id: str) -> McpServer | None:
+        with self._sessions_lock:
+            found = self._sessions.get(session_id)
+            if found is not None:
+                self._sessions.move_to_end(session_id)
+            return found
+
+    def close_session(self, session_id: str) -> bool:
+        with self._sessions_lock:
+            return self._sessions.pop(session_id, None) is not None
+
+    @property
+    def session_count(self) -> int:
+        with self._sessions_lock:
+            return len(self._sessions)
+
+
+class McpRequestHandler(BaseHTTPRequestHandler):
+    """One HTTP exchange on the MCP endpoint."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "graphonomous-mcp"
+    timeout = REQUEST_TIMEOUT_S
+    server: McpHttpServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s - %s", self.address_string(), format % args)
+
+    # -- replies ------------------------------------------------------------------
+
+    def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        if body:
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        if body:
+            self.wfile.write(body)
+
+    def _send_error(
+        self,
+        status: int,
+        message: str,
+        *,
+        code: int = INVALID_REQUEST,
+        request_id: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        body = encode(error_response(request_id, code, message))
+        self._send(status, body, headers)
+
+    # -- checks shared by every method ---------------------------------------------
+
+    def _admit(self) -> bool:
+        """Path, Host, Origin and token checks; sends the error and returns False on failure."""
+        if urlsplit(self.path).path != self.server.endpoint:
+            self._refuse(HTTPStatus.NOT_FOUND, f"Not Found: the MCP endpoint is {ENDPOINT}")
+            return False
+        allowed = self.server.allowed_hosts
+        host = self.headers.get("Host")
+        if allowed is not None and host is not None and host_name(host) not in allowed:
+            self._refuse(HTTPStatus.FORBIDDEN, "Forbidden: Host not allowed")
+            return False
+        origin = self.headers.get("Origin")
+        if allowed is not None and origin is not None:
+            origin_host = urlsplit(origin.strip()).hostname
+            if origin_host is None or origin_host.lower() not in allowed:
+                self._refuse(HTTPStatus.FORBIDDEN, "Forbidden: Origin not allowed")
+                return False
+        if self.server.token is not None:
+            given = self.headers.get("Authorization", "").encode("utf-8", "replace")
+            expected = f"Bearer {self.server.token}".encode()
+            if not hmac.compare_digest(given, expected):
+                self._refuse(
+                    HTTPStatus.UNAUTHORIZED,
+                    "Unauthorized: a valid bearer token is required",
+                    headers={"WWW-Authenticate": 'Bearer realm="graphonomous"'},
+                )
+                return False
+        return True
+
+    def _refuse(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        """Answer without reading the request: drop the body and close the connection,
+        so unread bytes are never taken for the next request."""
+        self.close_connection = True
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            length = 0
+        if 0 < length <= DRAIN_FACTOR * self.server.max_body_bytes:
+            self._discard(length)
+        self._send_error(status, message, headers=headers)
+
+    def _read_body(self) -> bytes | None:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            self.close_connection = True
+            self._send_error(HTTPStatus.LENGTH_REQUIRED, "Chunked bodies are not supported")
+            return None
+        length_text = self.headers.get("Content-Length")
+        try:
+            length = int(length_text) if length_text is not None else -1
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True
+            self._send_error(HTTPStatus.LENGTH_REQUIRED, "Content-Length is required")
+            return None
+        if length > self.server.max_body_bytes:
+            self._refuse(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"Request body larger than {self.server.max_body_bytes} bytes",
+            )
+            return None
+        body = self.rfile.read(length)
+        if len(body) != length:
+            self.close_connection = True
+            self._send_error(HTTPStatus.BAD_REQUEST, "Request body shorter than Content-Length")
+            return None
+        return body
+
+    def _discard(self, length: int) -> None:
+        while length > 0:
+            chunk = self.rfile.read(min(length, 1 << 16))
+            if not chunk:
+                return
+            length -= len(chunk)
+
+    # -- methods --------------------------------------------------------------------
+
+    def do_POST(self) -> None:
+        if not self._admit():
+            return
+        body = self._read_body()
+        if body is None:
+            return
+        message = parse_message(body)
+        if isinstance(message, Request) and message.method == "initialize":
+            self._initialize(message)
+            return
+        if isinstance(message, ErrorEvent):
+            if message.answer:
+                self._send(HTTPStatus.BAD_REQUEST, encode(message.reply()))
+            else:
+                self._send(HTTPStatus.ACCEPTED)
+            return
+        session = self._session(message)
+        if session is None:
+            return
+        version = self.headers.get(VERSION_HEADER)
+        if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
+            request_id = message.id if isinstance(message, Request) else None
+            self._send_error(
+                HTTPStatus.BAD_REQUEST,
+                f"Unsupported {VERSION_HEADER}: {version}",
+                request_id=request_id,
+            )
+            return
+        outgoing = session.handle(message)
+        if not isinstance(message, Request):
+            self._send(HTTPStatus.ACCEPTED)
+            return
+        # One JSON body answers one request; progress notifications would need SSE.
+        replies = [m for m in outgoing if isinstance(m, Response) and m.id == message.id]
+        if not replies:  # cancelled while running
+            self._send(HTTPStatus.ACCEPTED)
+            return
+        self._send(HTTPStatus.OK, encode(replies[0]))
+
+    def _initialize(self, message: Request) -> None:
+        session = self.server.new_session()
+        replies = [m for m in session.handle(message) if isinstance(m, Response)]
+        reply = replies[0]
+        headers = {}
+        if reply.error is None:
+            headers[SESSION_HEADER] = self.server.open_session(session)
+        self._send(HTTPStatus.OK, encode(reply), headers)
+
+    def _session(self, message: Message) -> McpServer | None:
+        request_id = message.id if isinstance(message, Request) else None
+        session_id = self.headers.get(SESSION_HEADER)
+        if not session_id:
+            self._send_error(
+                HTTPStatus.BAD_REQUEST,
+                f"Bad Request: {SESSION_HEADER} header is required (call initialize first)",
+                request_id=request_id,
+            )
+            return None
+        session = self.server.session(session_id)
+        if session is None:
+            self._send_error(
+                HTTPStatus.NOT_FOUND,
+                "Session not found",
+                code=SESSION_NOT_FOUND,
+                request_id=request_id,
+            )
+        return session
+
+    def do_DELETE(self) -> None:
+        if not self._admit():
+            return
+        session_id = self.headers.get(SESSION_HEADER)
+        if not session_id:
+            self._send_error(HTTPStatus.BAD_REQUEST, f"{SESSION_HEADER} header is required")
+        elif self.server.close_session(session_id):
+            self._send(HTTPStatus.OK)
+        else:
+            self._send_error(HTTPStatus.NOT_FOUND, "Session not found", code=SESSION_NOT_FOUND)
+
+    def _not_allowed(self) -> None:
+        if not self._admit():
+            return
+        self._send_error(
+            HTTPStatus.METHOD_NOT_ALLOWED,
+            "Method Not Allowed: POST JSON-RPC messages to this endpoint",
+            headers={"Allow": "POST, DELETE"},
+        )
+
+    do_GET = _not_allowed
+    do_PUT = _not_allowed
+    do_PATCH = _not_allowed
+
+
+def make_http_server(
+    new_session: Callable[[], McpServer],
+    host: str = "127.0.0.1",
+    port: int = 4100,
+    *,
+    token: str | None = None,
+    allowed_hosts: Iterable[str] = (),
+) -> McpHttpServer:
+    """Bind the MCP HTTP endpoint (port 0 picks a free port).
+
+    `token` defaults to ``$GRAPHONOMOUS_HTTP_TOKEN`` (empty means none) and is
+    required off loopback.  Host/Origin may name the loopback names, the bound
+    host and `allowed_hosts`; a wildcard bind (0.0.0.0, ::) accepts any.
+    Raises ValueError when a non-loopback bind lacks a token.
+    """
+    if token is None:
+        token = os.environ.get(TOKEN_ENV_VAR) or None
+    if not is_loopback(host) and token is None:
+        raise ValueError(
+            f"binding {host!r} (not loopback) needs a bearer token: set {TOKEN_ENV_VAR}"
+        )
+    names: frozenset[str] | None = LOOPBACK_NAMES | {h.lower() for h in allowed_hosts}
+    if _is_wildcard(host):
+        names = None
+    elif names is not None:
+        names = names | {host.lower().strip("[]")}
+    return McpHttpServer((host.strip("[]"), port), new_session, token=token, allowed_hosts=names)
+
+
+class _Terminated(BaseException):
+    pass
+
+
+def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
+    raise _Terminated
+
+
+def serve_http(server: McpHttpServer) -> int:
+    """Serve until SIGTERM or Ctrl-C; returns the exit status (0)."""
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    print(f"graphonomous: MCP over HTTP at {server.url}", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    except (_Terminated, KeyboardInterrupt):
+        pass
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous or signal.SIG_DFL)
+        server.server_close()
+    return 0
