@@ -18,6 +18,8 @@ from typing import Any, NoReturn, TextIO
 from . import __version__
 from .api import Graphonomous
 from .contract import DOCUMENT_KINDS, FIXTURE_MODES, cli_check, cli_fixtures
+from .mcp import DEFAULT_PORT, TRANSPORTS
+from .mcp.tools import DEFAULT_SURFACE, SURFACES
 from .model import NODE_TYPES, RELATIONSHIPS, TIMESCALES, NotFoundError, ValidationError
 from .store import BatchError, StoreError
 
@@ -232,14 +234,17 @@ def cmd_topology(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
-    from .mcp import serve
-    from .mcp.tools import DEFAULT_SURFACE
+    import logging
 
+    from .mcp import serve
+
+    # stdout belongs to the protocol: diagnostics go to stderr.
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="graphonomous: %(message)s"
+    )
     with _open(args) as graph:
         try:
-            return serve(
-                graph, args.transport, args.host, args.port, args.surface or DEFAULT_SURFACE
-            )
+            return serve(graph, args.transport, args.host, args.port, args.surface)
         except ValueError as exc:
             raise CliError(str(exc), EXIT_USAGE) from exc
 
@@ -297,10 +302,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("init", cmd_init, "create (or upgrade) the database")
     serve = command("serve", cmd_serve, "serve the graph over MCP (stdio by default)")
-    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    serve.add_argument("--transport", choices=TRANSPORTS, default="stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address")
-    serve.add_argument("--port", type=int, default=4100, help="HTTP port")
-    serve.add_argument("--surface", default=None, help="tool surface (default: the server's)")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port")
+    serve.add_argument("--surface", choices=sorted(SURFACES), default=DEFAULT_SURFACE)
     command("stats", cmd_stats, "counts and facts about the graph")
 
     node = commands.add_parser("node", help="add, show and list nodes")

@@ -38,7 +38,7 @@ trap cleanup EXIT
 export PATH="$(dirname "$NODE"):$PATH"
 cd "$ROOT"
 
-STDIO=("$PY" -m graphonomous.mcp --db "$WORK/stdio.db")
+STDIO=("$PY" -m graphonomous serve --db "$WORK/stdio.db")
 failures=0
 checks=0
 
@@ -87,7 +87,7 @@ check conformance-stdio "$PY" "$SRC/run_conformance_stdio.py" --tools-dir "$TOOL
 # 5. Our own Streamable HTTP endpoint.
 PORT=$(free_port)
 URL="http://127.0.0.1:$PORT/mcp"
-"$PY" -m graphonomous.mcp --transport http --port "$PORT" --db "$WORK/http.db" \
+"$PY" -m graphonomous serve --transport http --port "$PORT" --db "$WORK/http.db" \
   >"$WORK/http-server.log" 2>&1 &
 HTTP_PID=$!
 for _ in $(seq 100); do

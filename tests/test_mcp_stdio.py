@@ -1,4 +1,4 @@
-"""The stdio transport: in-process framing and end to end through `python -m graphonomous.mcp`."""
+"""The stdio transport: in-process framing and end to end through `python -m graphonomous serve`."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def spawn(*args: str) -> subprocess.Popen[bytes]:
 
 def test_session_over_stdio(tmp_path: Path) -> None:
     db = tmp_path / "g.db"
-    proc = spawn("-m", "graphonomous.mcp", "--db", str(db))
+    proc = spawn("-m", "graphonomous", "serve", "--db", str(db))
     big = "x" * 12_000_000
     session = [
         line(INIT),
@@ -123,7 +123,7 @@ def test_session_over_stdio(tmp_path: Path) -> None:
 
 def test_twenty_pipelined_writes_all_persist(tmp_path: Path) -> None:
     db = tmp_path / "g.db"
-    proc = spawn("-m", "graphonomous.mcp", "--db", str(db))
+    proc = spawn("-m", "graphonomous", "serve", "--db", str(db))
     calls = [
         line(
             {
@@ -146,7 +146,7 @@ def test_twenty_pipelined_writes_all_persist(tmp_path: Path) -> None:
 
 
 def test_sigterm_exits_cleanly(tmp_path: Path) -> None:
-    proc = spawn("-m", "graphonomous.mcp", "--db", str(tmp_path / "g.db"))
+    proc = spawn("-m", "graphonomous", "serve", "--db", str(tmp_path / "g.db"))
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(line(INIT))
     proc.stdin.flush()
