@@ -83,7 +83,8 @@ class Graphonomous:
 
     @property
     def embedding_model(self) -> str:
-        return f"{self.embedder.name}-{self.embedder.dimensions}"
+        """The tag stored with each vector: vectors of different models never mix."""
+        return self.embedder.name
 
     def vector_index(self) -> VectorIndex:
         """The in-memory index of live (not forgotten) nodes, loaded on first use.
