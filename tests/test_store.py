@@ -234,3 +234,21 @@ def test_audit_log_is_append_only_record(store: Store) -> None:
             "details": {"edges_removed": 2},
         }
     ]
+
+
+def test_after_commit_runs_only_for_committed_work(store: Store) -> None:
+    ran: list[str] = []
+    store.after_commit(lambda: ran.append("immediate"))  # no transaction: runs now
+    with store.transaction():
+        store.after_commit(lambda: ran.append("outer"))
+        with pytest.raises(RuntimeError), store.transaction():
+            store.after_commit(lambda: ran.append("undone"))
+            raise RuntimeError("inner scope rolls back")
+        with store.transaction():
+            store.after_commit(lambda: ran.append("inner kept"))
+        assert ran == ["immediate"]  # nothing before the outermost commit
+    assert ran == ["immediate", "outer", "inner kept"]
+    with pytest.raises(RuntimeError), store.transaction():
+        store.after_commit(lambda: ran.append("rolled back"))
+        raise RuntimeError("whole transaction rolls back")
+    assert ran == ["immediate", "outer", "inner kept"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -96,6 +96,7 @@ class Store:
         self.path = str(path)
         self._lock = threading.RLock()
         self._depth = 0
+        self._after_commit: list[Callable[[], None]] = []
         self._conn = self._connect(self.path)
 
     # -- opening ---------------------------------------------------------
@@ -179,10 +180,13 @@ class Store:
             depth = self._depth
             self._depth += 1
             savepoint = f"sp{depth}"
+            pending_before = len(self._after_commit)
             self._conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {savepoint}")
             try:
                 yield
             except BaseException:
+                # Callbacks registered inside the undone scope must never run.
+                del self._after_commit[pending_before:]
                 if depth == 0:
                     self._conn.execute("ROLLBACK")
                 else:
@@ -193,12 +197,44 @@ class Store:
                 self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {savepoint}")
             finally:
                 self._depth = depth
+            if depth == 0:
+                callbacks, self._after_commit = self._after_commit, []
+                for callback in callbacks:
+                    callback()
 
-    def _execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once the outermost transaction has committed (now, if none is open).
+
+        In-memory mirrors of the database (the vector and BM25 indexes) update
+        through this, so a rolled-back write never leaves them out of step.
+        """
+        with self._lock:
+            if self._depth == 0:
+                callback()
+            else:
+                self._after_commit.append(callback)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one parameterised write written in this package (bookkeeping tables).
+
+        Modules that own a bookkeeping table (learning, ingestion) use this and
+        `query`; schemas stay in `schema.py`.  Wrap related writes in `transaction()`.
+        """
         with self._lock:
             return self._conn.execute(sql, params)
 
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    def execute_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one parameterised write for each row (inside the caller's transaction)."""
+        with self._lock:
+            self._conn.executemany(sql, rows)
+
+    @property
+    def in_transaction(self) -> bool:
+        """True while a `transaction()` (or any open write) is in progress."""
+        return bool(self._conn.in_transaction)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """Rows of one parameterised read written in this package."""
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
 
@@ -208,14 +244,14 @@ class Store:
         columns = ", ".join(NODE_COLUMNS)
         sql = f"INSERT INTO nodes ({columns}) VALUES ({_placeholders(len(NODE_COLUMNS))})"
         try:
-            self._execute(sql, _node_params(node))
+            self.execute(sql, _node_params(node))
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
                 raise ValidationError("id", f"a node with id {node.id!r} already exists") from exc
             raise ValidationError("node", f"rejected by the database: {exc}") from exc
 
     def get_node(self, node_id: str) -> Node | None:
-        rows = self._query(f"{_NODE_SELECT} WHERE id = ?", (node_id,))
+        rows = self.query(f"{_NODE_SELECT} WHERE id = ?", (node_id,))
         return _row_to_node(rows[0]) if rows else None
 
     def require_node(self, node_id: str, *, include_forgotten: bool = False) -> Node:
@@ -229,7 +265,7 @@ class Store:
         unique = sorted(set(node_ids))
         found: dict[str, Node] = {}
         for chunk in _chunks(unique):
-            rows = self._query(f"{_NODE_SELECT} WHERE id IN ({_placeholders(len(chunk))})", chunk)
+            rows = self.query(f"{_NODE_SELECT} WHERE id IN ({_placeholders(len(chunk))})", chunk)
             for row in rows:
                 node = _row_to_node(row)
                 found[node.id] = node
@@ -252,7 +288,7 @@ class Store:
             for name in names
         ]
         assignments = ", ".join(f"{name} = ?" for name in names)
-        cursor = self._execute(f"UPDATE nodes SET {assignments} WHERE id = ?", [*values, node_id])
+        cursor = self.execute(f"UPDATE nodes SET {assignments} WHERE id = ?", [*values, node_id])
         if cursor.rowcount == 0:
             raise NotFoundError("node", node_id)
 
@@ -262,11 +298,11 @@ class Store:
         Returns the number of edges removed.
         """
         with self.transaction():
-            edge_count = self._query(
+            edge_count = self.query(
                 "SELECT count(*) FROM edges WHERE source_id = ? OR target_id = ?",
                 (node_id, node_id),
             )[0][0]
-            cursor = self._execute("DELETE FROM nodes WHERE id = ?", (node_id,))
+            cursor = self.execute("DELETE FROM nodes WHERE id = ?", (node_id,))
             if cursor.rowcount == 0:
                 raise NotFoundError("node", node_id)
         return int(edge_count)
@@ -305,11 +341,11 @@ class Store:
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             params += [limit, offset]
-        return [_row_to_node(row) for row in self._query(sql, params)]
+        return [_row_to_node(row) for row in self.query(sql, params)]
 
     def count_nodes(self, **filters: Any) -> int:
         where, params = self._node_filters(**filters)
-        return int(self._query(f"SELECT count(*) FROM nodes{where}", params)[0][0])
+        return int(self.query(f"SELECT count(*) FROM nodes{where}", params)[0][0])
 
     @staticmethod
     def _node_filters(
@@ -355,12 +391,12 @@ class Store:
     def node_ids(self, **filters: Any) -> list[str]:
         """Ids of nodes matching the `list_nodes` filters (live nodes by default), sorted."""
         where, params = self._node_filters(**filters)
-        return [row[0] for row in self._query(f"SELECT id FROM nodes{where} ORDER BY id", params)]
+        return [row[0] for row in self.query(f"SELECT id FROM nodes{where} ORDER BY id", params)]
 
     # -- embeddings --------------------------------------------------------
 
     def set_embedding(self, node_id: str, blob: bytes, model: str) -> None:
-        self._execute(
+        self.execute(
             "INSERT INTO node_embeddings (node_id, embedding, model) VALUES (?, ?, ?) "
             "ON CONFLICT(node_id) DO UPDATE SET embedding = excluded.embedding, "
             "model = excluded.model",
@@ -368,7 +404,7 @@ class Store:
         )
 
     def get_embedding(self, node_id: str) -> bytes | None:
-        rows = self._query("SELECT embedding FROM node_embeddings WHERE node_id = ?", (node_id,))
+        rows = self.query("SELECT embedding FROM node_embeddings WHERE node_id = ?", (node_id,))
         return bytes(rows[0][0]) if rows else None
 
     def iter_embeddings(self, model: str, *, live_only: bool = True) -> list[tuple[str, bytes]]:
@@ -379,7 +415,7 @@ class Store:
         )
         if live_only:
             sql += " AND n.forgotten_at IS NULL"
-        rows = self._query(sql + " ORDER BY e.node_id", (model,))
+        rows = self.query(sql + " ORDER BY e.node_id", (model,))
         return [(row[0], bytes(row[1])) for row in rows]
 
     # -- edges -------------------------------------------------------------
@@ -388,7 +424,7 @@ class Store:
         columns = ", ".join(EDGE_COLUMNS)
         sql = f"INSERT INTO edges ({columns}) VALUES ({_placeholders(len(EDGE_COLUMNS))})"
         try:
-            self._execute(sql, _edge_params(edge))
+            self.execute(sql, _edge_params(edge))
         except sqlite3.IntegrityError as exc:
             message = str(exc)
             if "FOREIGN KEY" in message:
@@ -404,11 +440,11 @@ class Store:
             raise ValidationError("edge", f"rejected by the database: {message}") from exc
 
     def get_edge(self, edge_id: str) -> Edge | None:
-        rows = self._query(f"{_EDGE_SELECT} WHERE id = ?", (edge_id,))
+        rows = self.query(f"{_EDGE_SELECT} WHERE id = ?", (edge_id,))
         return _row_to_edge(rows[0]) if rows else None
 
     def find_edge(self, source_id: str, target_id: str, relationship: str) -> Edge | None:
-        rows = self._query(
+        rows = self.query(
             f"{_EDGE_SELECT} WHERE source_id = ? AND target_id = ? AND relationship = ?",
             (source_id, target_id, relationship),
         )
@@ -428,12 +464,12 @@ class Store:
             for name in names
         ]
         assignments = ", ".join(f"{name} = ?" for name in names)
-        cursor = self._execute(f"UPDATE edges SET {assignments} WHERE id = ?", [*values, edge_id])
+        cursor = self.execute(f"UPDATE edges SET {assignments} WHERE id = ?", [*values, edge_id])
         if cursor.rowcount == 0:
             raise NotFoundError("edge", edge_id)
 
     def delete_edge(self, edge_id: str) -> None:
-        if self._execute("DELETE FROM edges WHERE id = ?", (edge_id,)).rowcount == 0:
+        if self.execute("DELETE FROM edges WHERE id = ?", (edge_id,)).rowcount == 0:
             raise NotFoundError("edge", edge_id)
 
     def edges_of(
@@ -452,7 +488,7 @@ class Store:
             params.append(relationship)
         return [
             _row_to_edge(row)
-            for row in self._query(f"{_EDGE_SELECT} WHERE {condition} ORDER BY id", params)
+            for row in self.query(f"{_EDGE_SELECT} WHERE {condition} ORDER BY id", params)
         ]
 
     def edges_touching(self, node_ids: Iterable[str]) -> list[Edge]:
@@ -461,7 +497,7 @@ class Store:
         found: dict[str, Edge] = {}
         for chunk in _chunks(unique, SQL_VARIABLE_CHUNK // 2):
             marks = _placeholders(len(chunk))
-            rows = self._query(
+            rows = self.query(
                 f"{_EDGE_SELECT} WHERE source_id IN ({marks}) OR target_id IN ({marks})",
                 [*chunk, *chunk],
             )
@@ -481,7 +517,7 @@ class Store:
         ordered = sorted(wanted)
         found: list[Edge] = []
         for chunk in _chunks(ordered):
-            rows = self._query(
+            rows = self.query(
                 f"{_EDGE_SELECT} WHERE source_id IN ({_placeholders(len(chunk))})", chunk
             )
             found.extend(edge for edge in map(_row_to_edge, rows) if edge.target_id in wanted)
@@ -509,15 +545,28 @@ class Store:
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             params += [limit, offset]
-        return [_row_to_edge(row) for row in self._query(sql, params)]
+        return [_row_to_edge(row) for row in self.query(sql, params)]
+
+    def live_node_facts(self) -> list[tuple[str, float, str]]:
+        """(id, confidence, agent_id) of every live node, by id: a light whole-graph read."""
+        rows = self.query(
+            "SELECT id, confidence, agent_id FROM nodes WHERE forgotten_at IS NULL ORDER BY id"
+        )
+        return [(row[0], float(row[1]), row[2]) for row in rows]
+
+    def edges_without_metadata(self) -> list[Edge]:
+        """Every edge, by id, with `metadata` left empty (not parsed) — for whole-graph work."""
+        columns = ", ".join(c for c in EDGE_COLUMNS if c != "metadata")
+        rows = self.query(f"SELECT {columns} FROM edges ORDER BY id")
+        return [Edge(**dict(row)) for row in rows]
 
     def count_edges(self) -> int:
-        return int(self._query("SELECT count(*) FROM edges")[0][0])
+        return int(self.query("SELECT count(*) FROM edges")[0][0])
 
     # -- audit ---------------------------------------------------------------
 
     def audit(self, at: str, action: str, subject_id: str | None, details: dict[str, Any]) -> None:
-        self._execute(
+        self.execute(
             "INSERT INTO audit_log (at, action, subject_id, details) VALUES (?, ?, ?, ?)",
             (at, action, subject_id, json.dumps(details, sort_keys=True)),
         )
@@ -536,7 +585,7 @@ class Store:
                 "subject_id": row[3],
                 "details": json.loads(row[4]),
             }
-            for row in self._query(sql + " ORDER BY seq", params)
+            for row in self.query(sql + " ORDER BY seq", params)
         ]
 
     # -- statistics ----------------------------------------------------------
@@ -550,14 +599,14 @@ class Store:
             ("edges", "relationship"),
         }:
             raise ValueError(f"no grouped count for {table}.{column}")
-        rows = self._query(
+        rows = self.query(
             f"SELECT {column}, count(*) FROM {table} {where} GROUP BY {column} ORDER BY {column}"
         )
         return {str(row[0]): int(row[1]) for row in rows}
 
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """One value from a read-only query written in this package."""
-        return self._query(sql, params)[0][0]
+        return self.query(sql, params)[0][0]
 
     def integrity_check(self) -> str:
-        return str(self._query("PRAGMA integrity_check")[0][0])
+        return str(self.query("PRAGMA integrity_check")[0][0])
