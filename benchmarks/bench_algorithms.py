@@ -14,7 +14,6 @@ Sections:
      --networkx, networkx's Louvain on the same undirected graph);
   3. dijkstra_path and k_shortest_paths (k=5, max_hops=6) on a 10,000-node
      digraph with random costs;
-  4. fiedler_value on 100- and 300-node paths and a 1,000-node random graph.
 Sections 3 and 4 are skipped with --quick.
 Times are the median CPU time (time.process_time) of several runs.
 """
@@ -29,12 +28,10 @@ import sys
 import time
 from collections.abc import Callable
 from functools import partial
-from itertools import pairwise
 from typing import Any
 
 from graphonomous.algorithms import (
     dijkstra_path,
-    fiedler_value,
     k_shortest_paths,
     louvain_communities,
     modularity,
@@ -192,19 +189,6 @@ def bench_paths(rng: random.Random, repeats: int) -> dict[str, Any]:
     }
 
 
-def bench_fiedler(rng: random.Random) -> list[dict[str, Any]]:
-    cases: list[tuple[str, Graph]] = []
-    for n in (100, 300):
-        nodes = names(n)
-        cases.append((f"path {n}", {a: {b: 1.0} for a, b in pairwise(nodes)} | {nodes[-1]: {}}))
-    cases.append(("random 1000 x 3 arcs", random_digraph(rng, 1_000, 3)))
-    rows = []
-    for case, graph in cases:
-        ms, value = median_ms(partial(fiedler_value, graph), 1)
-        rows.append({"case": case, "ms": ms, "fiedler": value})
-    return rows
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=2026)
@@ -256,12 +240,6 @@ def main(argv: list[str] | None = None) -> int:
             f"({paths['reachable']}/{paths['pairs']} reachable); "
             f"k_shortest_paths k=5 max_hops=6 {paths['yen_k5_h6_ms']:.1f} ms/pair"
         )
-
-    if not args.quick:
-        report["fiedler"] = fiedler_rows = bench_fiedler(rng)
-        print("\nfiedler_value (pure Python inverse iteration)")
-        for row in fiedler_rows:
-            print(f"  {row['case']:<22} {row['ms']:>8.0f} ms   λ2 = {row['fiedler']:.6g}")
 
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

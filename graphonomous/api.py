@@ -11,11 +11,24 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from . import retrieval
 from .embed import Embedder, VectorIndex, get_embedder, pack_f32, unpack_f32
+from .learning import (
+    attention,
+    beliefs,
+    consolidator,
+    coverage,
+    deliberation,
+    forgetting,
+    goals,
+    learner,
+    uncertainty,
+)
 from .model import (
     DEFAULT_AGENT_ID,
     NODE_TYPES,
@@ -35,7 +48,17 @@ from .model import (
     utc_now,
 )
 from .records import edge_from_fields, node_from_fields
+from .retrieval import (
+    Bm25Index,
+    GraphSnapshot,
+    RetrievalSettings,
+    build_snapshot,
+    store_fingerprint,
+)
 from .store import SCHEMA_VERSION, Store, apply_batch
+
+if TYPE_CHECKING:  # memory-compat; imported lazily at run time (the mcp package imports us)
+    from .mcp.memory_compat import MemoryView
 
 DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
 DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
@@ -112,13 +135,18 @@ class Graphonomous:
         return [unpack_f32(pack_f32(v)) for v in self.embedder.embed(list(texts))]
 
     def index_update(self, vectors: Mapping[str, list[float]], removed: Sequence[str]) -> None:
-        """Mirror committed writes into the index (only after the commit succeeded)."""
-        if self._index is None:
-            return
-        for node_id in removed:
-            self._index.remove(node_id)
-        for node_id, vector in vectors.items():
-            self._index.add(node_id, vector)
+        """Mirror writes into the vector index once they are committed (see Store.after_commit)."""
+        vectors, removed = dict(vectors), list(removed)
+
+        def apply() -> None:
+            if self._index is None:
+                return
+            for node_id in removed:
+                self._index.remove(node_id)
+            for node_id, vector in vectors.items():
+                self._index.add(node_id, vector)
+
+        self.store.after_commit(apply)
 
     # -- nodes ----------------------------------------------------------------
 
@@ -170,6 +198,7 @@ class Graphonomous:
                 self.store.insert_node(node)
                 self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
             self.index_update({node.id: vector}, ())
+            self.text_index_update({node.id: node.content}, ())
         return {"node": node.to_dict()}
 
     def get_node(self, node_id: str, *, include_forgotten: bool = False) -> dict[str, Any]:
@@ -222,6 +251,7 @@ class Graphonomous:
         with self.lock:
             edges_removed = self.store.delete_node(node_id)
             self.index_update({}, [node_id])
+            self.text_index_update({}, [node_id])
         return {"deleted": True, "node_id": node_id, "edges_removed": edges_removed}
 
     def similarity_search(
@@ -406,6 +436,7 @@ class Graphonomous:
             else:
                 vectors = {}
             self.index_update(vectors, result.removed_node_ids)
+            self.text_index_update(result.changed_content, result.removed_node_ids)
         return result.to_dict()
 
     def graph_stats(self) -> dict[str, Any]:
@@ -441,6 +472,433 @@ class Graphonomous:
                 "schema_version": SCHEMA_VERSION,
                 "db_path": self.db_path,
             }
+
+    # == retrieval =============================================================
+    # Owned by the retrieval layer (graphonomous/retrieval/, SPEC "Retrieval").
+    # In-memory search state is rebuilt lazily on open and never persisted, so
+    # erasing a node from the database leaves nothing behind in it.
+
+    _text_index: Bm25Index | None = None
+    _snapshot: GraphSnapshot | None = None
+
+    def text_index(self) -> Bm25Index:
+        """The BM25 index of live nodes' content, built from the nodes table on first use."""
+        with self.lock:
+            if self._text_index is None:
+                index = Bm25Index()
+                index.add_many((node.id, node.content) for node in self.store.list_nodes())
+                self._text_index = index
+            return self._text_index
+
+    def text_index_update(self, added: Mapping[str, str], removed: Sequence[str]) -> None:
+        """Mirror committed content changes into the BM25 index (after the commit).
+
+        `added`: node id -> new content (new or re-written nodes); `removed`:
+        ids deleted or soft-forgotten.  A no-op until the index is first used.
+        Applied once the write is committed (see Store.after_commit).
+        """
+        added, removed = dict(added), list(removed)
+
+        def apply() -> None:
+            if self._text_index is None:
+                return
+            for node_id in removed:
+                self._text_index.remove(node_id)
+            for node_id, content in added.items():
+                self._text_index.add(node_id, content)
+
+        self.store.after_commit(apply)
+
+    def drop_from_indexes(self, node_ids: Sequence[str]) -> None:
+        """Remove nodes from both search indexes (call after soft-forgetting them)."""
+        with self.lock:
+            self.index_update({}, node_ids)
+            self.text_index_update({}, node_ids)
+
+    def graph_snapshot(self) -> GraphSnapshot:
+        """Every live node and edge in memory, rebuilt when the database changed.
+
+        Validity is checked with `store_fingerprint` (rows written through
+        this connection, commits by other connections): O(1) per call.
+        """
+        with self.lock:
+            if self._snapshot is None or self._snapshot.fingerprint != store_fingerprint(
+                self.store
+            ):
+                self._snapshot = build_snapshot(self.store)
+            return self._snapshot
+
+    def snapshot_writes_done(self, before: tuple[int, int]) -> None:
+        """Declare the writes since fingerprint `before` graph-neutral (access counters):
+        a snapshot that was current then stays current."""
+        with self.lock:
+            if self._snapshot is not None and self._snapshot.fingerprint == before:
+                self._snapshot.fingerprint = store_fingerprint(self.store)
+
+    def retrieve_context(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        expansion_hops: int = 1,
+        neighbors_per_node: int = 5,
+        min_score: float = 0.0,
+        node_type: str | None = None,
+        agent_id: str | None = None,
+        effort: int | None = None,
+        deep: bool = False,
+        settings: RetrievalSettings | None = None,
+    ) -> dict[str, Any]:
+        """κ-aware ranked retrieval (see `graphonomous.retrieval.retrieve_context`)."""
+        return retrieval.retrieve_context(
+            self,
+            query,
+            limit=limit,
+            expansion_hops=expansion_hops,
+            neighbors_per_node=neighbors_per_node,
+            min_score=min_score,
+            node_type=node_type,
+            agent_id=agent_id,
+            effort=effort,
+            deep=deep,
+            settings=settings,
+        )
+
+    def retrieve_episodic(
+        self,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int = 20,
+        agent_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Episodic nodes created in [since, until], newest first."""
+        return retrieval.retrieve_episodic(self, since, until, limit, agent_id)
+
+    def retrieve_procedural(
+        self,
+        task: str,
+        preconditions: Sequence[str] | None = None,
+        limit: int = 5,
+        agent_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Procedures for a task, boosted by met preconditions, with their steps."""
+        return retrieval.retrieve_procedural(self, task, preconditions, limit, agent_id)
+
+    def trace_evidence_path(
+        self, from_id: str, to_id: str, k: int = 1, max_hops: int = 6, direction: str = "both"
+    ) -> dict[str, Any]:
+        """The k most credible evidence chains between two nodes."""
+        return retrieval.trace_evidence_path(self, from_id, to_id, k, max_hops, direction)
+
+    def graph_traverse(
+        self,
+        node_id: str,
+        depth: int = 2,
+        relationships: Sequence[str] | None = None,
+        direction: str = "both",
+        limit: int = 100,
+    ) -> dict[str, Any]:
+        """Breadth-first walk from a node (depth <= 5)."""
+        return retrieval.graph_traverse(self, node_id, depth, relationships, direction, limit)
+
+    def query_graph(self, operation: str, **arguments: Any) -> dict[str, Any]:
+        """list_nodes | get_node | get_edges | similarity_search, mapped onto facade methods."""
+        return retrieval.query_graph(self, operation, **arguments)
+
+    def retrieval_mermaid(self, result: Mapping[str, Any]) -> str:
+        """A Mermaid flowchart of a `retrieve_context` result (edges read from the store)."""
+        ids = [r["node_id"] for r in result.get("results", [])]
+        with self.lock:
+            edges = [edge.to_dict() for edge in self.store.list_edges_between(ids)]
+        return retrieval.to_mermaid(result, edges)
+
+    # -- ingestion (graphonomous.ingest) ------------------------------------
+
+    def apply_batch_with(
+        self, operations: Sequence[object], bookkeeping: Callable[[Store], None] | None = None
+    ) -> dict[str, Any]:
+        """`apply_batch` whose operations, new embeddings and the caller's own
+        table writes (`bookkeeping(store)`, e.g. ingestion's `source_files`
+        rows) commit together in ONE transaction, or not at all.
+
+        The vector and BM25 indexes are updated only after the commit.  Raises
+        BatchError (or whatever `bookkeeping` raises); nothing is then written.
+        """
+        with self.lock:
+            with self.store.transaction():
+                result = apply_batch(self.store, operations)
+                texts = result.changed_content
+                ids = sorted(texts)
+                vectors = dict(zip(ids, self.embed_texts([texts[i] for i in ids]), strict=True))
+                for node_id, vector in vectors.items():
+                    self.store.set_embedding(node_id, pack_f32(vector), self.embedding_model)
+                if bookkeeping is not None:
+                    bookkeeping(self.store)
+            self.index_update(vectors, result.removed_node_ids)
+            self.text_index_update(texts, result.removed_node_ids)
+        return result.to_dict()
+
+    # == memory-compat =========================================================
+    # Owned by graphonomous/mcp/memory_compat.py (SPEC "memory-compat"): the tool
+    # API of @modelcontextprotocol/server-memory over this graph.
+
+    _memory_view: MemoryView | None = None
+
+    def memory_view(self) -> MemoryView:
+        """The entity/relation view of this graph behind the memory-compat tools and
+        ``graphonomous import-memory`` (made on first use, one per graph)."""
+        from .mcp.memory_compat import MemoryView
+
+        with self.lock:
+            if self._memory_view is None:
+                self._memory_view = MemoryView(self)
+            return self._memory_view
+
+    # == learning (A) ===========================================================
+    # Owned by graphonomous/learning/{learner,beliefs,forgetting,uncertainty}.py
+    # (SPEC "Learning A").  Thin delegators; the modules hold the logic.
+
+    _contradiction_hooks: beliefs.ContradictionHooks | None = None
+
+    @property
+    def contradiction_hooks(self) -> beliefs.ContradictionHooks:
+        """The hooks notified of contradictions found by belief operations (per instance)."""
+        with self.lock:
+            if self._contradiction_hooks is None:
+                self._contradiction_hooks = beliefs.ContradictionHooks()
+            return self._contradiction_hooks
+
+    def register_contradiction_hook(self, hook: beliefs.ContradictionHook) -> int:
+        """Call `hook(contradiction)` for every contradiction found; returns a handle."""
+        return self.contradiction_hooks.register(hook)
+
+    def unregister_contradiction_hook(self, handle: int) -> bool:
+        """Remove a contradiction hook; False if the handle is unknown."""
+        return self.contradiction_hooks.unregister(handle)
+
+    def learn_from_outcome(
+        self,
+        action_id: str,
+        status: str,
+        confidence: float,
+        causal_node_ids: Sequence[str],
+        evidence: Mapping[str, Any] | str | None = None,
+        goal_id: str | None = None,
+        trace_id: str | None = None,
+        evidence_type: str | None = None,
+    ) -> dict[str, Any]:
+        """Record an action outcome; update causal nodes' confidence and Q-value."""
+        self.touch()
+        return learner.learn_from_outcome(
+            self,
+            action_id,
+            status,
+            confidence,
+            causal_node_ids,
+            evidence=evidence,
+            goal_id=goal_id,
+            trace_id=trace_id,
+            evidence_type=evidence_type,
+        )
+
+    def learn_from_feedback(
+        self,
+        node_id: str,
+        feedback: str,
+        correction: str | None = None,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        """positive | negative | correction feedback on one node."""
+        self.touch()
+        return learner.learn_from_feedback(self, node_id, feedback, correction, reason)
+
+    def learn_detect_novelty(
+        self,
+        text: str,
+        threshold: float = learner.NOVELTY_THRESHOLD,
+        limit: int = learner.NOVELTY_NEIGHBOURS,
+    ) -> dict[str, Any]:
+        """Novelty of a text: 1 − highest similarity to a live node."""
+        return learner.learn_detect_novelty(self, text, threshold, limit)
+
+    def learn_from_interaction(
+        self,
+        user_message: str,
+        model_response: str,
+        context: Mapping[str, Any] | str | None = None,
+    ) -> dict[str, Any]:
+        """Store an exchange as an episode plus the claims of the response."""
+        self.touch()
+        return learner.learn_from_interaction(self, user_message, model_response, context)
+
+    def belief_revise(
+        self,
+        action: str,
+        *,
+        content: str | None = None,
+        node_id: str | None = None,
+        new_content: str | None = None,
+        new_id: str | None = None,
+        reason: str | None = None,
+        node_type: str | None = None,
+        confidence: float | None = None,
+        metadata: Mapping[str, Any] | str | None = None,
+        source: str | None = None,
+        contradicts: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """expand | revise | contract a belief (AGM style)."""
+        self.touch()
+        return beliefs.belief_revise(
+            self,
+            action,
+            content=content,
+            node_id=node_id,
+            new_content=new_content,
+            new_id=new_id,
+            reason=reason,
+            node_type=node_type,
+            confidence=confidence,
+            metadata=metadata,
+            source=source,
+            contradicts=contradicts,
+        )
+
+    def belief_contradictions(
+        self,
+        node_id: str | None = None,
+        content: str | None = None,
+        limit: int = beliefs.CONTRADICTION_CANDIDATES,
+    ) -> dict[str, Any]:
+        """Contradictions of a node (explicit + detected) or of a text (detected)."""
+        return beliefs.detect_contradictions(self, node_id, content, limit=limit)
+
+    def revision_chain(self, node_id: str) -> dict[str, Any]:
+        """The provenance chain (A → B → C) of supersessions through a node."""
+        return beliefs.revision_chain(self, node_id)
+
+    def forget_node(
+        self, node_id: str, mode: str = "soft", reason: str | None = None
+    ) -> dict[str, Any]:
+        """Forget a node: soft (hide), hard (delete) or cascade (delete + orphans)."""
+        self.touch()
+        return forgetting.forget_node(self, node_id, mode, reason)
+
+    def forget_by_policy(
+        self,
+        policy: str = "hybrid",
+        max_nodes: int | None = None,
+        dry_run: bool = False,
+        mode: str = forgetting.DEFAULT_POLICY_MODE,
+    ) -> dict[str, Any]:
+        """Forget lowest-priority unprotected nodes until the budget holds."""
+        self.touch()
+        return forgetting.forget_by_policy(self, policy, max_nodes, dry_run, mode)
+
+    def gdpr_erase(self, node_id: str, reason: str | None = None) -> dict[str, Any]:
+        """Erase a node and every trace of it, including from the file's free pages."""
+        self.touch()
+        return forgetting.gdpr_erase(self, node_id, reason)
+
+    def forgetting_config(
+        self,
+        policy: str | None = None,
+        max_nodes: int | None = None,
+        max_age_hours: int | None = None,
+    ) -> dict[str, Any]:
+        """The forgetting configuration; any argument given is changed first."""
+        if policy is None and max_nodes is None and max_age_hours is None:
+            return forgetting.get_forgetting_config(self)
+        return forgetting.set_forgetting_config(self, policy, max_nodes, max_age_hours)
+
+    def memory_pressure(self) -> dict[str, Any] | None:
+        """The memory-pressure attention item (live nodes > 90 % of max_nodes), or None."""
+        return forgetting.memory_pressure(self)
+
+    def epistemic_frontier(
+        self,
+        min_gap: float = uncertainty.DEFAULT_MIN_GAP,
+        limit: int = uncertainty.DEFAULT_FRONTIER_LIMIT,
+        include_propagated: bool = True,
+    ) -> dict[str, Any]:
+        """Nodes whose Wilson interval is widest: where evidence is most needed."""
+        return uncertainty.epistemic_frontier(self, min_gap, limit, include_propagated)
+
+    def node_uncertainty(self, node_id: str) -> dict[str, Any]:
+        """Own and propagated Wilson interval, entropy and information gain of a node."""
+        return uncertainty.node_uncertainty(self, node_id)
+
+    # == end of learning (A) ====================================================
+
+    # == learning (B) ===========================================================
+    # Owned by graphonomous/learning/{consolidator,goals,coverage,attention,
+    # deliberation,timer}.py (SPEC "Learning B").  Thin delegators.
+
+    _last_activity: float = 0.0
+
+    def touch(self) -> None:
+        """Record activity now: the idle consolidation timer waits for quiet."""
+        self._last_activity = time.monotonic()
+
+    @property
+    def last_activity(self) -> float:
+        """`time.monotonic()` of the last recorded activity (0.0: none yet)."""
+        return self._last_activity
+
+    def run_consolidation(self, dry_run: bool = False, trigger: str = "manual") -> dict[str, Any]:
+        """One consolidation cycle (decay … abstraction), logged; see learning.consolidator."""
+        return consolidator.run_consolidation(self, dry_run, trigger)
+
+    def consolidation_log(self, limit: int = 20) -> dict[str, Any]:
+        """The latest consolidation runs, newest first (graphonomous://consolidation/log)."""
+        return consolidator.consolidation_log(self, limit)
+
+    def manage_goal(self, action: str, **params: Any) -> dict[str, Any]:
+        """GoalGraph: create | get | list | update | delete | transition | set_progress |
+        link_nodes | unlink_nodes | decompose (see learning.goals)."""
+        self.touch()
+        return goals.manage_goal(self, action, **params)
+
+    def review_goal(self, goal_id: str, apply: bool = False) -> dict[str, Any]:
+        """Coverage-driven decision act | learn | escalate for a goal, optionally applied."""
+        self.touch()
+        return goals.review_goal(self, goal_id, apply)
+
+    def goals_snapshot(self, limit: int = 100) -> dict[str, Any]:
+        """Goal totals, status breakdown and goals (graphonomous://goals/snapshot)."""
+        return goals.goals_snapshot(self, limit)
+
+    def coverage_query(
+        self,
+        task_description: str,
+        critical_topics: Sequence[str] | None = None,
+        limit: int = 10,
+    ) -> dict[str, Any]:
+        """Is the graph's knowledge adequate for a task?  Recommends act | learn | escalate."""
+        self.touch()
+        return coverage.coverage_query(self, task_description, critical_topics, limit)
+
+    def attention_survey(self) -> dict[str, Any]:
+        """Goals by urgency × gap + surprise, memory pressure, κ > 0 regions, open items."""
+        self.touch()
+        return attention.attention_survey(self)
+
+    def attention_run_cycle(self, autonomy: str = "advise", budget: int = 5) -> dict[str, Any]:
+        """Triage the survey and dispatch up to `budget` actions (observe | advise | act)."""
+        self.touch()
+        return attention.attention_run_cycle(self, autonomy, budget)
+
+    def deliberate(
+        self,
+        query: str | None = None,
+        node_ids: Sequence[str] | None = None,
+        conclusions: Sequence[Mapping[str, Any]] | None = None,
+        write_back: bool = False,
+    ) -> dict[str, Any]:
+        """Deliberation plans for κ > 0 regions; optionally store the caller's conclusions."""
+        self.touch()
+        return deliberation.deliberate(self, query, node_ids, conclusions, write_back)
+
+    # == end of learning (B) ====================================================
 
 
 __all__ = ["DEFAULT_AGENT_ID", "Graphonomous", "Node", "resolve_db_path"]

@@ -15,12 +15,22 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from . import __version__
+from . import __version__, ingest
 from .api import Graphonomous
 from .contract import DOCUMENT_KINDS, FIXTURE_MODES, cli_check, cli_fixtures
+from .learning import forgetting, goals, learner
 from .mcp import DEFAULT_PORT, TRANSPORTS
 from .mcp.tools import DEFAULT_SURFACE, SURFACES
-from .model import NODE_TYPES, RELATIONSHIPS, TIMESCALES, NotFoundError, ValidationError
+from .model import (
+    NODE_TYPES,
+    RELATIONSHIPS,
+    TIMESCALES,
+    NotFoundError,
+    ValidationError,
+    check_int,
+    new_id,
+)
+from .pulse import cli_pulse
 from .store import BatchError, StoreError
 
 EXIT_OK = 0
@@ -224,6 +234,85 @@ def cmd_batch(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+# -- remember / recall (retrieval layer) ---------------------------------------
+
+
+def _parse_link(text: str) -> tuple[str, str]:
+    """`ID:relationship` (the part after the last colon, when it names a kind) or bare `ID`."""
+    node_id, _, kind = text.rpartition(":")
+    if node_id and kind in RELATIONSHIPS:
+        return node_id, kind
+    return text, "related"
+
+
+def cmd_remember(args: argparse.Namespace, out: TextIO) -> int:
+    node_id = args.id or new_id()
+    node: dict[str, Any] = {
+        "id": node_id,
+        "content": args.content,
+        "node_type": args.type,
+        "creation_source": "manual",
+    }
+    for key in ("metadata", "source", "confidence"):
+        if getattr(args, key) is not None:
+            node[key] = getattr(args, key)
+    operations: list[dict[str, Any]] = [{"op": "add_node", "node": node}]
+    for link in args.link or []:
+        target, relationship = _parse_link(link)
+        operations.append(
+            {
+                "op": "add_edge",
+                "edge": {"source_id": node_id, "target_id": target, "relationship": relationship},
+            }
+        )
+    with _open(args) as graph:
+        result = graph.apply_batch(operations)
+    if args.json:
+        emit_json({"node_id": node_id, **result}, out)
+    else:
+        links = len(result["added_edge_ids"])
+        out.write(f"remembered {node_id}" + (f" (+{links} links)" if links else "") + "\n")
+    return EXIT_OK
+
+
+def _print_recall(result: dict[str, Any], out: TextIO) -> None:
+    topology = result["topology"]
+    stats = result["stats"]
+    out.write(
+        f"routing {topology['routing']} (max κ {topology['max_kappa']}, "
+        f"{topology['scc_count']} SCC) — effort {stats['effort']}: "
+        f"{', '.join(stats['mechanisms'])}\n"
+    )
+    if topology["max_kappa"] > 0:
+        for scc in topology["sccs"]:
+            faults = ", ".join(f"{f['source']}→{f['target']}" for f in scc["fault_line_edges"])
+            out.write(f"  {scc['id']} κ={scc['kappa']} fault lines: {faults or '-'}\n")
+    for rank, item in enumerate(result["results"], start=1):
+        origin = item["source"] if item["hops"] == 0 else f"{item['source']}+{item['hops']}"
+        flags = f" [{', '.join(item['flags'])}]" if item["flags"] else ""
+        out.write(
+            f"{rank:>3}. {item['score']:.3f}  {item['node_type']:<10} {origin:<11} "
+            f"{item['node_id']}{flags}\n       {_short(item['content'])}\n"
+        )
+    if not result["results"]:
+        out.write("no results\n")
+
+
+def cmd_recall(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        result = graph.retrieve_context(
+            args.query, limit=args.limit, effort=args.effort, deep=args.deep, node_type=args.type
+        )
+        mermaid = graph.retrieval_mermaid(result) if args.mermaid else None
+    if args.json:
+        emit_json({**result, "mermaid": mermaid} if mermaid is not None else result, out)
+        return EXIT_OK
+    _print_recall(result, out)
+    if mermaid is not None:
+        out.write("\n```mermaid\n" + mermaid + "```\n")
+    return EXIT_OK
+
+
 def cmd_topology(args: argparse.Namespace, out: TextIO) -> int:
     from .topology import analyze_document
 
@@ -259,6 +348,358 @@ def cmd_contract_fixtures(args: argparse.Namespace, out: TextIO) -> int:
     )
 
 
+def cmd_pulse(args: argparse.Namespace, out: TextIO) -> int:
+    return cli_pulse(args.validate, args.json, sys.stdin, out, sys.stderr)
+
+
+# -- scan / watch (ingestion) --------------------------------------------------
+
+
+_SCAN_DEFAULTS = ingest.ScanOptions()  # seed 003's filesystem_* defaults
+
+
+def _scan_options(args: argparse.Namespace) -> ingest.ScanOptions:
+    return ingest.ScanOptions(
+        extensions=args.extensions or ingest.DEFAULT_EXTENSIONS,
+        recursive=args.recursive,
+        include_hidden=args.include_hidden,
+        follow_symlinks=args.follow_symlinks,
+        respect_gitignore=not args.no_gitignore,
+        max_file_size_bytes=args.max_file_size_bytes,
+        max_read_bytes=args.max_read_bytes,
+        poll_interval_ms=getattr(args, "poll_interval_ms", _SCAN_DEFAULTS.poll_interval_ms),
+        ingest_on_start=getattr(args, "ingest_on_start", _SCAN_DEFAULTS.ingest_on_start),
+    )
+
+
+def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
+    options = _scan_options(args)
+    progress = ingest.progress_for(sys.stderr, args.quiet)
+    with _open(args) as graph:
+        try:
+            summary = ingest.scan_directory(graph, args.directory, options, progress)
+        finally:
+            if progress is not None:
+                progress.close()
+    if args.json:
+        emit_json(summary.to_dict(), out)
+    elif not args.quiet or summary.error_count:
+        out.write(ingest.format_scan(summary))
+    return EXIT_OK
+
+
+def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
+    options = _scan_options(args)
+    chatty = not args.json and not args.quiet
+    if args.cycles is not None:
+        check_int("cycles", args.cycles, 1)
+
+    def on_cycle(cycle: int, summary: ingest.ScanSummary) -> None:
+        if chatty and (summary.changed or summary.failed):
+            out.write(ingest.format_cycle(cycle, summary))
+            out.flush()
+
+    with _open(args) as graph:
+        if chatty:
+            out.write(
+                f"watching {args.directory} every {options.poll_interval_ms} ms (Ctrl-C to stop)\n"
+            )
+            out.flush()
+        result = ingest.watch(
+            graph, args.directory, options, iterations=args.cycles, on_cycle=on_cycle
+        )
+    if args.json:
+        emit_json(result.to_dict(), out)
+    elif not args.quiet:
+        out.write(ingest.format_watch(result))
+    return EXIT_OK
+
+
+def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
+    from .mcp.memory_compat import MemoryFileError, parse_memory_jsonl
+
+    try:
+        data = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read memory file {args.file}: {exc}", EXIT_USAGE) from exc
+    try:
+        records = parse_memory_jsonl(data)
+    except MemoryFileError as exc:
+        raise CliError(f"{args.file} {exc}; nothing was imported", EXIT_USAGE) from exc
+    source = "stdin" if args.file == "-" else str(Path(args.file).resolve())
+    with _open(args) as graph:
+        result = graph.memory_view().import_records(records, source=source)
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    skipped = result["relations_skipped"]
+    out.write(
+        f"imported {args.file}: {result['entities_created']} entities created "
+        f"({result['entities_existing']} already present, {result['observations_added']} "
+        f"observations added), {result['relations_created']} relations created "
+        f"({result['relations_existing']} already present, {len(skipped)} skipped)\n"
+    )
+    for item in skipped:
+        out.write(f"  skipped line {item['line']}: {item['reason']}\n")
+    return EXIT_OK
+
+
+# -- learning (A): learn, forget, erase, bench capabilities -------------------
+
+
+def _print_updates(result: dict[str, Any], out: TextIO) -> None:
+    for update in result["updates"]:
+        out.write(
+            f"  {update['node_id']}  confidence {update['confidence_before']:.3f} → "
+            f"{update['confidence_after']:.3f}, q {update['q_before']:.3f} → "
+            f"{update['q_after']:.3f}\n"
+        )
+
+
+def cmd_learn_outcome(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        result = graph.learn_from_outcome(
+            args.action_id,
+            args.status,
+            args.confidence,
+            args.cause or [],
+            evidence=args.evidence,
+            goal_id=args.goal,
+            trace_id=args.trace,
+            evidence_type=args.evidence_type,
+        )
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    out.write(f"outcome {result['outcome_node_id']} ({result['status']})\n")
+    _print_updates(result, out)
+    return EXIT_OK
+
+
+def cmd_learn_feedback(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        result = graph.learn_from_feedback(
+            args.node_id, args.feedback, correction=args.correction, reason=args.reason
+        )
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    out.write(
+        f"{result['node_id']}  {result['feedback']}: confidence "
+        f"{result['confidence_before']:.3f} → {result['confidence_after']:.3f}\n"
+    )
+    if "revision" in result:
+        out.write(f"  superseded by {result['revision']['new_node_id']}\n")
+    return EXIT_OK
+
+
+def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
+    if (args.node_id is None) == (args.policy is None):
+        raise CliError("forget: give a NODE_ID or --policy (not both)", EXIT_USAGE)
+    if args.node_id is None:
+        if args.mode == "cascade":
+            raise CliError("forget --policy: --mode must be soft or hard", EXIT_USAGE)
+        with _open(args) as graph:
+            result = graph.forget_by_policy(
+                args.policy, args.max_nodes, args.dry_run, args.mode or "soft"
+            )
+        if args.json:
+            emit_json(result, out)
+            return EXIT_OK
+        verb = "would forget" if result["dry_run"] else "forgot"
+        out.write(
+            f"{verb} {len(result['candidates'])} of {result['node_count_before']} nodes "
+            f"(max {result['max_nodes']}, {result['mode']})\n"
+        )
+        for candidate in result["candidates"]:
+            out.write(f"  {candidate['node_id']}  {candidate['reason']}\n")
+        return EXIT_OK
+    if args.max_nodes is not None or args.dry_run:
+        raise CliError("forget NODE_ID: --max-nodes and --dry-run need --policy", EXIT_USAGE)
+    with _open(args) as graph:
+        result = graph.forget_node(args.node_id, args.mode or "soft", args.reason)
+    if args.json:
+        emit_json(result, out)
+    elif result["already_forgotten"]:
+        out.write(f"{args.node_id} was already forgotten\n")
+    else:
+        out.write(
+            f"forgot {len(result['forgotten'])} node(s) ({result['mode']}), "
+            f"{result['edges_removed']} edges removed\n"
+        )
+    return EXIT_OK
+
+
+def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        result = graph.gdpr_erase(args.node_id, args.reason)
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    out.write(f"erased {result['node_id']} ({result['edges_removed']} edges)\n")
+    if result["residual"]:
+        out.write(f"  WARNING: still found in {', '.join(result['residual'])}\n")
+    if result["nodes_quoting_content"]:
+        ids = ", ".join(result["nodes_quoting_content"])
+        out.write(f"  other nodes quote its content (erase them too if needed): {ids}\n")
+    return EXIT_OK
+
+
+def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
+    from .capabilities import format_table, run_capabilities
+
+    try:
+        report = run_capabilities(args.category)
+    except ValueError as exc:
+        raise CliError(f"bench capabilities: {exc}", EXIT_USAGE) from exc
+    if args.json_out is not None:
+        text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+        if args.json_out == "-":
+            out.write(text)
+        else:
+            try:
+                Path(args.json_out).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise CliError(f"cannot write {args.json_out}: {exc.strerror}") from exc
+    if args.json_out != "-":
+        out.write(format_table(report))
+    return EXIT_FAILED if report["summary"]["failed"] else EXIT_OK
+
+
+# -- learning (B): consolidate, goal, coverage ---------------------------------
+
+
+def cmd_consolidate(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        if args.log is not None:
+            result = graph.consolidation_log(args.log)
+        else:
+            result = graph.run_consolidation(dry_run=args.dry_run)
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    entries = result["runs"] if args.log is not None else [result]
+    for entry in entries:
+        totals = entry["totals"]
+        kind = "dry run" if entry["dry_run"] else "run"
+        out.write(
+            f"{kind} {entry['id']} ({entry['trigger']}) at {entry['started_at']}: "
+            f"{totals['duration_ms']:.1f} ms, nodes {totals['nodes_before']} → "
+            f"{totals['nodes_after']}, edges {totals['edges_before']} → {totals['edges_after']}\n"
+        )
+        if args.log is None:
+            for stage in entry["stages"]:
+                counts = ", ".join(
+                    f"{key} {value}"
+                    for key, value in stage.items()
+                    if isinstance(value, int) and not isinstance(value, bool)
+                )
+                out.write(
+                    f"  {stage['stage']:>3} {stage['name']:<18} {stage['ms']:8.1f} ms  {counts}\n"
+                )
+    return EXIT_OK
+
+
+def _print_goal(goal: dict[str, Any], out: TextIO) -> None:
+    out.write(
+        f"{goal['id']}  [{goal['status']}]  priority {goal['priority']:.2f}  "
+        f"progress {goal['progress']:.2f}\n  {_short(goal['title'])}\n"
+    )
+
+
+def _goal_params(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    """The manage_goal action and parameters of a `goal` subcommand."""
+    action = args.goal_command
+    if action == "create":
+        params: dict[str, Any] = {"title": args.title, "description": args.description or ""}
+        optional = {
+            "priority": args.priority,
+            "status": args.status,
+            "parent_goal_id": args.parent,
+            "linked_node_ids": args.link,
+            "metadata": args.metadata,
+        }
+        return "create", params | {k: v for k, v in optional.items() if v is not None}
+    if action == "list":
+        return "list", {"status": args.status, "parent_goal_id": args.parent, "limit": args.limit}
+    if action in ("show", "delete"):
+        return {"show": "get"}.get(action, action), {"goal_id": args.goal_id}
+    if action == "update":
+        fields = {
+            "title": args.title,
+            "description": args.description,
+            "priority": args.priority,
+            "metadata": args.metadata,
+        }
+        return "update", {"goal_id": args.goal_id} | {
+            k: v for k, v in fields.items() if v is not None
+        }
+    if action == "transition":
+        return "transition", {"goal_id": args.goal_id, "status": args.status, "reason": args.reason}
+    if action == "progress":
+        return "set_progress", {"goal_id": args.goal_id, "progress": args.progress}
+    if action in ("link", "unlink"):
+        return f"{action}_nodes", {"goal_id": args.goal_id, "node_ids": args.node_ids}
+    return "decompose", {"goal_id": args.goal_id, "subgoals": args.titles}
+
+
+def cmd_goal(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        if args.goal_command == "review":
+            result = graph.review_goal(args.goal_id, apply=args.apply)
+        else:
+            action, params = _goal_params(args)
+            result = graph.manage_goal(action, **params)
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    if args.goal_command == "review":
+        coverage = result["coverage"]
+        out.write(
+            f"decision {result['decision']}  (coverage {coverage['coverage_score']:.2f}, "
+            f"confidence {coverage['confidence_mean']:.2f}, risk {coverage['risk']:.2f})\n"
+        )
+        if result["transition"]:
+            verb = "applied" if result["applied"] else "would apply"
+            out.write(f"{verb}: {result['transition']['from']} → {result['transition']['to']}\n")
+        return EXIT_OK
+    if args.goal_command == "delete":
+        out.write(f"deleted {result['goal_id']}\n")
+        return EXIT_OK
+    goals_shown = result.get("goals") or [result["goal"], *result.get("subgoals", [])]
+    for goal in goals_shown:
+        _print_goal(goal, out)
+    for node in result.get("linked_nodes", []):
+        out.write(f"  linked {node['id']}: {_short(node['content'], 60)}\n")
+    if args.goal_command == "list":
+        out.write(f"{result['count']} goals\n")
+    return EXIT_OK
+
+
+def cmd_coverage(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        result = graph.coverage_query(args.task, args.topic, args.limit)
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    out.write(
+        f"recommendation {result['recommendation']}  coverage {result['coverage_score']:.2f}  "
+        f"confidence {result['confidence_mean']:.2f}  uncertainty {result['uncertainty']:.2f}  "
+        f"risk {result['risk']:.2f}  decision confidence {result['decision_confidence']:.2f}\n"
+    )
+    for topic in result["topics"]:
+        mark = "covered" if topic["covered"] else "missing"
+        out.write(
+            f"  {mark:<8} {topic['topic']} (best confidence {topic['best_confidence']:.2f})\n"
+        )
+    for gap in result["knowledge_gaps"]:
+        if gap["kind"] == "contradiction":
+            out.write(f"  gap: contradiction between {' and '.join(gap['node_ids'])}\n")
+    for node in result["relevant_nodes"]:
+        out.write(f"  {node['node_id']}  {node['similarity']:.2f}  {_short(node['content'], 60)}\n")
+    return EXIT_OK
+
+
 # -- parser -----------------------------------------------------------------
 
 
@@ -267,6 +708,41 @@ def _float_arg(text: str) -> float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def _add_scan_arguments(sub: argparse.ArgumentParser) -> None:
+    """Options shared by `scan` and `watch` (defaults: seed 003's filesystem_* config)."""
+    sub.add_argument("directory", help="the folder to ingest")
+    sub.add_argument(
+        "--extensions",
+        metavar=".md,.py,...",
+        help="comma-separated file extensions to ingest (default: common text, code "
+        "and config formats; see SPEC)",
+    )
+    sub.add_argument(
+        "--recursive",
+        action=argparse.BooleanOptionalAction,
+        default=_SCAN_DEFAULTS.recursive,
+        help="descend into subfolders (default: yes)",
+    )
+    sub.add_argument("--include-hidden", action="store_true", help="also names starting with .")
+    sub.add_argument("--follow-symlinks", action="store_true", help="follow symbolic links")
+    sub.add_argument("--no-gitignore", action="store_true", help="ignore .gitignore files")
+    sub.add_argument(
+        "--max-file-size-bytes",
+        type=int,
+        default=_SCAN_DEFAULTS.max_file_size_bytes,
+        metavar="N",
+        help="skip larger files (default 1000000)",
+    )
+    sub.add_argument(
+        "--max-read-bytes",
+        type=int,
+        default=_SCAN_DEFAULTS.max_read_bytes,
+        metavar="N",
+        help="read at most N bytes of each file; the rest is not ingested (default 16384)",
+    )
+    sub.add_argument("--quiet", "-q", action="store_true", help="no progress line or summary")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -352,6 +828,45 @@ def build_parser() -> argparse.ArgumentParser:
 
     batch = command("batch", cmd_batch, "apply a JSON list of operations atomically")
     batch.add_argument("file", help="JSON file, or - for stdin")
+    memory = command(
+        "import-memory",
+        cmd_import_memory,
+        "import a @modelcontextprotocol/server-memory JSONL file (atomic, idempotent)",
+    )
+    memory.add_argument("file", help="the memory .jsonl file, or - for stdin")
+
+    remember = command("remember", cmd_remember, "store a node and its links in one batch")
+    remember.add_argument("content")
+    remember.add_argument("--type", default="semantic", choices=NODE_TYPES)
+    remember.add_argument(
+        "--link",
+        action="append",
+        metavar="ID:RELATIONSHIP",
+        help="edge from the new node to ID (relationship defaults to related; repeatable)",
+    )
+    remember.add_argument("--metadata", help="a JSON object")
+    remember.add_argument("--source")
+    remember.add_argument("--confidence", type=_float_arg)
+    remember.add_argument("--id", help="use this id instead of a new UUIDv7")
+
+    recall = command("recall", cmd_recall, "retrieve ranked context with its topology")
+    recall.add_argument("query")
+    depth = recall.add_mutually_exclusive_group()
+    depth.add_argument("--effort", type=int, metavar="0-10", help="effort spectrum level")
+    depth.add_argument("--deep", action="store_true", help="same as --effort 6")
+    recall.add_argument("--limit", type=int, default=10)
+    recall.add_argument("--type", choices=NODE_TYPES, help="only nodes of this type")
+    recall.add_argument("--mermaid", action="store_true", help="also print a Mermaid flowchart")
+
+    scan = command("scan", cmd_scan, "ingest a folder's text files (incremental)")
+    _add_scan_arguments(scan)
+    watch = command("watch", cmd_watch, "keep the graph in step with a folder by polling")
+    _add_scan_arguments(watch)
+    watch.add_argument(
+        "--poll-interval-ms", type=int, default=_SCAN_DEFAULTS.poll_interval_ms, metavar="MS"
+    )
+    watch.add_argument("--ingest-on-start", action="store_true", help="ingest existing files first")
+    watch.add_argument("--cycles", type=int, metavar="N", help="stop after N polls")
 
     topo = command(
         "topology",
@@ -383,6 +898,124 @@ def build_parser() -> argparse.ArgumentParser:
         "--fixtures", metavar="DIR", help="fixtures directory (default ./fixtures)"
     )
     fixtures.add_argument("--timeout", type=_float_arg, default=30.0, help="seconds per fixture")
+
+    pulse = command(
+        "pulse",
+        cmd_pulse,
+        "print our PULSE loop manifest, or check a manifest against PULSE v0.1",
+    )
+    pulse.add_argument(
+        "--validate",
+        metavar="FILE",
+        help="manifest to check (JSON file, or - for stdin); exit 0 pass/pending, 1 fail",
+    )
+    # learning (A)
+    learn = commands.add_parser("learn", help="learn from outcomes and feedback")
+    learn_commands = learn.add_subparsers(
+        dest="learn_command", metavar="ACTION", parser_class=_Parser, required=True
+    )
+    outcome = command(
+        "outcome",
+        cmd_learn_outcome,
+        "record an action outcome and update its causes",
+        learn_commands,
+    )
+    outcome.add_argument("action_id")
+    outcome.add_argument("--status", required=True, choices=learner.OUTCOME_STATUSES)
+    outcome.add_argument("--confidence", type=_float_arg, required=True)
+    outcome.add_argument(
+        "--cause", action="append", metavar="ID", help="causal node id (repeatable)"
+    )
+    outcome.add_argument("--evidence", help="text or a JSON object")
+    outcome.add_argument("--evidence-type", choices=sorted(learner.EVIDENCE_TYPE_WEIGHTS))
+    outcome.add_argument("--goal", metavar="ID")
+    outcome.add_argument("--trace", metavar="ID")
+    feedback = command(
+        "feedback", cmd_learn_feedback, "positive, negative or correction feedback", learn_commands
+    )
+    feedback.add_argument("node_id")
+    feedback.add_argument("feedback", choices=learner.FEEDBACK_KINDS)
+    feedback.add_argument("--correction", help="the corrected text (feedback=correction)")
+    feedback.add_argument("--reason")
+    forget = command("forget", cmd_forget, "forget a node, or apply the forgetting policy")
+    forget.add_argument("node_id", nargs="?")
+    forget.add_argument("--mode", choices=forgetting.FORGET_MODES)
+    forget.add_argument("--reason", help="kept in the audit log (never put the data in it)")
+    forget.add_argument("--policy", choices=forgetting.FORGETTING_POLICIES)
+    forget.add_argument("--max-nodes", type=int, help="budget (default: forgetting config)")
+    forget.add_argument("--dry-run", action="store_true", help="list candidates, change nothing")
+    erase = command("erase", cmd_erase, "GDPR erase: a node and every trace of it, irrecoverably")
+    erase.add_argument("node_id")
+    erase.add_argument("--reason", help="stored only as its SHA-256 in the audit log")
+    bench = commands.add_parser("bench", help="built-in benchmarks")
+    bench_commands = bench.add_subparsers(
+        dest="bench_command", metavar="SUITE", parser_class=_Parser, required=True
+    )
+    capabilities = bench_commands.add_parser(
+        "capabilities",
+        help="run the capability scenarios (GraphMemBench categories); exit 1 on a failure",
+        description="run the capability scenarios; exit 1 if any fails",
+    )
+    capabilities.set_defaults(handler=cmd_bench_capabilities)
+    capabilities.add_argument(
+        "--json", dest="json_out", metavar="OUT", help="also write the report as JSON (- = stdout)"
+    )
+    capabilities.add_argument(
+        "--category", type=int, action="append", help="only this category (repeatable)"
+    )
+    # learning (B)
+    consolidate = command("consolidate", cmd_consolidate, "run one consolidation cycle")
+    consolidate.add_argument("--dry-run", action="store_true", help="report, change nothing")
+    consolidate.add_argument(
+        "--log", type=int, nargs="?", const=10, metavar="N", help="show the last N runs instead"
+    )
+    goal = commands.add_parser("goal", help="durable goals (GoalGraph)")
+    goal_commands = goal.add_subparsers(
+        dest="goal_command", metavar="ACTION", parser_class=_Parser, required=True
+    )
+    create = command("create", cmd_goal, "create a goal", goal_commands)
+    create.add_argument("title")
+    create.add_argument("--description")
+    create.add_argument("--priority", type=_float_arg)
+    create.add_argument("--status", choices=goals.GOAL_STATUSES)
+    create.add_argument("--parent", metavar="GOAL_ID")
+    create.add_argument("--link", action="append", metavar="NODE_ID", help="repeatable")
+    create.add_argument("--metadata", help="a JSON object")
+    glist = command("list", cmd_goal, "list goals (highest priority first)", goal_commands)
+    glist.add_argument("--status", choices=goals.GOAL_STATUSES)
+    glist.add_argument("--parent", metavar="GOAL_ID")
+    glist.add_argument("--limit", type=int, default=100)
+    for name, help_text in (("show", "show a goal"), ("delete", "delete a goal and its node")):
+        command(name, cmd_goal, help_text, goal_commands).add_argument("goal_id")
+    gupdate = command(
+        "update", cmd_goal, "change title/description/priority/metadata", goal_commands
+    )
+    gupdate.add_argument("goal_id")
+    gupdate.add_argument("--title")
+    gupdate.add_argument("--description")
+    gupdate.add_argument("--priority", type=_float_arg)
+    gupdate.add_argument("--metadata", help="a JSON object (merged)")
+    transition = command("transition", cmd_goal, "change a goal's status", goal_commands)
+    transition.add_argument("goal_id")
+    transition.add_argument("status", choices=goals.GOAL_STATUSES)
+    transition.add_argument("--reason")
+    progress = command("progress", cmd_goal, "set progress in [0, 1]", goal_commands)
+    progress.add_argument("goal_id")
+    progress.add_argument("progress", type=_float_arg)
+    for name in ("link", "unlink"):
+        sub = command(name, cmd_goal, f"{name} knowledge nodes to/from a goal", goal_commands)
+        sub.add_argument("goal_id")
+        sub.add_argument("node_ids", nargs="+", metavar="NODE_ID")
+    decompose = command("decompose", cmd_goal, "add subgoals", goal_commands)
+    decompose.add_argument("goal_id")
+    decompose.add_argument("titles", nargs="+", metavar="TITLE")
+    review = command("review", cmd_goal, "coverage-driven act / learn / escalate", goal_commands)
+    review.add_argument("goal_id")
+    review.add_argument("--apply", action="store_true", help="apply the resulting transition")
+    coverage = command("coverage", cmd_coverage, "is the graph's knowledge enough for a task?")
+    coverage.add_argument("task")
+    coverage.add_argument("--topic", action="append", help="a critical topic (repeatable)")
+    coverage.add_argument("--limit", type=int, default=10)
     return parser
 
 

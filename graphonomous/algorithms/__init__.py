@@ -11,7 +11,7 @@ from ._graph import WeightedGraph
 from .community import louvain_communities, modularity
 from .pagerank import personalized_pagerank
 from .paths import CostGraph, dijkstra_path, k_shortest_paths
-from .spectral import fiedler_value
+from .push import ppr_push, transitions_of
 from .traversal import bfs_layers
 
 __all__ = [
@@ -19,9 +19,10 @@ __all__ = [
     "WeightedGraph",
     "bfs_layers",
     "dijkstra_path",
-    "fiedler_value",
     "k_shortest_paths",
     "louvain_communities",
     "modularity",
     "personalized_pagerank",
+    "ppr_push",
+    "transitions_of",
 ]

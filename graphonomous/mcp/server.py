@@ -142,10 +142,11 @@ def tool_error(text: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
-def tool_result(result: dict[str, Any]) -> dict[str, Any]:
-    """A successful ``tools/call`` result: the JSON text (for older clients) and
-    ``structuredContent`` (validated by clients against the outputSchema)."""
-    text = json.dumps(result, ensure_ascii=False, allow_nan=False)
+def tool_result(result: dict[str, Any], text: str | None = None) -> dict[str, Any]:
+    """A successful ``tools/call`` result: the text (by default the result's JSON, for
+    older clients) and ``structuredContent`` (validated by clients against the outputSchema)."""
+    if text is None:
+        text = json.dumps(result, ensure_ascii=False, allow_nan=False)
     return {"content": [{"type": "text", "text": text}], "structuredContent": result}
 
 
@@ -354,11 +355,16 @@ class McpServer:
         return self._run_tool(spec, arguments)
 
     def _run_tool(self, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
+        touch = getattr(self.graph, "touch", None)
+        if touch is not None:
+            touch()  # the idle consolidation timer waits for quiet
         try:
             result = spec.handler(self.graph, arguments)
             if not isinstance(result, dict):
                 raise TypeError(f"tool returned {type(result).__name__}, not an object")
-            content = tool_result(result)
+            content = tool_result(
+                result, None if spec.render_text is None else spec.render_text(result)
+            )
         except ValidationError as exc:
             return tool_error(f"Invalid argument '{exc.field}': {exc.message}")
         except NotFoundError as exc:

@@ -72,6 +72,8 @@ def run_stdio(
                 stdout.flush()
         except BrokenPipeError:
             return
+        # Free a large response now, not when the next line arrives.
+        del outgoing
 
 
 class _Terminated(BaseException):

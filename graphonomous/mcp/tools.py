@@ -79,6 +79,9 @@ class ToolSpec:
     output_schema: Mapping[str, Any] | None
     annotations: ToolAnnotations
     handler: Handler
+    # The text of content[0] for a result; default: the result's JSON.  (The
+    # memory-compat tools answer with server-memory's exact texts.)
+    render_text: Callable[[dict[str, Any]], str] | None = None
     _input_validator: SchemaValidator = field(init=False, repr=False, compare=False)
     _output_validator: SchemaValidator | None = field(init=False, repr=False, compare=False)
 
@@ -704,6 +707,9 @@ ANALYZE_TOPOLOGY: Final = ToolSpec(
     handler=analyze_topology,
 )
 
+# Tool sets defined in their own modules on the ToolSpec above (imported after it exists).
+from .memory_compat import MEMORY_TOOLS  # noqa: E402
+
 CORE_TOOLS: Final = (
     STORE_NODE,
     STORE_EDGE,
@@ -715,7 +721,12 @@ CORE_TOOLS: Final = (
     GRAPH_STATS,
 )
 # A surface is the list of tools one server exposes, in tools/list order.
-SURFACES: Final[Mapping[str, tuple[ToolSpec, ...]]] = {"v1": CORE_TOOLS, "all": CORE_TOOLS}
+SURFACES: Final[Mapping[str, tuple[ToolSpec, ...]]] = {
+    "v1": CORE_TOOLS,
+    # server-memory's tool API (graphonomous.mcp.memory_compat)
+    "memory": MEMORY_TOOLS,
+    "all": (*CORE_TOOLS, *MEMORY_TOOLS),
+}
 DEFAULT_SURFACE: Final = "v1"
 
 SERVER_INSTRUCTIONS: Final = (

@@ -1,0 +1,327 @@
+"""Splitting a text file into chunks: heading-aware (Markdown), definition-aware
+(Python, via `ast`) and paragraph-aware (everything else).
+
+A chunk is a contiguous run of whole lines, so it carries an exact 1-based
+line range.  Its `key` (a heading, or `def name` / `class Name`) lets a
+re-scan keep the node id of a section that moved.  No chunk exceeds
+MAX_CHUNK_CHARS except a single line that is cut into pieces (all pieces
+then share that line's number).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+# Sizes in characters.  ~1,200 characters is a few paragraphs: small enough
+# for precise retrieval, large enough to keep a thought together.
+MAX_CHUNK_CHARS: Final = 1_200
+# A Markdown section shorter than this is merged with the next one (a title
+# followed by an intro section becomes one chunk).
+MIN_SECTION_CHARS: Final = 200
+
+FORMAT_BY_EXTENSION: Final = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdx": "markdown",
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "javascript",
+    ".tsx": "javascript",
+    ".mts": "javascript",
+    ".cts": "javascript",
+    ".svelte": "javascript",
+    ".vue": "javascript",
+    ".txt": "text",
+    ".rst": "text",
+    ".adoc": "text",
+    ".org": "text",
+    ".tex": "text",
+}
+# Formats whose references are citations of documents rather than code
+# dependencies (decides the edge kind, see references.py).
+DOCUMENT_FORMATS: Final = ("markdown", "text")
+
+_ATX_HEADING: Final = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_UNDERLINE: Final = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+_FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Lines `line_start`..`line_end` (1-based, inclusive) of a file."""
+
+    text: str
+    line_start: int
+    line_end: int
+    key: str | None = None
+
+
+def file_format(path: str) -> str:
+    """ "markdown", "python", "javascript", "text" or "code" (the fallback) by extension."""
+    return FORMAT_BY_EXTENSION.get(os.path.splitext(path)[1].lower(), "code")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines without terminators; \\r\\n and lone \\r count as line ends."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+# -- packing ------------------------------------------------------------------
+
+
+def _span_text(lines: Sequence[str], start: int, end: int) -> str:
+    return "\n".join(lines[start : end + 1])
+
+
+def _span_size(lines: Sequence[str], start: int, end: int) -> int:
+    return sum(len(line) + 1 for line in lines[start : end + 1]) - 1
+
+
+def _paragraphs(lines: Sequence[str], start: int, end: int) -> list[tuple[int, int]]:
+    """Maximal runs of non-blank lines within [start, end] (0-based, inclusive)."""
+    blocks: list[tuple[int, int]] = []
+    first: int | None = None
+    for i in range(start, end + 1):
+        if lines[i].strip():
+            if first is None:
+                first = i
+        elif first is not None:
+            blocks.append((first, i - 1))
+            first = None
+    if first is not None:
+        blocks.append((first, end))
+    return blocks
+
+
+def _split_long_line(line: str, number: int, key: str | None) -> list[Chunk]:
+    return [
+        Chunk(line[i : i + MAX_CHUNK_CHARS], number, number, key)
+        for i in range(0, len(line), MAX_CHUNK_CHARS)
+        if line[i : i + MAX_CHUNK_CHARS].strip()
+    ]
+
+
+def pack_blocks(
+    lines: Sequence[str], blocks: Sequence[tuple[int, int]], key: str | None = None
+) -> list[Chunk]:
+    """Greedily join consecutive blocks into chunks of at most MAX_CHUNK_CHARS.
+
+    Input: 0-based inclusive line ranges in order.  A chunk spans from its
+    first block's start to its last block's end (blank lines in between are
+    kept).  A block that alone is too large is cut at line boundaries, and a
+    line that alone is too large is cut every MAX_CHUNK_CHARS characters.
+    Keys: the first chunk gets `key`, later ones `key#2`, `key#3`, ...
+    Complexity: O(total characters).
+    """
+    spans: list[tuple[int, int]] = []
+    current: tuple[int, int] | None = None
+    for start, end in blocks:
+        if current is not None and _span_size(lines, current[0], end) <= MAX_CHUNK_CHARS:
+            current = (current[0], end)
+            continue
+        if current is not None:
+            spans.append(current)
+        current = (start, end)
+    if current is not None:
+        spans.append(current)
+    chunks: list[Chunk] = []
+    for start, end in spans:
+        if _span_size(lines, start, end) <= MAX_CHUNK_CHARS:
+            chunks.append(Chunk(_span_text(lines, start, end), start + 1, end + 1))
+            continue
+        first = start
+        for i in range(start, end + 1):
+            if len(lines[i]) > MAX_CHUNK_CHARS:
+                if first < i:
+                    chunks.append(Chunk(_span_text(lines, first, i - 1), first + 1, i))
+                chunks.extend(_split_long_line(lines[i], i + 1, None))
+                first = i + 1
+            elif _span_size(lines, first, i) > MAX_CHUNK_CHARS:
+                chunks.append(Chunk(_span_text(lines, first, i - 1), first + 1, i))
+                first = i
+        if first <= end:
+            chunks.append(Chunk(_span_text(lines, first, end), first + 1, end + 1))
+    kept = [c for c in chunks if c.text.strip()]
+    return [Chunk(c.text, c.line_start, c.line_end, _part_key(key, n)) for n, c in enumerate(kept)]
+
+
+def _part_key(key: str | None, index: int) -> str | None:
+    if key is None:
+        return None
+    return key if index == 0 else f"{key}#{index + 1}"
+
+
+# -- plain text and generic code ---------------------------------------------------
+
+
+def chunk_paragraphs(text: str) -> list[Chunk]:
+    """Paragraph-aware chunks (blank lines separate paragraphs); no keys.  O(n)."""
+    lines = split_lines(text)
+    return pack_blocks(lines, _paragraphs(lines, 0, len(lines) - 1))
+
+
+# -- Markdown -------------------------------------------------------------------
+
+
+def markdown_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]:
+    """(start, end, heading) line ranges, 0-based inclusive; heading None for the preamble.
+
+    ATX (`# Title`) and setext (`Title` over `===`/`---`) headings start a
+    section; lines inside fenced code blocks and a leading `---` front-matter
+    block are never headings.  O(lines).
+    """
+    starts: list[tuple[int, str | None]] = [(0, None)]
+    fence: str | None = None
+    i = 0
+    if lines and lines[0].strip() == "---":  # YAML front matter
+        for j in range(1, len(lines)):
+            if lines[j].strip() in ("---", "..."):
+                i = j + 1
+                break
+    while i < len(lines):
+        line = lines[i]
+        opener = _FENCE.match(line)
+        if fence is not None:
+            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
+                fence = None
+        elif opener:
+            fence = opener.group(1)
+        elif (atx := _ATX_HEADING.match(line)) is not None:
+            starts.append((i, (atx.group(2) or "").strip() or atx.group(1)))
+        elif (
+            line.strip()
+            and i + 1 < len(lines)
+            and _SETEXT_UNDERLINE.match(lines[i + 1])
+            and (i == 0 or not lines[i - 1].strip())
+        ):
+            starts.append((i, line.strip()))
+            i += 1  # the underline belongs to the heading
+        i += 1
+    sections: list[tuple[int, int, str | None]] = []
+    for n, (start, heading) in enumerate(starts):
+        end = starts[n + 1][0] - 1 if n + 1 < len(starts) else len(lines) - 1
+        if end >= start:
+            sections.append((start, end, heading))
+    return sections
+
+
+def chunk_markdown(text: str) -> list[Chunk]:
+    """Heading-aware chunks: one per section (small sections merged into the next,
+    large ones split by paragraphs); key = the section's heading.  O(n)."""
+    lines = split_lines(text)
+    merged: list[tuple[int, int, str | None]] = []
+    for start, end, heading in markdown_sections(lines):
+        if merged:
+            prev_start, prev_end, prev_heading = merged[-1]
+            small = _span_size(lines, prev_start, prev_end) < MIN_SECTION_CHARS
+            if small and _span_size(lines, prev_start, end) <= MAX_CHUNK_CHARS:
+                merged[-1] = (prev_start, end, prev_heading if prev_heading else heading)
+                continue
+        merged.append((start, end, heading))
+    chunks: list[Chunk] = []
+    for start, end, heading in merged:
+        blocks = _paragraphs(lines, start, end)
+        chunks.extend(pack_blocks(lines, blocks, heading or "(preamble)"))
+    return chunks
+
+
+# -- Python -----------------------------------------------------------------------
+
+
+def _definition_name(node: ast.stmt) -> str | None:
+    if isinstance(node, ast.ClassDef):
+        return f"class {node.name}"
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return f"def {node.name}"
+    return None
+
+
+def _first_line(node: ast.stmt) -> int:
+    """0-based first line of a statement, decorators included."""
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    return min([node.lineno] + [d.lineno for d in decorators]) - 1
+
+
+def _with_leading_comments(lines: Sequence[str], start: int, floor: int) -> int:
+    # Comment lines directly above a definition describe it: keep them together.
+    while start - 1 >= floor and lines[start - 1].lstrip().startswith("#"):
+        start -= 1
+    return start
+
+
+def _member_blocks(lines: Sequence[str], node: ast.stmt, start: int) -> list[tuple[int, int]]:
+    """A large class split at its members (each with decorators/comments); a large
+    function split at its paragraphs."""
+    end = (node.end_lineno or node.lineno) - 1
+    if not isinstance(node, ast.ClassDef) or not node.body:
+        return _paragraphs(lines, start, end)
+    blocks: list[tuple[int, int]] = []
+    cursor = start
+    for member in node.body:
+        first = _with_leading_comments(lines, _first_line(member), cursor)
+        last = (member.end_lineno or member.lineno) - 1
+        if first > cursor:
+            blocks.append((cursor, first - 1))
+        blocks.append((first, last))
+        cursor = last + 1
+    if cursor <= end:
+        blocks.append((cursor, end))
+    return blocks
+
+
+def parse_python(text: str) -> ast.Module | None:
+    """The module's syntax tree, or None when it does not parse."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def chunk_python(text: str, tree: ast.Module | None = None) -> list[Chunk]:
+    """Definition-aware chunks: each top-level def/class (with decorators and the
+    comments right above it) is its own chunk, keyed `def name` / `class Name`;
+    module-level code between definitions is paragraph-packed.  Falls back to
+    paragraphs when the source does not parse (e.g. cut at max_read_bytes).
+    `tree` is the already parsed module, if the caller has it.
+    Complexity: O(n) plus the parse.
+    """
+    tree = tree if tree is not None else parse_python(text)
+    if tree is None:
+        return chunk_paragraphs(text)
+    lines = split_lines(text)
+    chunks: list[Chunk] = []
+    cursor = 0
+    for node in tree.body:
+        name = _definition_name(node)
+        if name is None:
+            continue
+        start = _with_leading_comments(lines, _first_line(node), cursor)
+        end = (node.end_lineno or node.lineno) - 1
+        if start > cursor:
+            chunks.extend(pack_blocks(lines, _paragraphs(lines, cursor, start - 1)))
+        if _span_size(lines, start, end) <= MAX_CHUNK_CHARS:
+            chunks.append(Chunk(_span_text(lines, start, end), start + 1, end + 1, name))
+        else:
+            chunks.extend(pack_blocks(lines, _member_blocks(lines, node, start), name))
+        cursor = end + 1
+    if cursor < len(lines):
+        chunks.extend(pack_blocks(lines, _paragraphs(lines, cursor, len(lines) - 1)))
+    return chunks
+
+
+def chunk_text(text: str, fmt: str) -> list[Chunk]:
+    """Chunks of a file's text by its format (see `file_format`).  O(n)."""
+    if fmt == "markdown":
+        return chunk_markdown(text)
+    if fmt == "python":
+        return chunk_python(text)
+    return chunk_paragraphs(text)

@@ -1,0 +1,7 @@
+"""The learning loop: outcomes, feedback, beliefs, forgetting, uncertainty, consolidation.
+
+Each module holds plain functions whose first argument is the
+``Graphonomous`` facade; the facade's methods are thin delegators to them.
+"""
+
+from __future__ import annotations

@@ -1,0 +1,109 @@
+"""Write helpers shared by the learning modules (learner, beliefs, forgetting).
+
+Every learning operation follows one pattern: embed new texts first (no lock
+held), then under the facade lock write everything in ONE store transaction,
+and only after the commit mirror the changes into the in-memory indexes (the
+vector index and the BM25 text index) with :func:`publish`.  An
+:class:`IndexChanges` collects what has to be mirrored while the transaction
+runs, so a rolled-back transaction never touches the indexes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..embed import pack_f32
+from ..model import Edge, Node, new_id
+from ..store import Store
+
+if TYPE_CHECKING:
+    from ..api import Graphonomous
+
+
+@dataclass
+class IndexChanges:
+    """Index updates owed once the current transaction commits."""
+
+    vectors: dict[str, list[float]] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+    removed: set[str] = field(default_factory=set)
+
+    def added(self, node_id: str, content: str, vector: list[float]) -> None:
+        self.removed.discard(node_id)
+        self.vectors[node_id] = vector
+        self.texts[node_id] = content
+
+    def dropped(self, node_id: str) -> None:
+        self.vectors.pop(node_id, None)
+        self.texts.pop(node_id, None)
+        self.removed.add(node_id)
+
+
+def publish(graph: Graphonomous, changes: IndexChanges) -> None:
+    """Mirror committed changes into the vector index and the BM25 index.  O(changes)."""
+    removed = sorted(changes.removed)
+    graph.index_update(changes.vectors, removed)
+    graph.text_index_update(changes.texts, removed)
+
+
+def insert_node(
+    graph: Graphonomous, node: Node, vector: list[float], changes: IndexChanges
+) -> None:
+    """Insert a node and its embedding (inside the caller's transaction)."""
+    graph.store.insert_node(node)
+    graph.store.set_embedding(node.id, pack_f32(vector), graph.embedding_model)
+    changes.added(node.id, node.content, vector)
+
+
+def link(
+    store: Store,
+    source_id: str,
+    target_id: str,
+    relationship: str,
+    now: str,
+    *,
+    strength: float | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> tuple[str, bool]:
+    """Create the edge, or refresh an existing (source, target, relationship) edge.
+
+    A refreshed edge keeps the larger strength and gets `metadata` merged
+    over its own.  Returns (edge id, created).  Inside a transaction.  O(1).
+    """
+    existing = store.find_edge(source_id, target_id, relationship)
+    if existing is None:
+        edge = Edge(
+            id=new_id(),
+            source_id=source_id,
+            target_id=target_id,
+            relationship=relationship,
+            metadata=dict(metadata or {}),
+            created_at=now,
+            updated_at=now,
+        )
+        if strength is not None:
+            edge.strength = strength
+        store.insert_edge(edge)
+        return edge.id, True
+    updates: dict[str, Any] = {"updated_at": now}
+    if strength is not None and strength > existing.strength:
+        updates["strength"] = strength
+    if metadata:
+        updates["metadata"] = {**existing.metadata, **metadata}
+    store.update_edge(existing.id, **updates)
+    return existing.id, False
+
+
+def bounded_step(value: float, step: float) -> float:
+    """Move a value in [0, 1] by a signed step in [-1, 1], bounded by the room left.
+
+    step > 0: value + step·(1 − value) (approaches 1, never passes it);
+    step < 0: value + step·value (approaches 0).  The result is clamped to
+    [0, 1] against float rounding.  O(1).  The proportional form is the
+    usual bounded update of reinforcement schemes: a belief near certainty
+    moves little on more confirming evidence, a doubtful one moves a lot.
+    """
+    moved = value + step * (1.0 - value) if step >= 0.0 else value + step * value
+    return min(1.0, max(0.0, moved))

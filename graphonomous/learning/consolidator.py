@@ -1,0 +1,573 @@
+"""The sleep-cycle consolidator: one pass of decay, pruning, strengthening and tidying.
+
+`run_consolidation` runs these stages in order (seed 003's pipeline, plus
+seed 004's conflict stage 4.5 and forgetting policy); each reports counts
+and its duration in ms:
+
+1. **decay** — confidence × (1 − r) and q_value × (1 − r/2) per node, r =
+   decay_rate × `TIMESCALE_DECAY_FACTOR[timescale]` (at most 1); nodes
+   accessed since the previous run are exempt.  Edges: strength ×
+   (1 − decay_rate).
+2. **prune_nodes** — when the live node count exceeds max_nodes, the
+   forgetting module's hybrid policy; otherwise delete nodes whose
+   confidence is below `min_confidence_threshold`.
+3. **prune_edges** — delete edges weaker than `min_edge_strength_threshold`.
+4. **strengthen** — each co-activation since the previous run closes
+   `coactivation_gain` of the gap between an edge's strength and 1.
+4.5 **resolve_conflicts** and 5 **merge** — pairs of near-identical nodes,
+   found from the nodes changed since the previous run (`conflicts`).
+6. **promote** — move nodes up one timescale when accessed often for their age.
+7. **abstract** — summarise clusters of related episodes (`abstraction`).
+
+*Protected* nodes — node type goal, timescale glacial, or pinned — are never
+decayed, pruned, merged, superseded or promoted, and their edges never decay
+or get pruned.  A whole run (every stage and its log entry) is ONE store
+transaction under the facade lock: a crash leaves the graph as before the
+run.  A dry run executes the same stages and rolls them back, so its counts
+are exactly what a real run would do; only its log entry is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Final
+
+from ..model import (
+    TIMESCALES,
+    ValidationError,
+    check_choice,
+    check_int,
+    check_non_negative,
+    check_unit_interval,
+    utc_now,
+)
+from ..store import Store
+from . import bookkeeping, tables
+from .abstraction import abstract_episodes
+from .common import IndexChanges, publish
+from .conflicts import CONFLICT_STRATEGIES, merge_duplicates, resolve_conflicts
+from .forgetting import PROTECTED_NODE_TYPES, PROTECTED_TIMESCALES, forget_by_policy
+from .similarity import NearPair, Watermark, changed_nodes, neighbour_pairs
+
+if TYPE_CHECKING:
+    from ..api import Graphonomous
+
+CONSOLIDATION_TRIGGERS: Final = ("manual", "idle", "attention")
+
+
+# Decay per run scales with the timescale, following seed 003's TTL table:
+# fast memory (TTL 1 hour) fades twice as fast as medium (7 days), slow (90
+# days) half as fast, glacial never expires.  One run is the unit of time:
+# the idle timer's cadence (5 minutes by default) sets the real-time rate.
+TIMESCALE_DECAY_FACTOR: Final[Mapping[str, float]] = {
+    "fast": 2.0,
+    "medium": 1.0,
+    "slow": 0.5,
+    "glacial": 0.0,
+}
+# Seed 004: "decay Q-values at HALF the confidence decay rate".
+Q_DECAY_SHARE: Final = 0.5
+
+# Promotion (seed 003: "when access_count exceeds a threshold relative to
+# age"): from a tier to the next when access_count >= the minimum count AND
+# access_count / max(age in days, 1) >= the minimum rate AND age >= the
+# minimum age in days.  One tier per run.
+PROMOTION_RULES: Final[Mapping[str, tuple[int, float, float]]] = {
+    "fast": (3, 3.0, 0.0),  # reinforced 3 times within its first day
+    "medium": (10, 1.0, 1.0),  # used about daily
+    "slow": (50, 0.5, 30.0),  # a month of steady use: core knowledge
+}
+assert set(TIMESCALE_DECAY_FACTOR) == set(TIMESCALES)
+assert set(PROMOTION_RULES) | set(PROTECTED_TIMESCALES) == set(TIMESCALES)
+
+LOG_LIMIT_MAX: Final = 1000
+# Stage reports list at most this many affected ids (the counts are exact).
+ID_SAMPLE: Final = 50
+MS_DIGITS: Final = 3
+
+
+@dataclass(frozen=True)
+class ConsolidationConfig:
+    """Every tunable of a run; defaults are seed 003's config where it has one."""
+
+    min_confidence_threshold: float = 0.05  # seed 003
+    min_edge_strength_threshold: float = 0.02  # seed 003
+    merge_similarity_threshold: float = 0.95  # seed 003
+    # Statements this similar talk about the same thing (measured with the
+    # hashing embedder: one changed number or name scores 0.90-0.95).
+    conflict_similarity_threshold: float = 0.85
+    # A default belief (0.5) against a well-supported one (0.8).
+    conflict_confidence_gap: float = 0.3
+    conflict_strategies: tuple[str, ...] = ("evidence", "recency")
+    # Two statements stored within an hour are concurrent: neither is "newer".
+    recency_min_gap_s: float = 3600.0
+    coactivation_gain: float = 0.1
+    # Changed nodes examined per run and neighbours asked of the index for each.
+    similarity_budget: int = 32
+    neighbours_k: int = 8
+    abstraction_min_cluster: int = 3
+    abstraction_max_cluster: int = 25
+    abstraction_similarity: float = 0.75
+    max_abstractions_per_run: int = 20
+    # None: the forgetting_config row (seed 004), else DEFAULT_MAX_NODES.
+    max_nodes: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in (
+            "min_confidence_threshold",
+            "min_edge_strength_threshold",
+            "merge_similarity_threshold",
+            "conflict_similarity_threshold",
+            "conflict_confidence_gap",
+            "coactivation_gain",
+            "abstraction_similarity",
+        ):
+            check_unit_interval(name, getattr(self, name))
+        check_non_negative("recency_min_gap_s", self.recency_min_gap_s)
+        for strategy in self.conflict_strategies:
+            check_choice("conflict_strategies", strategy, CONFLICT_STRATEGIES)
+        check_int("similarity_budget", self.similarity_budget, 0)
+        check_int("neighbours_k", self.neighbours_k, 1)
+        check_int("abstraction_min_cluster", self.abstraction_min_cluster, 2)
+        check_int("abstraction_max_cluster", self.abstraction_max_cluster, 2)
+        check_int("max_abstractions_per_run", self.max_abstractions_per_run, 0)
+        if self.max_nodes is not None:
+            check_int("max_nodes", self.max_nodes, 1)
+
+
+DEFAULT_CONFIG: Final = ConsolidationConfig()
+
+
+def with_config(**overrides: Any) -> ConsolidationConfig:
+    """`ConsolidationConfig` with some fields changed (unknown names raise TypeError)."""
+    return replace(DEFAULT_CONFIG, **overrides)
+
+
+@dataclass
+class Run:
+    """State shared by the stages of one run."""
+
+    graph: Graphonomous
+    config: ConsolidationConfig
+    now: str
+    since: str | None  # started_at of the previous (non-dry) run
+    watermark: Watermark | None
+    dry_run: bool
+    changes: IndexChanges = field(default_factory=IndexChanges)
+    pairs: list[NearPair] = field(default_factory=list)
+    totals: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def store(self) -> Store:
+        return self.graph.store
+
+
+class _DryRun(Exception):
+    """Raised at the end of a dry run to roll its transaction back."""
+
+
+def protected_clause() -> tuple[str, list[Any]]:
+    """SQL condition on a nodes row "this node is protected", and its parameters."""
+    types = ", ".join("?" * len(PROTECTED_NODE_TYPES))
+    scales = ", ".join("?" * len(PROTECTED_TIMESCALES))
+    sql = f"(node_type IN ({types}) OR timescale IN ({scales}) OR pinned = 1)"
+    return sql, [*PROTECTED_NODE_TYPES, *PROTECTED_TIMESCALES]
+
+
+def protected_ids(store: Store) -> set[str]:
+    """Ids of the protected nodes (usually few).  One query."""
+    clause, params = protected_clause()
+    return {
+        str(row[0])
+        for row in bookkeeping.query(store, f"SELECT id FROM nodes WHERE {clause}", params)
+    }
+
+
+# -- stage 1: decay -------------------------------------------------------------------
+
+
+def stage_decay(run: Run) -> dict[str, Any]:
+    """Stage 1: decay confidence, Q-values and edge strengths.
+
+    Output: ``{"nodes_decayed", "nodes_exempt_accessed", "edges_decayed"}``.
+    Complexity: two UPDATE statements, O(N + E) rows rewritten.
+    """
+    cases = " ".join("WHEN ? THEN ?" for _ in TIMESCALE_DECAY_FACTOR)
+    case_params: list[Any] = [x for item in TIMESCALE_DECAY_FACTOR.items() for x in item]
+    rate = f"min(1.0, decay_rate * (CASE timescale {cases} ELSE 1.0 END))"
+    protected, protected_params = protected_clause()
+    nodes = bookkeeping.execute(
+        run.store,
+        f"UPDATE nodes SET confidence = confidence * (1.0 - {rate}), "
+        f"q_value = q_value * (1.0 - ? * {rate}) "
+        f"WHERE forgotten_at IS NULL AND NOT {protected} "
+        "AND (? IS NULL OR last_accessed_at IS NULL OR last_accessed_at < ?)",
+        [*case_params, Q_DECAY_SHARE, *case_params, *protected_params, run.since, run.since],
+    )
+    exempt = int(
+        bookkeeping.query(
+            run.store,
+            f"SELECT count(*) FROM nodes WHERE forgotten_at IS NULL AND NOT {protected} "
+            "AND ? IS NOT NULL AND last_accessed_at >= ?",
+            (*protected_params, run.since, run.since),
+        )[0][0]
+    )
+    edges = bookkeeping.execute(
+        run.store,
+        "UPDATE edges SET strength = strength * (1.0 - min(1.0, decay_rate)) "
+        f"WHERE decay_rate > 0 AND {_unprotected_edge_clause()}",
+        [*protected_params, *protected_params],
+    )
+    return {"nodes_decayed": nodes, "nodes_exempt_accessed": exempt, "edges_decayed": edges}
+
+
+def _unprotected_edge_clause() -> str:
+    protected, _ = protected_clause()
+    inner = f"SELECT id FROM nodes WHERE {protected}"
+    return f"source_id NOT IN ({inner}) AND target_id NOT IN ({inner})"
+
+
+# -- stage 2: prune nodes ----------------------------------------------------------
+
+
+def max_nodes_setting(run: Run) -> int:
+    """The node budget: the config's, else the forgetting_config row (seed 004)."""
+    if run.config.max_nodes is not None:
+        return run.config.max_nodes
+    return int(tables.read_forgetting_config(run.store)["max_nodes"])
+
+
+def stage_prune_nodes(run: Run) -> dict[str, Any]:
+    """Stage 2: hybrid forgetting over budget (seed 004), else the confidence threshold.
+
+    Output: ``{"policy", "live_nodes", "max_nodes", "nodes_pruned", "node_ids", ...}``.
+    Complexity: one scan of the nodes, one cascading DELETE per pruned node
+    (or the forgetting policy's O(V log V + E)).
+    """
+    live = run.store.count_nodes()
+    limit = max_nodes_setting(run)
+    if live > limit:
+        # The policy soft-forgets (recoverable); a dry run only lists its candidates.
+        result = forget_by_policy(
+            run.graph, "hybrid", max_nodes=limit, dry_run=run.dry_run, changes=run.changes
+        )
+        chosen = [c["node_id"] for c in result["candidates"]]
+        return {
+            "policy": "hybrid",
+            "live_nodes": live,
+            "max_nodes": limit,
+            "nodes_pruned": len(chosen),
+            "mode": result["mode"],
+            "over_budget_protected": result["over_budget_protected"],
+            "node_ids": chosen[:ID_SAMPLE],
+        }
+    protected, params = protected_clause()
+    doomed = [
+        str(row[0])
+        for row in bookkeeping.query(
+            run.store,
+            f"SELECT id FROM nodes WHERE forgotten_at IS NULL AND confidence < ? "
+            f"AND NOT {protected} ORDER BY id",
+            [run.config.min_confidence_threshold, *params],
+        )
+    ]
+    edges_before = run.store.count_edges()
+    bookkeeping.execute_many(run.store, "DELETE FROM nodes WHERE id = ?", [(i,) for i in doomed])
+    for node_id in doomed:
+        run.changes.dropped(node_id)
+    return {
+        "policy": "threshold",
+        "live_nodes": live,
+        "max_nodes": limit,
+        "nodes_pruned": len(doomed),
+        "edges_removed": edges_before - run.store.count_edges(),
+        "node_ids": doomed[:ID_SAMPLE],
+    }
+
+
+# -- stage 3: prune edges ------------------------------------------------------------
+
+
+def stage_prune_edges(run: Run) -> dict[str, Any]:
+    """Stage 3: delete weak edges.  Output ``{"edges_pruned"}``.  One DELETE, O(E)."""
+    _, params = protected_clause()
+    removed = bookkeeping.execute(
+        run.store,
+        f"DELETE FROM edges WHERE strength < ? AND {_unprotected_edge_clause()}",
+        [run.config.min_edge_strength_threshold, *params, *params],
+    )
+    return {"edges_pruned": removed}
+
+
+# -- stage 4: strengthen --------------------------------------------------------------
+
+COUNTED_KEY: Final = "co_activation_counted"
+
+
+def strengthened(strength: float, new_coactivations: int, gain: float) -> float:
+    """1 − (1 − s)(1 − gain)^n: each co-activation closes `gain` of the gap to 1.  O(1)."""
+    return 1.0 - (1.0 - strength) * (1.0 - gain) ** new_coactivations
+
+
+def stage_strengthen(run: Run) -> dict[str, Any]:
+    """Stage 4: boost edges co-activated since last counted (``metadata.co_activation_counted``).
+
+    Output: ``{"edges_strengthened", "co_activations_counted"}``.  Complexity:
+    one scan of the edges, one UPDATE per boosted edge.
+    """
+    rows = bookkeeping.query(
+        run.store,
+        "SELECT id, strength, co_activation_count, metadata FROM edges "
+        f"WHERE co_activation_count > COALESCE(json_extract(metadata, '$.{COUNTED_KEY}'), 0) "
+        "ORDER BY id",
+    )
+    updates = []
+    boosts = 0
+    for edge_id, strength, count, metadata_text in rows:
+        metadata = json.loads(metadata_text)
+        fresh = int(count) - int(metadata.get(COUNTED_KEY, 0))
+        metadata[COUNTED_KEY] = int(count)
+        boosts += fresh
+        new_strength = strengthened(float(strength), fresh, run.config.coactivation_gain)
+        updates.append((new_strength, json.dumps(metadata, sort_keys=True), edge_id))
+    bookkeeping.execute_many(
+        run.store, "UPDATE edges SET strength = ?, metadata = ? WHERE id = ?", updates
+    )
+    return {"edges_strengthened": len(updates), "co_activations_counted": boosts}
+
+
+# -- stage 4.5 and 5: near pairs -----------------------------------------------------------
+
+
+def find_pairs(run: Run) -> dict[str, Any]:
+    """Nearest neighbours of the nodes changed since the last run (see `similarity`)."""
+    started = time.perf_counter()
+    rows = bookkeeping.query(
+        run.store,
+        "SELECT id, node_type, agent_id FROM nodes "
+        "WHERE forgotten_at IS NULL AND superseded_by IS NULL",
+    )
+    group_of = {str(r[0]): (str(r[1]), str(r[2])) for r in rows}
+    keys, pending = changed_nodes(run.store, run.watermark, run.config.similarity_budget)
+    floor = min(run.config.conflict_similarity_threshold, run.config.abstraction_similarity)
+    index = run.graph.vector_index()
+    run.pairs = neighbour_pairs(
+        index, [node_id for _, node_id in keys], group_of, run.config.neighbours_k, floor
+    )
+    if keys:
+        run.totals["similarity_watermark"] = list(keys[-1])
+    run.totals["similarity_checked"] = len(keys)
+    run.totals["similarity_pending"] = pending
+    return {
+        "checked": len(keys),
+        "pending": pending,
+        "pairs": len(run.pairs),
+        "search_ms": round((time.perf_counter() - started) * 1000.0, MS_DIGITS),
+    }
+
+
+def stage_resolve_conflicts(run: Run) -> dict[str, Any]:
+    """Stage 4.5: near pairs of the changed nodes, then `conflicts.resolve_conflicts`."""
+    report = find_pairs(run)
+    report.update(
+        resolve_conflicts(run.graph.store, run.pairs, run.config, run.now, protected_ids(run.store))
+    )
+    return report
+
+
+def stage_merge(run: Run) -> dict[str, Any]:
+    """Stage 5: `conflicts.merge_duplicates` over the pairs of stage 4.5."""
+    return merge_duplicates(
+        run.graph.store, run.pairs, run.config, run.now, protected_ids(run.store), run.changes
+    )
+
+
+# -- stage 6: promote ----------------------------------------------------------------------
+
+
+def stage_promote(run: Run) -> dict[str, Any]:
+    """Stage 6: one tier up for nodes accessed often for their age (`PROMOTION_RULES`).
+
+    Output: ``{"nodes_promoted", "by_tier", "node_ids"}``.  Complexity: one
+    scan of the nodes (only those with enough accesses are returned).
+    """
+    protected, params = protected_clause()
+    tiers = list(PROMOTION_RULES)
+    marks = ", ".join("?" * len(tiers))
+    smallest = min(rule[0] for rule in PROMOTION_RULES.values())
+    rows = bookkeeping.query(
+        run.store,
+        "SELECT id, timescale, access_count, julianday(?) - julianday(created_at) FROM nodes "
+        f"WHERE forgotten_at IS NULL AND timescale IN ({marks}) AND access_count >= ? "
+        f"AND NOT {protected} ORDER BY id",
+        [run.now, *tiers, smallest, *params],
+    )
+    moves: dict[str, int] = {}
+    updates = []
+    for node_id, timescale, access_count, age_days in rows:
+        min_count, min_rate, min_age = PROMOTION_RULES[timescale]
+        age = max(float(age_days), 0.0)
+        if (
+            access_count >= min_count
+            and age >= min_age
+            and access_count / max(age, 1.0) >= min_rate
+        ):
+            target = TIMESCALES[TIMESCALES.index(timescale) + 1]
+            updates.append((target, node_id))
+            key = f"{timescale}->{target}"
+            moves[key] = moves.get(key, 0) + 1
+    bookkeeping.execute_many(run.store, "UPDATE nodes SET timescale = ? WHERE id = ?", updates)
+    return {
+        "nodes_promoted": len(updates),
+        "by_tier": dict(sorted(moves.items())),
+        "node_ids": [node_id for _, node_id in updates][:ID_SAMPLE],
+    }
+
+
+# -- stage 7: abstract ---------------------------------------------------------------------
+
+
+def stage_abstract(run: Run) -> dict[str, Any]:
+    """Stage 7: `abstraction.abstract_episodes`."""
+    return abstract_episodes(run.graph, run.pairs, run.config, run.now, run.changes)
+
+
+STAGES: Final[tuple[tuple[str, str, Callable[[Run], dict[str, Any]]], ...]] = (
+    ("1", "decay", stage_decay),
+    ("2", "prune_nodes", stage_prune_nodes),
+    ("3", "prune_edges", stage_prune_edges),
+    ("4", "strengthen", stage_strengthen),
+    ("4.5", "resolve_conflicts", stage_resolve_conflicts),
+    ("5", "merge", stage_merge),
+    ("6", "promote", stage_promote),
+    ("7", "abstract", stage_abstract),
+)
+# Which stage count feeds which total.
+TOTAL_KEYS: Final[Mapping[str, tuple[str, str]]] = {
+    "nodes_decayed": ("decay", "nodes_decayed"),
+    "edges_decayed": ("decay", "edges_decayed"),
+    "nodes_pruned": ("prune_nodes", "nodes_pruned"),
+    "edges_pruned": ("prune_edges", "edges_pruned"),
+    "edges_strengthened": ("strengthen", "edges_strengthened"),
+    "conflicts_resolved": ("resolve_conflicts", "resolved"),
+    "contradictions": ("resolve_conflicts", "unresolved"),
+    "nodes_merged": ("merge", "nodes_merged"),
+    "nodes_promoted": ("promote", "nodes_promoted"),
+    "abstractions": ("abstract", "abstractions_created"),
+}
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+
+def _previous_run(store: Store) -> tuple[str | None, Watermark | None]:
+    last = bookkeeping.consolidation_entries(store, 1, include_dry_runs=False)
+    if not last:
+        return None, None
+    mark = last[0]["totals"].get("similarity_watermark")
+    return last[0]["started_at"], (str(mark[0]), str(mark[1])) if mark else None
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000.0, MS_DIGITS)
+
+
+def _execute_stages(run: Run) -> list[dict[str, Any]]:
+    reports = []
+    for stage_id, name, function in STAGES:
+        started = time.perf_counter()
+        counts = function(run)
+        reports.append({"stage": stage_id, "name": name, **counts, "ms": _ms(started)})
+    return reports
+
+
+def run_consolidation(
+    graph: Graphonomous,
+    dry_run: bool = False,
+    trigger: str = "manual",
+    config: ConsolidationConfig | None = None,
+) -> dict[str, Any]:
+    """Run one consolidation cycle (module docstring) and log it.
+
+    Input: the facade; `dry_run` (report what would change, change nothing
+    but the log); `trigger` one of `CONSOLIDATION_TRIGGERS`; an optional
+    config.  Output: ``{"id", "dry_run", "trigger", "started_at",
+    "finished_at", "stages": [{"stage", "name", ...counts, "ms"}],
+    "totals": {...}}`` — the log entry.
+    Complexity: O(N + E) SQL work for stages 1–4 and 6, plus
+    `similarity_budget` exact index searches (4.5, 5) and the episodic
+    subgraph (7).  Measured: SPEC "Consolidation".
+    """
+    if not isinstance(dry_run, bool):
+        raise ValidationError("dry_run", f"must be true or false; got {dry_run!r}")
+    check_choice("trigger", trigger, CONSOLIDATION_TRIGGERS)
+    config = config or DEFAULT_CONFIG
+    with graph.lock:
+        started = time.perf_counter()
+        started_at = utc_now()
+        store = graph.store
+        since, watermark = _previous_run(store)
+        run = Run(graph, config, started_at, since, watermark, dry_run)
+        run.totals.update(
+            nodes_before=store.count_nodes(),
+            edges_before=store.count_edges(),
+            similarity_watermark=list(watermark) if watermark else None,
+        )
+        stages: list[dict[str, Any]] = []
+        # Load the index from the committed state: loaded inside the run's
+        # transaction it would miss what a rolled-back (or dry) run deleted.
+        graph.vector_index()
+        try:
+            with store.transaction():
+                stages = _execute_stages(run)
+                totals = _totals(run, stages, started)
+                if dry_run:
+                    raise _DryRun
+                entry_id = _log(store, run, stages, totals, trigger)
+        except _DryRun:
+            with store.transaction():
+                entry_id = _log(store, run, stages, totals, trigger)
+        if not dry_run:
+            publish(graph, run.changes)
+        return bookkeeping.consolidation_entry(store, entry_id)
+
+
+def _totals(run: Run, stages: list[dict[str, Any]], started: float) -> dict[str, Any]:
+    by_name = {stage["name"]: stage for stage in stages}
+    totals = dict(run.totals)
+    for key, (stage, field_name) in TOTAL_KEYS.items():
+        totals[key] = by_name[stage].get(field_name, 0)
+    totals["nodes_after"] = run.store.count_nodes()
+    totals["edges_after"] = run.store.count_edges()
+    totals["duration_ms"] = _ms(started)
+    return totals
+
+
+def _log(
+    store: Store, run: Run, stages: list[dict[str, Any]], totals: dict[str, Any], trigger: str
+) -> str:
+    return bookkeeping.append_consolidation_log(
+        store,
+        started_at=run.now,
+        finished_at=utc_now(),
+        trigger=trigger,
+        dry_run=run.dry_run,
+        stages=stages,
+        totals=totals,
+    )
+
+
+def consolidation_log(graph: Graphonomous, limit: int = 20) -> dict[str, Any]:
+    """The latest runs, newest first: ``{"runs": [...], "count", "last_run_at"}``.
+
+    `last_run_at` is the start of the newest non-dry run (None if none).
+    Serves the ``graphonomous://consolidation/log`` resource.  O(limit).
+    """
+    check_int("limit", limit, 1, LOG_LIMIT_MAX)
+    with graph.lock:
+        runs = bookkeeping.consolidation_entries(graph.store, limit)
+        since, _ = _previous_run(graph.store)
+    return {"runs": runs, "count": len(runs), "last_run_at": since}

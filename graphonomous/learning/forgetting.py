@@ -1,0 +1,730 @@
+"""Intentional forgetting (seed 004 capability 5): soft/hard/cascade, hybrid policy, GDPR erase.
+
+- :func:`forget_node` — ``soft`` sets ``forgotten_at``: the node leaves
+  retrieval, expansion, topology and the in-memory indexes, but its row and
+  edges stay (history, audit); ``hard`` deletes the node, its edges and its
+  embedding; ``cascade`` is hard plus every node left without support.
+- :func:`forget_by_policy` — the hybrid policy (LRU + priority decay, FiFA):
+  forget the lowest-priority unprotected nodes until at most ``max_nodes``
+  live nodes remain.
+- :func:`gdpr_erase` — erase one node and every trace of it: the node, its
+  edges and embedding, index postings, and its id and copied content in every
+  bookkeeping table; then the freed pages are overwritten (secure_delete),
+  the WAL truncated and the file vacuumed, so the bytes are gone from disk.
+- :func:`memory_pressure` — the attention survey's warning above 90 % of the
+  node budget.
+
+"Support" (cascade): Y supports X when X -derived_from-> Y, X -depends_on->
+Y, X -part_of-> Y or Y -supports-> X.  Cascade forgets X once every node
+supporting X is being forgotten (X had at least one support), transitively;
+protected nodes are never forgotten by cascade or policy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from .. import telemetry
+from ..model import (
+    ValidationError,
+    check_choice,
+    check_id,
+    check_int,
+    parse_time,
+    utc_now,
+)
+from ..store import Store
+from . import tables
+from .common import IndexChanges, publish
+
+if TYPE_CHECKING:
+    from ..api import Graphonomous
+
+FORGET_MODES: Final = ("soft", "hard", "cascade")
+POLICY_MODES: Final = ("soft", "hard")
+FORGETTING_POLICIES: Final = ("hybrid",)
+# Policy forgetting is soft by default: budget pressure is not a reason to
+# destroy knowledge irrecoverably (the rows stay for audit and can be
+# inspected with include_forgotten); hard deletion is an explicit choice.
+DEFAULT_POLICY_MODE: Final = "soft"
+
+# Support relationships (module docstring).
+SUPPORT_OUT_KINDS: Final = ("derived_from", "depends_on", "part_of")  # X -kind-> Y
+SUPPORT_IN_KINDS: Final = ("supports",)  # Y -kind-> X
+
+# recency_factor = 0.5 ** (hours since last access (or creation) / half-life).
+# One week: seed 003's "medium" timescale lifetime — knowledge untouched for
+# one medium-tier lifetime counts half.
+RECENCY_HALF_LIFE_HOURS: Final = 168.0
+PROTECTED_NODE_TYPES: Final = ("goal",)
+PROTECTED_TIMESCALES: Final = ("glacial",)
+# Seed 004: memory pressure when the live node count exceeds 90 % of max_nodes.
+MEMORY_PRESSURE_RATIO: Final = 0.9
+PRIORITY_DIGITS: Final = 9
+
+# GDPR: copies of the erased content are replaced by this mark in bookkeeping
+# tables; content shorter than MIN_CONTENT_MATCH characters is not searched
+# for (a two-letter content would match half the database).
+ERASED_MARK: Final = "[erased]"
+MIN_CONTENT_MATCH: Final = 12
+
+FORGET_EVENT: Final = "graphonomous.learning.forget"
+ERASE_EVENT: Final = "graphonomous.learning.gdpr_erase"
+
+_DROP: Final = object()
+
+
+# -- support and protection --------------------------------------------------------
+
+
+def supports_of(store: Store, node_id: str) -> set[str]:
+    """Ids of the nodes supporting `node_id` (module docstring).  O(degree)."""
+    found = set()
+    for edge in store.edges_of(node_id, "out"):
+        if edge.relationship in SUPPORT_OUT_KINDS:
+            found.add(edge.target_id)
+    for edge in store.edges_of(node_id, "in"):
+        if edge.relationship in SUPPORT_IN_KINDS:
+            found.add(edge.source_id)
+    found.discard(node_id)
+    return found
+
+
+def supported_by(store: Store, node_id: str) -> set[str]:
+    """Ids of the nodes that `node_id` supports (the reverse of :func:`supports_of`)."""
+    found = set()
+    for edge in store.edges_of(node_id, "in"):
+        if edge.relationship in SUPPORT_OUT_KINDS:
+            found.add(edge.source_id)
+    for edge in store.edges_of(node_id, "out"):
+        if edge.relationship in SUPPORT_IN_KINDS:
+            found.add(edge.target_id)
+    found.discard(node_id)
+    return found
+
+
+def is_protected(node_type: str, timescale: str, pinned: bool) -> bool:
+    """Goal nodes, glacial-timescale nodes and pinned nodes are never forgotten by policy."""
+    return node_type in PROTECTED_NODE_TYPES or timescale in PROTECTED_TIMESCALES or pinned
+
+
+def cascade_set(store: Store, root_id: str) -> list[str]:
+    """`root_id` plus every node whose supports would all be gone, transitively.
+
+    Worklist fixpoint: when a node is doomed its dependants are examined; a
+    dependant joins when it is not protected and all its supports are doomed.
+    Output: sorted ids (the root included).  Complexity: O(V + E) of the
+    affected region (each doomed node's edges read once, each examined node's
+    supports read once per doomed support).
+    """
+    doomed = {root_id}
+    work = [root_id]
+    while work:
+        current = work.pop()
+        for candidate in sorted(supported_by(store, current) - doomed):
+            node = store.get_node(candidate)
+            if node is None or is_protected(node.node_type, node.timescale, node.pinned):
+                continue
+            if supports_of(store, candidate) <= doomed:
+                doomed.add(candidate)
+                work.append(candidate)
+    return sorted(doomed)
+
+
+# -- forgetting one node ------------------------------------------------------------
+
+
+def _hard_delete(store: Store, node_ids: Iterable[str]) -> int:
+    """Delete nodes with their edges and embeddings; clear superseded_by pointers to them."""
+    edges = 0
+    for node_id in node_ids:
+        tables.execute(
+            store, "UPDATE nodes SET superseded_by = NULL WHERE superseded_by = ?", (node_id,)
+        )
+        edges += store.delete_node(node_id)
+    return edges
+
+
+def forget_node(
+    graph: Graphonomous, node_id: str, mode: str = "soft", reason: str | None = None
+) -> dict[str, Any]:
+    """Forget one node: soft (hide), hard (delete) or cascade (delete + orphans).
+
+    Input: an existing node id (soft-forgotten nodes may be hard-deleted
+    later), the mode, an optional reason (kept verbatim in the audit log —
+    never put the forgotten data itself in it).  Output: ``{"mode",
+    "node_id", "forgotten": [ids], "edges_removed", "already_forgotten"}``.
+    Effects: one transaction plus an audit entry; the forgotten ids leave the
+    vector and BM25 indexes.  Complexity: soft O(1); hard O(degree);
+    cascade O(region) (:func:`cascade_set`).
+    """
+    check_id("node_id", node_id)
+    check_choice("mode", mode, FORGET_MODES)
+    if reason is not None and not isinstance(reason, str):
+        raise ValidationError("reason", "must be a string")
+    changes = IndexChanges()
+    with graph.lock:
+        store = graph.store
+        with store.transaction():
+            node = store.require_node(node_id, include_forgotten=True)
+            now = utc_now()
+            edges_removed = 0
+            already = mode == "soft" and node.forgotten_at is not None
+            if mode == "soft":
+                ids = [] if already else [node_id]
+                if not already:
+                    store.update_node(node_id, forgotten_at=now, updated_at=now)
+            else:
+                ids = cascade_set(store, node_id) if mode == "cascade" else [node_id]
+                edges_removed = _hard_delete(store, ids)
+            for forgotten in ids:
+                changes.dropped(forgotten)
+            store.audit(
+                now,
+                "forget_node",
+                node_id,
+                {"mode": mode, "reason": reason, "node_ids": ids, "edges_removed": edges_removed},
+            )
+        publish(graph, changes)
+    telemetry.emit(FORGET_EVENT, {"count": len(ids)}, {"mode": mode, "policy": None})
+    return {
+        "mode": mode,
+        "node_id": node_id,
+        "forgotten": ids,
+        "edges_removed": edges_removed,
+        "already_forgotten": already,
+    }
+
+
+# -- the hybrid policy ---------------------------------------------------------------
+
+
+def recency_factor(last_used: datetime, now: datetime) -> float:
+    """0.5 ** (hours since `last_used` / RECENCY_HALF_LIFE_HOURS); 1.0 for future times.  O(1)."""
+    hours = max(0.0, (now - last_used).total_seconds() / 3600.0)
+    return float(0.5 ** (hours / RECENCY_HALF_LIFE_HOURS))
+
+
+def priority_score(
+    confidence: float, recency: float, access_count: int, connectivity: float
+) -> float:
+    """Seed 004 hybrid priority: confidence × recency × (1 + ln(access + 1)) × (1 + connectivity).
+
+    `connectivity` = degree / max degree in [0, 1].  Higher means keep.  O(1).
+    Reference: FiFA (arXiv 2512.12856) LRU + priority-decay hybrid.
+    """
+    return confidence * recency * (1.0 + math.log(access_count + 1)) * (1.0 + connectivity)
+
+
+def _live_degrees(store: Store) -> dict[str, int]:
+    """Degree of every live node, counting edges whose both ends are live."""
+    rows = tables.query(
+        store,
+        "SELECT e.source_id, e.target_id FROM edges e "
+        "JOIN nodes s ON s.id = e.source_id AND s.forgotten_at IS NULL "
+        "JOIN nodes t ON t.id = e.target_id AND t.forgotten_at IS NULL",
+    )
+    degrees: dict[str, int] = {}
+    for source, target in rows:
+        degrees[source] = degrees.get(source, 0) + 1
+        degrees[target] = degrees.get(target, 0) + 1
+    return degrees
+
+
+def score_nodes(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Priority of every live node, with its components.
+
+    Output: ``[{"node_id", "priority", "confidence", "recency",
+    "access_count", "degree", "connectivity", "protected", "created_at"}]``
+    sorted by (priority, created_at, node_id) ascending — forgetting order.
+    Complexity: O(V + E) plus the sort, O(V log V).
+    """
+    moment = now or parse_time(utc_now())
+    degrees = _live_degrees(store)
+    max_degree = max(degrees.values(), default=0)
+    rows = tables.query(
+        store,
+        "SELECT id, node_type, timescale, pinned, confidence, access_count, last_accessed_at, "
+        "created_at FROM nodes WHERE forgotten_at IS NULL",
+    )
+    scored = []
+    for row in rows:
+        degree = degrees.get(row["id"], 0)
+        connectivity = degree / max_degree if max_degree else 0.0
+        recency = recency_factor(parse_time(row["last_accessed_at"] or row["created_at"]), moment)
+        priority = priority_score(row["confidence"], recency, row["access_count"], connectivity)
+        scored.append(
+            {
+                "node_id": row["id"],
+                "priority": round(priority, PRIORITY_DIGITS),
+                "confidence": row["confidence"],
+                "recency": round(recency, PRIORITY_DIGITS),
+                "access_count": row["access_count"],
+                "degree": degree,
+                "connectivity": round(connectivity, PRIORITY_DIGITS),
+                "protected": is_protected(row["node_type"], row["timescale"], bool(row["pinned"])),
+                "created_at": row["created_at"],
+            }
+        )
+    scored.sort(key=lambda s: (s["priority"], s["created_at"], s["node_id"]))
+    return scored
+
+
+def _reason(score: Mapping[str, Any]) -> str:
+    """The priority written out factor by factor (the dry-run explanation)."""
+    access = 1.0 + math.log(score["access_count"] + 1)
+    return (
+        f"priority {score['priority']:.6f} = confidence {score['confidence']:.3f} × recency "
+        f"{score['recency']:.3f} × access {access:.3f} × connectivity "
+        f"{1.0 + score['connectivity']:.3f} (accessed {score['access_count']}×, "
+        f"degree {score['degree']})"
+    )
+
+
+def forget_by_policy(
+    graph: Graphonomous,
+    policy: str = "hybrid",
+    max_nodes: int | None = None,
+    dry_run: bool = False,
+    mode: str = DEFAULT_POLICY_MODE,
+    changes: IndexChanges | None = None,
+) -> dict[str, Any]:
+    """Forget the lowest-priority unprotected nodes until ≤ max_nodes live nodes remain.
+
+    Input: the policy ("hybrid"), the budget (None: forgetting_config
+    max_nodes), dry_run, the mode (soft | hard; soft by default).
+    Output: ``{"policy", "mode", "dry_run", "max_nodes", "node_count_before",
+    "forgotten_count", "surviving_count", "protected_count",
+    "over_budget_protected", "candidates": [{"node_id", "priority",
+    "reason"}]}`` — with dry_run the candidates are what would be forgotten
+    and nothing changes.  Protected nodes (goal, glacial, pinned) are never
+    candidates; if they alone exceed the budget, ``over_budget_protected``
+    is true.  Complexity: O(V log V + E), one transaction.
+
+    A caller running this inside its own transaction (the consolidator)
+    passes `changes`: the index updates are then added to it for the caller
+    to publish after ITS commit, instead of being published here.
+    """
+    check_choice("policy", policy, FORGETTING_POLICIES)
+    check_choice("mode", mode, POLICY_MODES)
+    if not isinstance(dry_run, bool):
+        raise ValidationError("dry_run", "must be true or false")
+    owner = changes is None
+    pending = IndexChanges() if changes is None else changes
+    with graph.lock:
+        store = graph.store
+        budget = (
+            int(tables.read_forgetting_config(store)["max_nodes"])
+            if max_nodes is None
+            else check_int("max_nodes", max_nodes, 0)
+        )
+        scored = score_nodes(store)
+        excess = max(0, len(scored) - budget)
+        unprotected = [s for s in scored if not s["protected"]]
+        chosen = unprotected[:excess]
+        candidates = [
+            {"node_id": s["node_id"], "priority": s["priority"], "reason": _reason(s)}
+            for s in chosen
+        ]
+        ids = [c["node_id"] for c in candidates]
+        if ids and not dry_run:
+            with store.transaction():
+                now = utc_now()
+                if mode == "soft":
+                    for node_id in ids:
+                        store.update_node(node_id, forgotten_at=now, updated_at=now)
+                else:
+                    _hard_delete(store, ids)
+                for node_id in ids:
+                    pending.dropped(node_id)
+                store.audit(
+                    now,
+                    "forget_by_policy",
+                    None,
+                    {"policy": policy, "mode": mode, "max_nodes": budget, "node_ids": ids},
+                )
+            if owner:
+                publish(graph, pending)
+    forgotten = 0 if dry_run else len(ids)
+    if forgotten:
+        telemetry.emit(FORGET_EVENT, {"count": forgotten}, {"mode": mode, "policy": policy})
+    return {
+        "policy": policy,
+        "mode": mode,
+        "dry_run": dry_run,
+        "max_nodes": budget,
+        "node_count_before": len(scored),
+        "forgotten_count": forgotten,
+        "surviving_count": len(scored) - forgotten,
+        "protected_count": len(scored) - len(unprotected),
+        "over_budget_protected": len(scored) - len(chosen) > budget,
+        "candidates": candidates,
+    }
+
+
+# -- configuration and pressure ---------------------------------------------------------
+
+
+def get_forgetting_config(graph: Graphonomous) -> dict[str, Any]:
+    """The forgetting configuration: ``{"policy", "max_nodes", "max_age_hours", "updated_at"}``."""
+    with graph.lock:
+        return tables.read_forgetting_config(graph.store)
+
+
+def set_forgetting_config(
+    graph: Graphonomous,
+    policy: str | None = None,
+    max_nodes: int | None = None,
+    max_age_hours: int | None = None,
+) -> dict[str, Any]:
+    """Change some fields of the forgetting configuration; returns the new configuration.
+
+    max_nodes ≥ 1, max_age_hours ≥ 1 (stored for an age policy; the hybrid
+    policy does not read it), policy one of FORGETTING_POLICIES.
+    """
+    with graph.lock, graph.store.transaction():
+        current = tables.read_forgetting_config(graph.store)
+        new_policy = (
+            current["policy"]
+            if policy is None
+            else check_choice("policy", policy, FORGETTING_POLICIES)
+        )
+        new_max = (
+            current["max_nodes"] if max_nodes is None else check_int("max_nodes", max_nodes, 1)
+        )
+        new_age = (
+            current["max_age_hours"]
+            if max_age_hours is None
+            else check_int("max_age_hours", max_age_hours, 1)
+        )
+        tables.write_forgetting_config(graph.store, new_policy, new_max, new_age, utc_now())
+        return tables.read_forgetting_config(graph.store)
+
+
+def memory_pressure(graph: Graphonomous) -> dict[str, Any] | None:
+    """The attention-survey item for memory pressure, or None.
+
+    Pressure: live node count > MEMORY_PRESSURE_RATIO × max_nodes.  Output:
+    ``{"type": "memory_pressure", "severity": "warning" | "critical"
+    (critical once over budget), "node_count", "max_nodes", "ratio",
+    "recommendation": "forget_by_policy", "target_node_count"}`` —
+    ``forget_by_policy(max_nodes=target_node_count)`` (⌊0.9 × max_nodes⌋)
+    ends the pressure, while the plain policy only gets back under budget.
+    O(1) queries.
+    """
+    with graph.lock:
+        count = graph.store.count_nodes()
+        budget = int(tables.read_forgetting_config(graph.store)["max_nodes"])
+    if budget <= 0 or count <= MEMORY_PRESSURE_RATIO * budget:
+        return None
+    return {
+        "type": "memory_pressure",
+        "severity": "critical" if count > budget else "warning",
+        "node_count": count,
+        "max_nodes": budget,
+        "ratio": round(count / budget, 6),
+        "recommendation": "forget_by_policy",
+        "target_node_count": math.floor(MEMORY_PRESSURE_RATIO * budget),
+    }
+
+
+# -- GDPR erase ---------------------------------------------------------------------------
+
+
+def _scrub(value: Any, ids: frozenset[str], content: str | None) -> Any:
+    """A JSON value without the erased ids and content.
+
+    Strings equal to an id are dropped (from lists; dict entries are
+    removed), as are dict entries keyed by an id; other strings have every
+    occurrence of an id or of the content replaced by ERASED_MARK.
+    """
+    if isinstance(value, str):
+        if value in ids:
+            return _DROP
+        for ident in ids:
+            value = value.replace(ident, ERASED_MARK)
+        if content is not None:
+            value = value.replace(content, ERASED_MARK)
+        return value
+    if isinstance(value, list):
+        kept = [_scrub(item, ids, content) for item in value]
+        return [item for item in kept if item is not _DROP]
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in ids:
+                continue
+            cleaned = _scrub(item, ids, content)
+            if cleaned is not _DROP:
+                out[key] = cleaned
+        return out
+    return value
+
+
+def _mentions(text: str | None, ids: frozenset[str], content: str | None) -> bool:
+    if text is None:
+        return False
+    return any(ident in text for ident in ids) or (content is not None and content in text)
+
+
+def _rows_mentioning(
+    store: Store, table: str, key: str, column: str, ids: frozenset[str], content: str | None
+) -> list[Any]:
+    """(key, column) of the rows whose column contains an id or the content (SQL instr)."""
+    needles = sorted(ids) + ([content] if content is not None else [])
+    condition = " OR ".join(f"instr({column}, ?) > 0" for _ in needles)
+    return tables.query(store, f"SELECT {key}, {column} FROM {table} WHERE {condition}", needles)
+
+
+def _scrub_json_column(
+    store: Store,
+    table: str,
+    key: str,
+    column: str,
+    ids: frozenset[str],
+    content: str | None,
+) -> int:
+    """Scrub one JSON text column of one table in place; returns rows changed.
+
+    `table`, `key` and `column` are names written in this module, never input.
+    """
+    changed = 0
+    for row in _rows_mentioning(store, table, key, column, ids, content):
+        text = row[1]
+        if not _mentions(text, ids, content):
+            continue
+        cleaned = json.dumps(_scrub(json.loads(text), ids, content), sort_keys=True)
+        tables.execute(store, f"UPDATE {table} SET {column} = ? WHERE {key} = ?", (cleaned, row[0]))
+        changed += 1
+    return changed
+
+
+def _scrub_text_column(
+    store: Store, table: str, key: str, column: str, ids: frozenset[str], content: str | None
+) -> int:
+    """Replace ids and content inside a plain text column; returns rows changed."""
+    changed = 0
+    for row in _rows_mentioning(store, table, key, column, ids, content):
+        text = row[1]
+        if not _mentions(text, ids, content):
+            continue
+        cleaned = text
+        for ident in ids:
+            cleaned = cleaned.replace(ident, ERASED_MARK)
+        if content is not None:
+            cleaned = cleaned.replace(content, ERASED_MARK)
+        tables.execute(store, f"UPDATE {table} SET {column} = ? WHERE {key} = ?", (cleaned, row[0]))
+        changed += 1
+    return changed
+
+
+def _scrub_references(store: Store, node_id: str, content: str | None) -> dict[str, int]:
+    """Remove every reference to a node (and copies of its content) outside its own row.
+
+    Rows that exist only because of the node go entirely: its outcomes row
+    (outcome nodes), its goals row, its source_files row (file nodes), and
+    attention items about it alone.  Ids of those rows are erased with it.
+    Inside the erase transaction.  Complexity: one pass over each table.
+    """
+    counts: dict[str, int] = {}
+    outcome_ids = [
+        r[0]
+        for r in tables.query(
+            store, "SELECT id FROM outcomes WHERE outcome_node_id = ?", (node_id,)
+        )
+    ]
+    goal_ids = [
+        r[0] for r in tables.query(store, "SELECT id FROM goals WHERE node_id = ?", (node_id,))
+    ]
+    ids = frozenset({node_id, *outcome_ids, *goal_ids})
+    counts["outcomes_deleted"] = tables.execute(
+        store, "DELETE FROM outcomes WHERE outcome_node_id = ?", (node_id,)
+    )
+    counts["goals_deleted"] = tables.execute(
+        store, "DELETE FROM goals WHERE node_id = ?", (node_id,)
+    )
+    counts["source_files_deleted"] = tables.execute(
+        store, "DELETE FROM source_files WHERE file_node_id = ?", (node_id,)
+    )
+    # Attention items whose only subject is the node go; others lose the id.
+    deleted_items = 0
+    for row in tables.query(store, "SELECT id, subject_ids FROM attention_items"):
+        subjects = json.loads(row[1])
+        if subjects and all(subject in ids for subject in subjects):
+            deleted_items += tables.execute(
+                store, "DELETE FROM attention_items WHERE id = ?", (row[0],)
+            )
+    counts["attention_items_deleted"] = deleted_items
+    placeholders = ", ".join("?" * len(ids))
+    counts["outcomes_goal_cleared"] = tables.execute(
+        store, f"UPDATE outcomes SET goal_id = NULL WHERE goal_id IN ({placeholders})", sorted(ids)
+    )
+    counts["superseded_by_cleared"] = tables.execute(
+        store, "UPDATE nodes SET superseded_by = NULL WHERE superseded_by = ?", (node_id,)
+    )
+    counts["revisions_cleared"] = tables.execute(
+        store,
+        "UPDATE revisions SET "
+        "old_node_id = CASE WHEN old_node_id = ? THEN NULL ELSE old_node_id END, "
+        "new_node_id = CASE WHEN new_node_id = ? THEN NULL ELSE new_node_id END, reason = '' "
+        "WHERE old_node_id = ? OR new_node_id = ?",
+        (node_id, node_id, node_id, node_id),
+    )
+    json_columns = (
+        ("nodes", "id", "causal_parent_ids"),
+        ("nodes", "id", "metadata"),
+        ("edges", "id", "metadata"),
+        ("outcomes", "id", "causal_node_ids"),
+        ("outcomes", "id", "evidence"),
+        ("goals", "id", "linked_node_ids"),
+        ("goals", "id", "metadata"),
+        ("revisions", "id", "details"),
+        ("attention_items", "id", "subject_ids"),
+        ("attention_items", "id", "details"),
+        ("source_files", "path", "chunk_node_ids"),
+        ("consolidation_log", "id", "stages"),
+        ("consolidation_log", "id", "totals"),
+    )
+    for table, key, column in json_columns:
+        counts[f"{table}.{column}"] = _scrub_json_column(store, table, key, column, ids, content)
+    for table, key, column in (
+        ("goals", "id", "title"),
+        ("goals", "id", "description"),
+        ("revisions", "id", "reason"),
+        ("outcomes", "id", "action_id"),
+    ):
+        counts[f"{table}.{column}"] = _scrub_text_column(store, table, key, column, ids, content)
+    return {name: count for name, count in counts.items() if count}
+
+
+def residual_references(store: Store, node_id: str, content: str | None) -> list[str]:
+    """``table.column`` names of every column whose text or bytes still hold the id or content.
+
+    Scans every column of every table (``sqlite_master``); the audit log is
+    skipped for the id (it names the erased id by design) but not for the
+    content.  Other nodes' ``content`` is not reported here (see
+    :func:`nodes_quoting`).  Complexity: one scan of each table.
+    """
+    found: list[str] = []
+    tables_rows = tables.query(
+        store, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    )
+    for (table,) in tables_rows:
+        pairs: list[tuple[str, str]] = []
+        for (column,) in tables.query(store, f"SELECT name FROM pragma_table_info('{table}')"):
+            if table != "audit_log":
+                pairs.append((column, node_id))
+            if content is not None and (table, column) != ("nodes", "content"):
+                pairs.append((column, content))
+        if not pairs:
+            continue
+        # One scan per table: max() over a flag per (column, needle) pair.
+        flags = ", ".join(
+            f"max(typeof(\"{column}\") IN ('text', 'blob') AND instr(\"{column}\", ?) > 0)"
+            for column, _ in pairs
+        )
+        row = tables.query(store, f'SELECT {flags} FROM "{table}"', [n for _, n in pairs])[0]
+        hits = zip(pairs, tuple(row), strict=True)
+        found.extend(f"{table}.{column}" for (column, _), flag in hits if flag)
+    return sorted(set(found))
+
+
+def nodes_quoting(store: Store, content: str | None) -> list[str]:
+    """Ids of other nodes whose content contains the erased content verbatim (sorted).
+
+    They are separate knowledge units (an episode quoting a message, a claim
+    copied from it) and are NOT erased automatically: the result lists them
+    so the caller can erase them too.
+    """
+    if content is None:
+        return []
+    rows = tables.query(
+        store, "SELECT id FROM nodes WHERE instr(content, ?) > 0 ORDER BY id", (content,)
+    )
+    return [row[0] for row in rows]
+
+
+def _scrub_file(store: Store) -> dict[str, Any]:
+    """Truncate the WAL, VACUUM (rebuilds the file without free pages), truncate again."""
+    started = time.perf_counter()
+    first = tables.query(store, "PRAGMA wal_checkpoint(TRUNCATE)")
+    tables.execute(store, "VACUUM")
+    second = tables.query(store, "PRAGMA wal_checkpoint(TRUNCATE)")
+    busy = bool(first and first[0][0]) or bool(second and second[0][0])
+    return {
+        "vacuumed": True,
+        "wal_truncated": not busy,
+        "duration_ms": round((time.perf_counter() - started) * 1000.0, 3),
+    }
+
+
+def gdpr_erase(graph: Graphonomous, node_id: str, reason: str | None = None) -> dict[str, Any]:
+    """Erase a node and every trace of its id and content (GDPR art. 17).
+
+    Steps: (1) with ``PRAGMA secure_delete = ON`` (deleted cells and freed
+    pages are overwritten with zeros), in one transaction: scrub every
+    reference to the node and copies of its content (:func:`_scrub_references`),
+    delete the node with its edges and embedding, and append an audit entry
+    ``gdpr_erase`` whose subject is the node id — ids are opaque identifiers
+    (UUIDv7 by default), not content; the reason is stored only as its
+    SHA-256 so a reason quoting the data leaves no copy; (2) drop the node
+    from the vector and BM25 indexes; (3) ``wal_checkpoint(TRUNCATE)``,
+    ``VACUUM``, ``wal_checkpoint(TRUNCATE)`` so neither the database file nor
+    its -wal holds the old bytes.  Output: ``{"erased": true, "node_id",
+    "edges_removed", "scrubbed": {what: rows}, "residual": [table.column],
+    "nodes_quoting_content": [ids], "file": {...}}`` — ``residual`` is empty
+    unless some table the scrub does not know holds the id or content.
+    Complexity: O(size of the database) (scans and VACUUM); must not be
+    called inside an open transaction.
+    """
+    check_id("node_id", node_id)
+    if reason is not None and not isinstance(reason, str):
+        raise ValidationError("reason", "must be a string")
+    changes = IndexChanges()
+    with graph.lock:
+        store = graph.store
+        if store.in_transaction:
+            raise ValidationError("node_id", "gdpr_erase cannot run inside an open transaction")
+        node = store.require_node(node_id, include_forgotten=True)
+        content = node.content if len(node.content) >= MIN_CONTENT_MATCH else None
+        previous = tables.query(store, "PRAGMA secure_delete")[0][0]
+        tables.execute(store, "PRAGMA secure_delete = ON")
+        try:
+            with store.transaction():
+                scrubbed = _scrub_references(store, node_id, content)
+                edges_removed = store.delete_node(node_id)
+                store.audit(
+                    utc_now(),
+                    "gdpr_erase",
+                    node_id,
+                    {
+                        "edges_removed": edges_removed,
+                        "scrubbed": scrubbed,
+                        "reason_sha256": hashlib.sha256(reason.encode("utf-8")).hexdigest()
+                        if reason
+                        else None,
+                    },
+                )
+            changes.dropped(node_id)
+            publish(graph, changes)
+            file_report = _scrub_file(store)
+        finally:
+            tables.execute(store, f"PRAGMA secure_delete = {int(previous)}")
+        residual = residual_references(store, node_id, content)
+        quoting = nodes_quoting(store, content)
+    telemetry.emit(ERASE_EVENT, {"edges_removed": edges_removed}, {"residual": len(residual)})
+    return {
+        "erased": True,
+        "node_id": node_id,
+        "edges_removed": edges_removed,
+        "scrubbed": scrubbed,
+        "residual": residual,
+        "nodes_quoting_content": quoting,
+        "file": file_report,
+    }

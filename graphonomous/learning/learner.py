@@ -1,0 +1,695 @@
+"""Gradient-free continual learning: outcomes, feedback, novelty, interactions.
+
+Seed 003 §"Outcome grounding": an action's result comes back through
+:func:`learn_from_outcome`; the graph stores it as an ``outcome`` node and
+moves the confidence and Q-value (seed 004, two-phase retrieval) of the nodes
+that justified the action.  :func:`learn_from_feedback` applies explicit
+judgements, :func:`learn_detect_novelty` scores how new a text is, and
+:func:`learn_from_interaction` turns one exchange into an episode plus the
+factual claims of the response — without an LLM (:func:`extract_claims`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from .. import telemetry
+from ..model import (
+    Node,
+    ValidationError,
+    check_choice,
+    check_id,
+    check_id_list,
+    check_metadata,
+    check_text,
+    check_unit_interval,
+    new_id,
+    utc_now,
+)
+from ..records import node_from_fields
+from ..store import Store
+from . import beliefs, tables
+from .common import IndexChanges, bounded_step, insert_node, link, publish
+
+if TYPE_CHECKING:
+    from ..api import Graphonomous
+
+OUTCOME_STATUSES: Final = ("success", "partial_success", "failure", "timeout")
+FEEDBACK_KINDS: Final = ("positive", "negative", "correction")
+
+# Seed 004: confidence learning rate 0.2; Q learning rate 0.3 ("faster than
+# confidence"); rewards per status.
+CONFIDENCE_LEARNING_RATE: Final = 0.2
+Q_LEARNING_RATE: Final = 0.3
+Q_REWARDS: Final[Mapping[str, float]] = {
+    "success": 1.0,
+    "partial_success": 0.65,
+    "failure": 0.0,
+    "timeout": 0.25,
+}
+# Direction and size of the confidence update per status (seed 003: success
+# up, failure down, partial proportional, timeout "typically small/no
+# adjustment (caller may re-run)").  partial_success uses the fraction
+# achieved, evidence["fraction"] in [0, 1], defaulting to one half.
+STATUS_SIGNALS: Final[Mapping[str, float]] = {
+    "success": 1.0,
+    "partial_success": 0.5,
+    "failure": -1.0,
+    "timeout": 0.0,
+}
+PARTIAL_FRACTION_KEY: Final = "fraction"
+# How much an outcome's evidence counts, by where it comes from (seed 003:
+# scale by evidence_type, "the confidence of the outcome evidence, not the
+# LLM's rhetoric").  A direct measurement counts fully, a report from another
+# system a bit less, a person's judgement slightly less again, and the
+# acting agent's own claim half.
+EVIDENCE_TYPE_WEIGHTS: Final[Mapping[str, float]] = {
+    "performance": 1.0,
+    "external": 0.8,
+    "human": 0.8,
+    "self_report": 0.5,
+}
+# Relationship kinds whose edges carry causal metadata (causal_strength,
+# intervention_history) updated by outcomes.
+CAUSAL_KINDS: Final = ("causal", "causes", "resolves")
+INTERVENTION_HISTORY_LIMIT: Final = 20
+# The outcome node points at its causal nodes with derived_from edges: all of
+# its arcs leave it, so it can never sit on a feedback loop (no fake SCC).
+OUTCOME_CAUSE_RELATIONSHIP: Final = "derived_from"
+OUTCOME_GOAL_RELATIONSHIP: Final = "part_of"
+
+# Feedback moves confidence by the full learning rate (a direct judgement of
+# this node) and never touches the Q-value (that is outcome utility).
+FEEDBACK_STEP: Final = CONFIDENCE_LEARNING_RATE
+
+# Novelty = 1 − (highest cosine similarity to a live node).  With the hashing
+# embedder paraphrases score ≥ 0.75 and unrelated texts ≤ 0.35, so a text is
+# novel when nothing stored is more than 0.7 similar.
+NOVELTY_THRESHOLD: Final = 0.3
+NOVELTY_NEIGHBOURS: Final = 5
+
+# learn_from_interaction
+EPISODE_TIMESCALE: Final = "fast"  # seed 003: fast = current conversation context
+CLAIM_CONFIDENCE: Final = 0.4  # an unverified claim of a model response
+REINFORCE_SIMILARITY: Final = 0.95  # seed 003 merge threshold: same knowledge
+REINFORCE_STEP: Final = 0.1  # half the learning rate: a repetition, not evidence
+RELATED_LINK_SIMILARITY: Final = 0.5
+RELATED_LINKS_PER_CLAIM: Final = 3
+MAX_CLAIMS: Final = 20
+MIN_CLAIM_WORDS: Final = 4
+MAX_CLAIM_WORDS: Final = 40
+# Sentences starting like this are conversation, not knowledge.
+SMALL_TALK_PREFIXES: Final = (
+    "hi",
+    "hello",
+    "hey",
+    "thanks",
+    "thank you",
+    "you're welcome",
+    "you are welcome",
+    "sure",
+    "of course",
+    "certainly",
+    "absolutely",
+    "great question",
+    "good question",
+    "glad",
+    "happy to help",
+    "hope this helps",
+    "i hope",
+    "let me",
+    "feel free",
+    "please let me know",
+    "let me know",
+    "sorry",
+    "no problem",
+    "okay",
+    "ok",
+    "as an ai",
+)
+# First-person statements are about the assistant, not about the world.
+SELF_REFERENCE_PREFIXES: Final = ("i ", "i'm", "i'll", "i've", "i'd", "i am", "i can", "i will")
+# Hedged sentences are not asserted, so they are not stored as claims.
+HEDGES: Final = (
+    "maybe",
+    "perhaps",
+    "might",
+    "possibly",
+    "probably",
+    "i think",
+    "i believe",
+    "i guess",
+    "i suspect",
+    "not sure",
+    "it seems",
+    "seems like",
+    "could be",
+    "may be",
+    "unclear",
+)
+# A line is treated as code (not prose) when this share of it is code punctuation.
+CODE_CHARACTERS: Final = frozenset("{}[]();=<>`|\\$")
+MAX_CODE_SHARE: Final = 0.08
+
+OUTCOME_EVENT: Final = "graphonomous.learning.outcome"
+DIGITS: Final = 6
+
+_LIST_MARKER: Final = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|#+)\s+")
+_SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+_EMPHASIS: Final = re.compile(r"\*\*|__|`")
+_WORDS: Final = re.compile(r"\w+")
+_HEDGE_PATTERN: Final = re.compile(r"\b(?:" + "|".join(map(re.escape, HEDGES)) + r")\b")
+
+
+# -- outcomes --------------------------------------------------------------------
+
+
+def _evidence_object(evidence: Mapping[str, Any] | str | None) -> dict[str, Any]:
+    """Evidence as a JSON object: a plain string becomes {"description": text}."""
+    if evidence is None:
+        return {}
+    if isinstance(evidence, str):
+        try:
+            return check_metadata("evidence", evidence)
+        except ValidationError:
+            return {"description": check_text("evidence", evidence)}
+    return check_metadata("evidence", evidence)
+
+
+def outcome_signal(status: str, evidence: Mapping[str, Any]) -> float:
+    """Signed size of the confidence update for a status, in [-1, 1] (STATUS_SIGNALS)."""
+    if status != "partial_success" or PARTIAL_FRACTION_KEY not in evidence:
+        return STATUS_SIGNALS[status]
+    return check_unit_interval(f"evidence.{PARTIAL_FRACTION_KEY}", evidence[PARTIAL_FRACTION_KEY])
+
+
+def _outcome_content(
+    action_id: str, status: str, confidence: float, evidence: Mapping[str, Any]
+) -> str:
+    text = (
+        f"Outcome of action {action_id}: {status.replace('_', ' ')} (confidence {confidence:.2f})"
+    )
+    description = evidence.get("description") or evidence.get("summary")
+    if isinstance(description, str) and description.strip():
+        text += f". {description.strip()}"
+    return text
+
+
+def _resolve_goal_node(store: Store, goal_id: str) -> str | None:
+    """The live goal node named by a goals row id or by a goal node's own id."""
+    candidate = tables.goal_node_of(store, goal_id) or goal_id
+    node = store.get_node(candidate)
+    if node is None or node.forgotten_at is not None or node.node_type != "goal":
+        return None
+    return node.id
+
+
+def _update_causal_edges(
+    store: Store, causal_ids: Sequence[str], step: float, entry: Mapping[str, Any], now: str
+) -> list[dict[str, Any]]:
+    """Update causal_strength and intervention_history of causal-kind edges into causal nodes."""
+    targets = set(causal_ids)
+    updated = []
+    for edge in store.edges_touching(causal_ids):
+        if edge.relationship not in CAUSAL_KINDS or edge.target_id not in targets:
+            continue
+        before = float(edge.metadata.get("causal_strength", edge.strength))
+        after = bounded_step(before, step)
+        history = list(edge.metadata.get("intervention_history", []))
+        history.append({**entry, "causal_strength": after})
+        metadata = {
+            **edge.metadata,
+            "causal_strength": after,
+            "intervention_history": history[-INTERVENTION_HISTORY_LIMIT:],
+        }
+        store.update_edge(edge.id, metadata=metadata, updated_at=now)
+        updated.append(
+            {"edge_id": edge.id, "causal_strength_before": before, "causal_strength_after": after}
+        )
+    return updated
+
+
+def learn_from_outcome(
+    graph: Graphonomous,
+    action_id: str,
+    status: str,
+    confidence: float,
+    causal_node_ids: Sequence[str],
+    evidence: Mapping[str, Any] | str | None = None,
+    goal_id: str | None = None,
+    trace_id: str | None = None,
+    evidence_type: str | None = None,
+) -> dict[str, Any]:
+    """Record an action's outcome and update the nodes that caused it.
+
+    Input: the action id, status (success | partial_success | failure |
+    timeout), the outcome's confidence in [0, 1], the causal node ids (live
+    nodes; duplicates ignored), optional evidence (object or text),
+    goal id, trace id and evidence type (EVIDENCE_TYPE_WEIGHTS).
+
+    Effects, in one transaction:
+    - an ``outcome`` node (causal_parent_ids = causal nodes, metadata with
+      action_id, status, evidence, trace_id, …) with ``derived_from`` edges to
+      each causal node and, when `goal_id` names a live goal node, a
+      ``part_of`` edge to it; an ``outcomes`` row;
+    - per causal node: confidence c' = bounded_step(c, 0.2 · s · w) where s
+      is the status signal (STATUS_SIGNALS) and w = outcome confidence ×
+      evidence-type weight; q' = q + 0.3 · (reward − q) (Q_REWARDS);
+      q_update_count and evidence_count + 1;
+    - causal-kind edges into causal nodes: ``metadata.causal_strength``
+      moved like confidence, the intervention appended to
+      ``metadata.intervention_history`` (last 20 kept).
+
+    Output: ``{"outcome_id", "outcome_node_id", "status", "signal",
+    "weight", "updates": [{"node_id", "confidence_before",
+    "confidence_after", "q_before", "q_after", "q_update_count",
+    "evidence_count"}], "causal_edges": [...], "goal_id", "goal_node_id"}``.
+    Complexity: O(k + edges touching the k causal nodes).
+    """
+    check_id("action_id", action_id)
+    check_choice("status", status, OUTCOME_STATUSES)
+    outcome_confidence = check_unit_interval("confidence", confidence)
+    causal_ids = list(dict.fromkeys(check_id_list("causal_node_ids", causal_node_ids)))
+    evidence_data = _evidence_object(evidence)
+    if goal_id is not None:
+        check_id("goal_id", goal_id)
+    if trace_id is not None:
+        check_id("trace_id", trace_id)
+    weight_by_type = 1.0
+    if evidence_type is not None:
+        check_choice("evidence_type", evidence_type, tuple(EVIDENCE_TYPE_WEIGHTS))
+        weight_by_type = EVIDENCE_TYPE_WEIGHTS[evidence_type]
+    signal = outcome_signal(status, evidence_data)
+    weight = outcome_confidence * weight_by_type
+    step = CONFIDENCE_LEARNING_RATE * signal * weight
+    reward = Q_REWARDS[status]
+    outcome_id = new_id()
+    node = node_from_fields(
+        {
+            "content": _outcome_content(action_id, status, outcome_confidence, evidence_data),
+            "node_type": "outcome",
+            "confidence": outcome_confidence,
+            "causal_parent_ids": causal_ids,
+            "metadata": {
+                "action_id": action_id,
+                "status": status,
+                "evidence": evidence_data,
+                "evidence_type": evidence_type,
+                "trace_id": trace_id,
+                "goal_id": goal_id,
+                "outcome_id": outcome_id,
+            },
+        }
+    )
+    now = node.created_at
+    (vector,) = graph.embed_texts([node.content])
+    changes = IndexChanges()
+    with graph.lock:
+        store = graph.store
+        with store.transaction():
+            causal = store.get_nodes(causal_ids)
+            for node_id in causal_ids:
+                found = causal.get(node_id)
+                if found is None or found.forgotten_at is not None:
+                    raise ValidationError("causal_node_ids", f"no live node with id {node_id!r}")
+            goal_node_id = _resolve_goal_node(store, goal_id) if goal_id is not None else None
+            insert_node(graph, node, vector, changes)
+            updates = []
+            for node_id in causal_ids:
+                cause = causal[node_id]
+                after = bounded_step(cause.confidence, step)
+                q_after = cause.q_value + Q_LEARNING_RATE * (reward - cause.q_value)
+                store.update_node(
+                    node_id,
+                    confidence=after,
+                    q_value=q_after,
+                    q_update_count=cause.q_update_count + 1,
+                    evidence_count=cause.evidence_count + 1,
+                    updated_at=now,
+                )
+                link(
+                    store,
+                    node.id,
+                    node_id,
+                    OUTCOME_CAUSE_RELATIONSHIP,
+                    now,
+                    strength=outcome_confidence,
+                    metadata={"status": status, "signal": signal},
+                )
+                updates.append(
+                    {
+                        "node_id": node_id,
+                        "confidence_before": cause.confidence,
+                        "confidence_after": after,
+                        "q_before": cause.q_value,
+                        "q_after": q_after,
+                        "q_update_count": cause.q_update_count + 1,
+                        "evidence_count": cause.evidence_count + 1,
+                    }
+                )
+            entry = {"outcome_id": outcome_id, "action_id": action_id, "status": status, "at": now}
+            edges = _update_causal_edges(store, causal_ids, step, entry, now)
+            if goal_node_id is not None:
+                link(store, node.id, goal_node_id, OUTCOME_GOAL_RELATIONSHIP, now)
+            tables.insert_outcome(
+                store,
+                {
+                    "id": outcome_id,
+                    "action_id": action_id,
+                    "status": status,
+                    "confidence": outcome_confidence,
+                    "causal_node_ids": causal_ids,
+                    "evidence": evidence_data,
+                    "goal_id": goal_id,
+                    "outcome_node_id": node.id,
+                    "created_at": now,
+                },
+            )
+        publish(graph, changes)
+    telemetry.emit(
+        OUTCOME_EVENT,
+        {"causal_nodes": len(causal_ids), "signal": signal},
+        {"status": status, "action_id": action_id, "trace_id": trace_id},
+    )
+    return {
+        "outcome_id": outcome_id,
+        "outcome_node_id": node.id,
+        "status": status,
+        "signal": signal,
+        "weight": weight,
+        "reward": reward,
+        "updates": updates,
+        "causal_edges": edges,
+        "goal_id": goal_id,
+        "goal_node_id": goal_node_id,
+    }
+
+
+# -- feedback ----------------------------------------------------------------------
+
+
+def learn_from_feedback(
+    graph: Graphonomous,
+    node_id: str,
+    feedback: str,
+    correction: str | None = None,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """Apply an explicit judgement of one node.
+
+    positive: c' = bounded_step(c, +0.2); negative: c' = bounded_step(c, −0.2);
+    both count in ``metadata.feedback`` ({"positive": n, "negative": n}).
+    correction: `correction` (the corrected text) becomes a new node that
+    supersedes this one (:func:`beliefs.revise`).  Output: ``{"node_id",
+    "feedback", "confidence_before", "confidence_after"}`` plus
+    ``"revision"`` (the revise result) for a correction.  One transaction.
+    """
+    check_id("node_id", node_id)
+    check_choice("feedback", feedback, FEEDBACK_KINDS)
+    if feedback == "correction":
+        if correction is None:
+            raise ValidationError("correction", "is required when feedback is correction")
+        revision = beliefs.revise(
+            graph, node_id, new_content=correction, reason=reason or "correction feedback"
+        )
+        return {
+            "node_id": node_id,
+            "feedback": feedback,
+            "confidence_before": revision["confidence_before"],
+            "confidence_after": revision["confidence_after"],
+            "revision": revision,
+        }
+    if correction is not None:
+        raise ValidationError("correction", "is only used with feedback=correction")
+    with graph.lock, graph.store.transaction():
+        node = graph.store.require_node(node_id)
+        step = FEEDBACK_STEP if feedback == "positive" else -FEEDBACK_STEP
+        after = bounded_step(node.confidence, step)
+        counts = dict(node.metadata.get("feedback", {}))
+        counts[feedback] = int(counts.get(feedback, 0)) + 1
+        graph.store.update_node(
+            node_id,
+            confidence=after,
+            metadata={**node.metadata, "feedback": counts},
+            updated_at=utc_now(),
+        )
+    return {
+        "node_id": node_id,
+        "feedback": feedback,
+        "confidence_before": node.confidence,
+        "confidence_after": after,
+    }
+
+
+# -- novelty -------------------------------------------------------------------------
+
+
+def _novelty(
+    graph: Graphonomous, vector: Sequence[float], threshold: float, limit: int
+) -> dict[str, Any]:
+    hits = graph.vector_index().search(vector, limit)
+    nodes = graph.store.get_nodes([node_id for node_id, _ in hits])
+    best = max((score for _, score in hits), default=0.0)
+    novelty = 1.0 - max(0.0, min(1.0, best))
+    return {
+        "novelty": round(novelty, DIGITS),
+        "is_novel": novelty >= threshold,
+        "threshold": threshold,
+        "max_similarity": round(best, DIGITS),
+        "nearest": [
+            {
+                "node_id": node_id,
+                "similarity": round(score, DIGITS),
+                "node_type": nodes[node_id].node_type if node_id in nodes else None,
+            }
+            for node_id, score in hits
+        ],
+    }
+
+
+def learn_detect_novelty(
+    graph: Graphonomous,
+    text: str,
+    threshold: float = NOVELTY_THRESHOLD,
+    limit: int = NOVELTY_NEIGHBOURS,
+) -> dict[str, Any]:
+    """How new a text is relative to the live graph.
+
+    novelty = 1 − max(0, highest cosine similarity to a live node) (1.0 on an
+    empty graph); ``is_novel`` = novelty ≥ threshold.  Output: ``{"novelty",
+    "is_novel", "threshold", "max_similarity", "nearest": [{"node_id",
+    "similarity", "node_type"}]}``.  Complexity: one embedding + one top-k
+    search.  Read-only.
+    """
+    check_text("text", text)
+    threshold = check_unit_interval("threshold", threshold)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValidationError("limit", "must be a positive integer")
+    (vector,) = graph.embed_texts([text])
+    with graph.lock:
+        return _novelty(graph, vector, threshold, limit)
+
+
+# -- claims and interactions -----------------------------------------------------------
+
+
+def _sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for line in text.splitlines():
+        line = _EMPHASIS.sub("", _LIST_MARKER.sub("", line)).strip()
+        if line:
+            out.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+    return out
+
+
+def _is_claim(sentence: str) -> bool:
+    lowered = sentence.lower().replace("’", "'")
+    words = _WORDS.findall(lowered)
+    if not MIN_CLAIM_WORDS <= len(words) <= MAX_CLAIM_WORDS or sentence.endswith("?"):
+        return False
+    if any(
+        lowered == p or lowered.startswith((p + " ", p + ",", p + "!", p + "."))
+        for p in SMALL_TALK_PREFIXES
+    ):
+        return False
+    if lowered.startswith(SELF_REFERENCE_PREFIXES) or _HEDGE_PATTERN.search(lowered):
+        return False
+    code = sum(1 for char in sentence if char in CODE_CHARACTERS)
+    return code <= MAX_CODE_SHARE * len(sentence)
+
+
+def extract_claims(text: str) -> list[str]:
+    """Declarative claims of a response, without an LLM.
+
+    Heuristics (in order): split into lines, drop list markers and markdown
+    emphasis, split lines into sentences at ``.``/``!``/``?`` followed by
+    whitespace and an upper-case letter or digit; keep a sentence when it has
+    4–40 words, does not end with ``?``, does not open with small talk
+    (SMALL_TALK_PREFIXES) or with a first-person phrase about the assistant
+    (SELF_REFERENCE_PREFIXES), contains no hedge (HEDGES) and is not code
+    (≤ 8 % code punctuation).  Duplicates (case-insensitive) are dropped and
+    at most MAX_CLAIMS are returned, in text order.  O(len(text)).
+    """
+    seen: set[str] = set()
+    claims = []
+    for sentence in _sentences(text):
+        key = " ".join(_WORDS.findall(sentence.lower()))
+        if key in seen or not _is_claim(sentence):
+            continue
+        seen.add(key)
+        claims.append(sentence)
+        if len(claims) == MAX_CLAIMS:
+            break
+    return claims
+
+
+def _context_object(context: Mapping[str, Any] | str | None) -> Any:
+    if context is None or isinstance(context, str):
+        return context
+    return check_metadata("context", context)
+
+
+def learn_from_interaction(
+    graph: Graphonomous,
+    user_message: str,
+    model_response: str,
+    context: Mapping[str, Any] | str | None = None,
+) -> dict[str, Any]:
+    """Learn from one exchange: novelty → episode → claims → links.
+
+    1. Novelty of the whole exchange against the graph as it was.
+    2. An ``episodic`` node (timescale fast) "User: …\\nAssistant: …",
+       metadata {"kind": "interaction", "context"}.
+    3. Claims of the response (:func:`extract_claims`).  A claim whose
+       nearest live node is ≥ 0.95 similar and shows no contradiction cue
+       reinforces it (confidence step +0.1, a ``related`` edge
+       episode → node marked reinforced; deliberately not a support edge, so
+       forgetting the episode never cascades into older knowledge).  Any
+       other claim becomes a ``semantic`` node (confidence 0.4) with a
+       ``derived_from`` edge to the episode, ``related`` edges to up to 3
+       nearest live nodes ≥ 0.5 similar, and mutual ``contradicts`` edges to
+       nodes it contradicts (as in belief expansion; hooks are notified).
+
+    Output: ``{"episode": node, "novelty": {...}, "claims": [{"claim",
+    "action": "created" | "reinforced", "node_id", "similarity",
+    "related": [ids], "contradicts": [ids]}], "created_node_ids",
+    "reinforced_node_ids"}``.  One transaction.
+    Complexity: one embedding batch + one top-k search per claim.
+    """
+    check_text("user_message", user_message)
+    check_text("model_response", model_response)
+    context_value = _context_object(context)
+    episode = node_from_fields(
+        {
+            "content": f"User: {user_message.strip()}\nAssistant: {model_response.strip()}",
+            "node_type": "episodic",
+            "timescale": EPISODE_TIMESCALE,
+            "metadata": {"kind": "interaction", "context": context_value},
+        }
+    )
+    claims = extract_claims(model_response)
+    claim_nodes = [
+        node_from_fields(
+            {
+                "content": claim,
+                "node_type": "semantic",
+                "confidence": CLAIM_CONFIDENCE,
+                "metadata": {"kind": "claim", "episode_id": episode.id},
+            }
+        )
+        for claim in claims
+    ]
+    vectors = graph.embed_texts([episode.content, *claims])
+    now = episode.created_at
+    changes = IndexChanges()
+    with graph.lock:
+        store = graph.store
+        novelty = _novelty(graph, vectors[0], NOVELTY_THRESHOLD, NOVELTY_NEIGHBOURS)
+        plans = [
+            _plan_claim(graph, claim_node, vector)
+            for claim_node, vector in zip(claim_nodes, vectors[1:], strict=True)
+        ]
+        records: list[dict[str, Any]] = []
+        results = []
+        with store.transaction():
+            insert_node(graph, episode, vectors[0], changes)
+            for claim_node, vector, plan in zip(claim_nodes, vectors[1:], plans, strict=True):
+                if plan["reinforce"] is not None:
+                    target = store.get_node(plan["reinforce"])
+                    assert target is not None
+                    store.update_node(
+                        target.id,
+                        confidence=bounded_step(target.confidence, REINFORCE_STEP),
+                        updated_at=now,
+                    )
+                    link(
+                        store, episode.id, target.id, "related", now, metadata={"reinforced": True}
+                    )
+                    results.append(
+                        {
+                            "claim": claim_node.content,
+                            "action": "reinforced",
+                            "node_id": target.id,
+                            "similarity": plan["similarity"],
+                            "related": [],
+                            "contradicts": [],
+                        }
+                    )
+                    continue
+                insert_node(graph, claim_node, vector, changes)
+                link(store, claim_node.id, episode.id, "derived_from", now)
+                for other_id in plan["related"]:
+                    link(store, claim_node.id, other_id, "related", now)
+                found = beliefs._store_contradictions(
+                    store, claim_node.id, plan["contradictions"], [], "interaction", now
+                )
+                records.extend(found)
+                results.append(
+                    {
+                        "claim": claim_node.content,
+                        "action": "created",
+                        "node_id": claim_node.id,
+                        "similarity": plan["similarity"],
+                        "related": plan["related"],
+                        "contradicts": [r["conflicting_node_id"] for r in found],
+                    }
+                )
+        publish(graph, changes)
+        graph.contradiction_hooks.notify(records)
+        stored_episode = store.get_node(episode.id)
+        assert stored_episode is not None
+    return {
+        "episode": stored_episode.to_dict(),
+        "novelty": novelty,
+        "claims": results,
+        "created_node_ids": [r["node_id"] for r in results if r["action"] == "created"],
+        "reinforced_node_ids": [r["node_id"] for r in results if r["action"] == "reinforced"],
+    }
+
+
+def _plan_claim(graph: Graphonomous, claim: Node, vector: Sequence[float]) -> dict[str, Any]:
+    """Decide (before writing) whether a claim reinforces a node or is stored, and its links."""
+    hits = graph.vector_index().search(
+        vector, max(RELATED_LINKS_PER_CLAIM, beliefs.CONTRADICTION_CANDIDATES)
+    )
+    best_id, best = hits[0] if hits else (None, 0.0)
+    contradictions = beliefs.find_contradictions(graph, claim.content, vector, hits=hits)
+    conflicting = {c["node_id"] for c in contradictions}
+    reinforce = (
+        best_id
+        if best_id is not None and best >= REINFORCE_SIMILARITY and best_id not in conflicting
+        else None
+    )
+    related = [
+        node_id
+        for node_id, score in hits[:RELATED_LINKS_PER_CLAIM]
+        if score >= RELATED_LINK_SIMILARITY and node_id not in conflicting
+    ]
+    return {
+        "reinforce": reinforce,
+        "similarity": round(best, DIGITS),
+        "related": related,
+        "contradictions": contradictions,
+    }

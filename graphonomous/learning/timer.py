@@ -1,0 +1,114 @@
+"""The idle-time consolidation timer (seed 003: "Consolidator — GenServer + :timer").
+
+`ConsolidationTimer(graph, interval_s=300, idle_s=30)` is a daemon thread
+that, every `interval_s` seconds, runs one consolidation cycle as soon as the
+graph has been idle for `idle_s` seconds (``graph.last_activity``, set by
+``graph.touch()``).  It is polite to requests: it takes the facade lock only
+with a short timeout and gives up (retrying at the next poll) when a request
+holds it, re-checks idleness once it has the lock, and a request arriving
+during a cycle simply waits for that cycle (one transaction, typically well
+under a second).  `stop()` sets an event the thread waits on and joins it.
+A failing cycle is logged and counted, never fatal to the thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Final
+
+from ..model import check_non_negative
+from .consolidator import ConsolidationConfig, run_consolidation
+
+if TYPE_CHECKING:
+    from ..api import Graphonomous
+
+DEFAULT_INTERVAL_S: Final = 300.0  # seed 003 consolidation_interval: 5 minutes
+DEFAULT_IDLE_S: Final = 30.0  # seed 003 idle_threshold: 30 seconds
+# How long the timer waits for the facade lock before backing off.
+LOCK_TIMEOUT_S: Final = 0.05
+MAX_POLL_S: Final = 1.0
+MIN_POLL_S: Final = 0.005
+ERRORS_KEPT: Final = 20
+
+_log = logging.getLogger("graphonomous.consolidation")
+
+
+class ConsolidationTimer:
+    """Runs `run_consolidation(trigger="idle")` on an idle graph, periodically.
+
+    Use ``timer.start()`` / ``timer.stop()`` or ``with ConsolidationTimer(g):``.
+    Attributes readable at any time: ``runs`` (completed cycles), ``errors``
+    (the last few failure messages), ``last_result`` (the last log entry).
+    """
+
+    def __init__(
+        self,
+        graph: Graphonomous,
+        interval_s: float = DEFAULT_INTERVAL_S,
+        idle_s: float = DEFAULT_IDLE_S,
+        *,
+        config: ConsolidationConfig | None = None,
+    ) -> None:
+        self.graph = graph
+        self.interval_s = check_non_negative("interval_s", interval_s)
+        self.idle_s = check_non_negative("idle_s", idle_s)
+        self.config = config
+        # Poll often enough to notice the due time and the idle moment promptly.
+        self.poll_s = max(MIN_POLL_S, min(MAX_POLL_S, interval_s / 4, idle_s / 4 or MAX_POLL_S))
+        self.runs = 0
+        self.errors: list[str] = []
+        self.last_result: dict[str, Any] | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> ConsolidationTimer:
+        """Start the thread (once); returns self."""
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._loop, name="graphonomous-consolidation", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask the thread to finish and wait for it (at most `timeout` seconds)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def __enter__(self) -> ConsolidationTimer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _idle(self) -> bool:
+        return time.monotonic() - self.graph.last_activity >= self.idle_s
+
+    def _loop(self) -> None:
+        due = time.monotonic() + self.interval_s
+        while not self._stop.wait(self.poll_s):
+            if time.monotonic() < due or not self._idle():
+                continue
+            if not self.graph.lock.acquire(timeout=LOCK_TIMEOUT_S):
+                continue  # a request is running: try again at the next poll
+            try:
+                if self._idle() and not self._stop.is_set():
+                    self._cycle()
+                    due = time.monotonic() + self.interval_s
+            finally:
+                self.graph.lock.release()
+
+    def _cycle(self) -> None:
+        try:
+            self.last_result = run_consolidation(self.graph, trigger="idle", config=self.config)
+            self.runs += 1
+        except Exception as exc:  # the timer must survive a failing cycle
+            _log.exception("consolidation cycle failed")
+            self.errors = [*self.errors, f"{type(exc).__name__}: {exc}"][-ERRORS_KEPT:]

@@ -1,0 +1,86 @@
+"""Retrieval: hybrid candidates (BM25 + embeddings, RRF), graph expansion, PageRank,
+utility rerank, topology — and the specialised read tools.
+
+`retrieve_context` is the main entry point (also the facade method and MCP
+tool of that name).  SPEC.md ("Retrieval") is normative.
+"""
+
+from __future__ import annotations
+
+from ..algorithms.push import PUSH_EPSILON, ppr_push, transitions_of
+from .bm25 import BM25_B, BM25_EPSILON, BM25_K1, Bm25Index, bm25_tokens
+from .fusion import RRF_K, reciprocal_rank_fusion
+from .graph import (
+    CAUSAL_RELATIONSHIPS,
+    EDGE_KIND_WEIGHTS,
+    GraphReader,
+    GraphSnapshot,
+    build_snapshot,
+    store_fingerprint,
+    weighted_graph,
+)
+from .mermaid import escape_label, to_mermaid
+from .retriever import (
+    DEEP_EFFORT,
+    DEFAULT_SETTINGS,
+    EFFORT_MAX,
+    EffortPlan,
+    RetrievalSettings,
+    causal_context,
+    contradiction_flags,
+    effort_plan,
+    hybrid_search,
+    retrieve_context,
+    with_settings,
+)
+from .specialized import (
+    extract_steps,
+    graph_traverse,
+    match_preconditions,
+    query_graph,
+    retrieve_episodic,
+    retrieve_procedural,
+    step_cost,
+    trace_evidence_path,
+)
+
+__all__ = [
+    "BM25_B",
+    "BM25_EPSILON",
+    "BM25_K1",
+    "CAUSAL_RELATIONSHIPS",
+    "DEEP_EFFORT",
+    "DEFAULT_SETTINGS",
+    "EDGE_KIND_WEIGHTS",
+    "EFFORT_MAX",
+    "PUSH_EPSILON",
+    "RRF_K",
+    "Bm25Index",
+    "EffortPlan",
+    "GraphReader",
+    "GraphSnapshot",
+    "RetrievalSettings",
+    "bm25_tokens",
+    "build_snapshot",
+    "causal_context",
+    "contradiction_flags",
+    "effort_plan",
+    "escape_label",
+    "extract_steps",
+    "graph_traverse",
+    "hybrid_search",
+    "match_preconditions",
+    "ppr_push",
+    "query_graph",
+    "reciprocal_rank_fusion",
+    "retrieve_context",
+    "retrieve_episodic",
+    "retrieve_procedural",
+    "step_cost",
+    "store_fingerprint",
+    "to_mermaid",
+    "trace_evidence_path",
+    "transitions_of",
+    "weighted_graph",
+    "with_settings",
+]

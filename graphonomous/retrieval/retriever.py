@@ -1,0 +1,834 @@
+"""`retrieve_context`: hybrid candidates, graph expansion, utility rerank, topology.
+
+The pipeline (SPEC "Retrieval" is normative; every knob is a field of
+`RetrievalSettings` whose defaults are the module constants below):
+
+1. **Candidates** — the embedding top-N (cosine) and the BM25 top-N, N =
+   max(`MIN_CANDIDATES`, `CANDIDATE_MULTIPLIER` × limit), fused by Reciprocal
+   Rank Fusion.  Base score = (RRF / best RRF of the query) × confidence —
+   seed 003's "similarity × confidence" with the fused rank signal standing
+   in for raw similarity.  Source "seed" = an embedding hit, "bm25" = found
+   by keywords only.  The best `limit` candidates are the *seeds*.
+2. **Expansion** (effort >= 1) — breadth-first from the seeds for
+   `expansion_hops` hops; per node its `neighbors_per_node` strongest
+   neighbours (edges of every kind, both directions); a neighbour scores
+   parent score × edge strength × `HOP_DECAY` (so `HOP_DECAY`^h after h
+   hops); the best score wins.
+3. **Graph walk** (effort >= 5) — Personalized PageRank from the seeds (restart
+   `PPR_RESTART`, edge weights `graph.EDGE_KIND_WEIGHTS` × strength): power
+   iteration over the radius-`LOCAL_RADIUS` ball around them (effort 5–7) or
+   forward push over the whole graph (8–10, `algorithms.push.ppr_push`), plus Louvain
+   communities of the ball; see `_graph_walk`.
+4. **Utility rerank** (seed 004 phase 2) — score = (1 − α)·score + α·q_value
+   when some candidate has ``q_update_count > 0``; superseded nodes × `SUPERSEDED_FACTOR`.
+5. **Topology** of the results plus their strongest 1-hop neighbours
+   ("expanded topology window"), routed with trigger ``retrieve_context``.
+6. **Side effects** (one transaction): access_count/last_accessed_at of the
+   results, co_activation_count of edges between results.
+
+Soft-forgotten nodes (and, with `agent_id`, other agents' nodes) are invisible
+to every stage.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Final
+
+from ..algorithms import louvain_communities, personalized_pagerank
+from ..algorithms.push import PUSH_EPSILON, ppr_push, transitions_of
+from ..embed import exact_score
+from ..embed.index import normalized_f32
+from ..model import (
+    NODE_TYPES,
+    Edge,
+    Node,
+    ValidationError,
+    check_choice,
+    check_id,
+    check_int,
+    check_unit_interval,
+    utc_now,
+)
+from ..topology import analyze, build_adjacency
+from .bm25 import bm25_tokens
+from .fusion import RRF_K, reciprocal_rank_fusion
+from .graph import (
+    CAUSAL_RELATIONSHIPS,
+    GraphReader,
+    Link,
+    WeightedGraph,
+    store_fingerprint,
+    weighted_graph,
+)
+
+if TYPE_CHECKING:
+    from ..api import Graphonomous
+
+# -- effort spectrum (seed 002) ------------------------------------------------
+EFFORT_MAX: Final = 10
+DEEP_EFFORT: Final = 6  # `deep=True` / `--deep`
+EXPANSION_MIN_EFFORT: Final = 1  # 1–4: + ego neighbourhood
+WALK_MIN_EFFORT: Final = 5  # 5–7: + local PageRank and Louvain communities
+FULL_GRAPH_MIN_EFFORT: Final = 8  # 8–10: + whole-graph PageRank, contradiction check
+
+# -- arguments -----------------------------------------------------------------
+DEFAULT_LIMIT: Final = 10
+MAX_LIMIT: Final = 1000
+DEFAULT_EXPANSION_HOPS: Final = 1
+MAX_EXPANSION_HOPS: Final = 5
+DEFAULT_NEIGHBORS_PER_NODE: Final = 5
+MAX_NEIGHBORS_PER_NODE: Final = 100
+# Longer queries are cut to this many characters before embedding and BM25
+# (the answer echoes the cut query): a query is a question, not a document,
+# and a 10 MB query must cost what a short one costs.
+MAX_QUERY_CHARS: Final = 4096
+
+# -- pipeline knobs ------------------------------------------------------------
+CANDIDATE_MULTIPLIER: Final = 3
+MIN_CANDIDATES: Final = 20
+HOP_DECAY: Final = 0.85
+UTILITY_WEIGHT: Final = 0.3  # seed 004's alpha
+SUPERSEDED_FACTOR: Final = 0.5
+PPR_RESTART: Final = 0.15  # seed 002
+# Power iteration on the ball: the top of the ranking is stable after ~10
+# rounds; 30 rounds leave an L1 change below 0.85**30 ≈ 0.8 %.
+PPR_MAX_ITER: Final = 30
+PPR_TOL: Final = 1e-6
+# A node found only by the walk ranks as if one hop from the best seed.
+PPR_DISCOUNT: Final = 0.85
+LOCAL_RADIUS: Final = 2
+LOCAL_MAX_NODES: Final = 400
+LOUVAIN_RESOLUTION: Final = 1.0
+LOUVAIN_SEED: Final = 0
+# Walk-found nodes outside every community that holds a seed are halved:
+# the walk may drift into a neighbouring topic.
+OUT_OF_COMMUNITY_FACTOR: Final = 0.5
+TOPOLOGY_NEIGHBORS_PER_RESULT: Final = 20
+SCORE_DIGITS: Final = 6
+
+SOURCES: Final = ("seed", "bm25", "neighbor")
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """Every tunable of the pipeline; the defaults are the module constants."""
+
+    candidate_multiplier: int = CANDIDATE_MULTIPLIER
+    min_candidates: int = MIN_CANDIDATES
+    rrf_k: int = RRF_K
+    hop_decay: float = HOP_DECAY
+    utility_weight: float = UTILITY_WEIGHT
+    superseded_factor: float = SUPERSEDED_FACTOR
+    ppr_restart: float = PPR_RESTART
+    ppr_max_iter: int = PPR_MAX_ITER
+    ppr_tol: float = PPR_TOL
+    ppr_push_epsilon: float = PUSH_EPSILON
+    ppr_discount: float = PPR_DISCOUNT
+    local_radius: int = LOCAL_RADIUS
+    local_max_nodes: int = LOCAL_MAX_NODES
+    louvain_resolution: float = LOUVAIN_RESOLUTION
+    louvain_seed: int = LOUVAIN_SEED
+    out_of_community_factor: float = OUT_OF_COMMUNITY_FACTOR
+    topology_neighbors_per_result: int = TOPOLOGY_NEIGHBORS_PER_RESULT
+    max_query_chars: int = MAX_QUERY_CHARS
+
+
+DEFAULT_SETTINGS: Final = RetrievalSettings()
+
+
+@dataclass(frozen=True)
+class EffortPlan:
+    """What one effort level runs."""
+
+    effort: int
+    hops: int
+    walk: str | None  # None, "local" or "full"
+    communities: bool
+    contradiction_check: bool
+
+
+def effort_plan(effort: int | None, deep: bool, expansion_hops: int) -> EffortPlan:
+    """Map the effort spectrum 0..10 (seed 002) to pipeline stages.
+
+    None = effort 1 semantics with the given `expansion_hops` (0 hops then
+    reports effort 0); `deep` = effort 6.  0: hybrid candidates only.  1–4:
+    + expansion.  5–7: + local PageRank and Louvain.  8–10: + whole-graph
+    PageRank and the contradiction check.  Levels inside a band behave alike.
+    """
+    if deep:
+        if effort is not None and effort != DEEP_EFFORT:
+            raise ValidationError("deep", f"deep means effort {DEEP_EFFORT}; got effort {effort}")
+        effort = DEEP_EFFORT
+    if effort is None:
+        effort = EXPANSION_MIN_EFFORT if expansion_hops > 0 else 0
+    effort = check_int("effort", effort, 0, EFFORT_MAX)
+    walk = (
+        "full"
+        if effort >= FULL_GRAPH_MIN_EFFORT
+        else "local"
+        if effort >= WALK_MIN_EFFORT
+        else None
+    )
+    return EffortPlan(
+        effort=effort,
+        hops=expansion_hops if effort >= EXPANSION_MIN_EFFORT else 0,
+        walk=walk,
+        communities=walk is not None,
+        contradiction_check=effort >= FULL_GRAPH_MIN_EFFORT,
+    )
+
+
+@dataclass
+class Entry:
+    """A scored node during one retrieval."""
+
+    node_id: str
+    score: float
+    source: str
+    hops: int
+    via: str | None
+
+
+@dataclass
+class _Run:
+    """State of one retrieval call."""
+
+    graph: Graphonomous
+    reader: GraphReader
+    settings: RetrievalSettings
+    plan: EffortPlan
+    returnable: Callable[[Node], bool]
+    entries: dict[str, Entry] = field(default_factory=dict)
+    seeds: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    mechanisms: list[str] = field(default_factory=list)
+
+    def offer(self, node_id: str, score: float, hops: int, via: str | None) -> bool:
+        """Keep the better of an existing entry and a neighbour path; True if it improved."""
+        current = self.entries.get(node_id)
+        if current is not None and current.score >= score:
+            return False
+        self.entries[node_id] = Entry(node_id, score, "neighbor", hops, via)
+        return True
+
+    def raise_score(self, node_id: str, score: float) -> None:
+        """Raise an existing entry's score, keeping how it was found (source, hops, via)."""
+        entry = self.entries[node_id]
+        entry.score = max(entry.score, score)
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000.0, 3)
+
+
+def cap_query(query: str, max_chars: int = MAX_QUERY_CHARS) -> tuple[str, bool]:
+    """The query cut to `max_chars` characters, and whether it was cut.  O(max_chars)."""
+    if len(query) <= max_chars:
+        return query, False
+    return query[:max_chars], True
+
+
+# -- stage 1: hybrid candidates ----------------------------------------------
+
+
+def _allowed_ids(run: _Run, node_type: str | None, agent_id: str | None) -> set[str] | None:
+    """Ids passing the type/agent filters (None when there is no filter).  One query."""
+    if node_type is None and agent_id is None:
+        return None
+    return set(run.graph.store.node_ids(node_type=node_type, agent_id=agent_id))
+
+
+def hybrid_search(
+    graph: Graphonomous,
+    vector: list[float] | None,
+    tokens: Sequence[str],
+    k: int,
+    *,
+    allow: Callable[[str], bool] | None = None,
+    rrf_k: int = RRF_K,
+) -> tuple[list[tuple[str, float]], set[str], dict[str, int]]:
+    """Embedding top-k and BM25 top-k fused by RRF (call under the facade lock).
+
+    Input: the query vector (None: keywords only), query tokens, k, an
+    optional id filter.  Embedding hits with cosine <= 0 carry no evidence
+    and are dropped.  Output: ``(fused (id, rrf) best first, ids found by
+    the embedding, {"embedding": n, "bm25": n})``.
+    Complexity: one index search + BM25 over the postings of the query terms.
+    """
+    embedding_hits: list[tuple[str, float]] = []
+    if vector is not None:
+        embedding_hits = [
+            hit for hit in graph.vector_index().search(vector, k, allow=allow) if hit[1] > 0.0
+        ]
+    bm25_hits = graph.text_index().search(tokens, k, allow=allow)
+    fused = reciprocal_rank_fusion(
+        [[node_id for node_id, _ in embedding_hits], [node_id for node_id, _ in bm25_hits]],
+        k=rrf_k,
+    )
+    counts = {"embedding": len(embedding_hits), "bm25": len(bm25_hits)}
+    return fused, {node_id for node_id, _ in embedding_hits}, counts
+
+
+def _candidates(
+    run: _Run,
+    vector: list[float] | None,
+    tokens: list[str],
+    pool: int,
+    allowed: set[str] | None,
+) -> None:
+    """Stage 1: hybrid candidates scored (RRF / best RRF) × confidence; the best are seeds."""
+    fused, embedded, counts = hybrid_search(
+        run.graph,
+        vector,
+        tokens,
+        pool,
+        allow=None if allowed is None else allowed.__contains__,
+        rrf_k=run.settings.rrf_k,
+    )
+    run.reader.load_nodes(node_id for node_id, _ in fused)
+    best = fused[0][1] if fused else 1.0
+    for node_id, rrf in fused:
+        node = run.reader.node(node_id)
+        if node is None or not run.returnable(node):
+            continue  # forgotten after the index was built, or filtered
+        source = "seed" if node_id in embedded else "bm25"
+        run.entries[node_id] = Entry(node_id, rrf / best * node.confidence, source, 0, None)
+    ranked = sorted(run.entries.values(), key=lambda e: (-e.score, e.node_id))
+    run.seeds = [entry.node_id for entry in ranked[: run.stats["limit"]]]
+    run.stats["candidates"] = {"pool_size": pool, **counts, "fused": len(run.entries)}
+    run.stats["seeds"] = len(run.seeds)
+
+
+# -- stage 2: ego-neighbourhood expansion ------------------------------------
+
+
+def _top_neighbors(links: Sequence[Link], count: int) -> list[Link]:
+    """The `count` strongest distinct neighbours (links arrive strongest first)."""
+    chosen: list[Link] = []
+    seen: set[str] = set()
+    for link in links:
+        if link.neighbor in seen:
+            continue
+        seen.add(link.neighbor)
+        chosen.append(link)
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def _expand(run: _Run, hops: int, neighbors_per_node: int) -> None:
+    """Stage 2: BFS from the seeds, `neighbors_per_node` strongest neighbours per node.
+
+    Hop h propagates the scores the frontier had when the hop began (so a
+    node's `hops` is the length of the path that gave its score); the next
+    frontier is every node whose score this hop improved.
+    """
+    decay = run.settings.hop_decay
+    frontier = list(run.seeds)
+    added = 0
+    for hop in range(1, hops + 1):
+        if not frontier or neighbors_per_node == 0:
+            break
+        run.reader.load_links(frontier)
+        start = {parent: run.entries[parent].score for parent in frontier}
+        improved: dict[str, None] = {}
+        for parent in frontier:
+            for link in _top_neighbors(run.reader.links(parent), neighbors_per_node):
+                neighbor = link.neighbor
+                is_new = neighbor not in run.entries
+                if run.offer(neighbor, start[parent] * link.strength * decay, hop, parent):
+                    added += is_new
+                    improved[neighbor] = None
+        frontier = sorted(improved, key=lambda node_id: (-run.entries[node_id].score, node_id))
+    run.stats["expanded"] = added
+
+
+# -- stage 3: Personalized PageRank and communities ---------------------------
+
+
+def _ball(run: _Run) -> tuple[list[str], dict[str, tuple[int, str | None]]]:
+    """Nodes within `local_radius` hops of the seeds (at most `local_max_nodes`).
+
+    Output: the ball's node ids (sorted) and ``{node: (hops, parent)}`` of its
+    BFS tree (seeds first, parents by score, links strongest first).
+    One query per layer.
+    """
+    tree: dict[str, tuple[int, str | None]] = {seed: (0, None) for seed in run.seeds}
+    frontier = list(run.seeds)
+    cap = run.settings.local_max_nodes
+    for depth in range(1, run.settings.local_radius + 1):
+        if not frontier or len(tree) >= cap:
+            break
+        run.reader.load_links(frontier)
+        layer: list[str] = []
+        for parent in frontier:
+            for link in run.reader.links(parent):
+                if link.neighbor not in tree and len(tree) < cap:
+                    tree[link.neighbor] = (depth, parent)
+                    layer.append(link.neighbor)
+        frontier = layer
+    return sorted(tree), tree
+
+
+def _bfs_tree(
+    links_of: Callable[[str], Sequence[Link]], sources: Sequence[str], targets: set[str]
+) -> dict[str, tuple[int, str | None]]:
+    """BFS parents from `sources` until every target is reached (or the graph ends).  O(V + E)."""
+    tree: dict[str, tuple[int, str | None]] = {source: (0, None) for source in sources}
+    frontier = list(sources)
+    missing = set(targets) - set(tree)
+    depth = 0
+    while frontier and missing:
+        depth += 1
+        layer: list[str] = []
+        for parent in frontier:
+            for link in links_of(parent):
+                if link.neighbor not in tree:
+                    tree[link.neighbor] = (depth, parent)
+                    missing.discard(link.neighbor)
+                    layer.append(link.neighbor)
+        frontier = layer
+    return tree
+
+
+def _walk(run: _Run, ball: list[str]) -> tuple[dict[str, float], WeightedGraph, str]:
+    """PageRank from the seeds and the ball's weighted graph (for Louvain).
+
+    Local (effort 5–7): exact power iteration (`personalized_pagerank`) over
+    the ball's edges.  Full (8–10): forward push (`ppr_push`) over every live
+    node, on the cached whole-graph snapshot.
+    """
+    settings = run.settings
+    personalization = {seed: max(run.entries[seed].score, 0.0) for seed in run.seeds}
+    if run.plan.walk == "local":
+        ball_graph = weighted_graph(ball, run.graph.store.list_edges_between(ball))
+        ranks = personalized_pagerank(
+            ball_graph,
+            personalization,
+            alpha_restart=settings.ppr_restart,
+            max_iter=settings.ppr_max_iter,
+            tol=settings.ppr_tol,
+        )
+        return ranks, ball_graph, "ppr_local"
+    snapshot = run.graph.graph_snapshot()
+    agent = run.stats.get("agent_id")
+    if agent is None:
+        transitions = snapshot.transitions()
+    else:
+        mine = {node for node, owner in snapshot.agent.items() if owner == agent}
+        transitions = transitions_of(_restrict(snapshot.weighted(), mine))
+    ranks = ppr_push(
+        transitions,
+        personalization,
+        alpha_restart=settings.ppr_restart,
+        epsilon=settings.ppr_push_epsilon,
+    )
+    return ranks, _restrict(snapshot.weighted(), ball), "ppr_full"
+
+
+def _graph_walk(run: _Run) -> None:
+    """Stage 3: PageRank from the seeds, weighted by Louvain community membership.
+
+    Every node v of the walk graph gets g(v) = `ppr_discount` × S × ppr(v) /
+    max ppr × c(v), S = the best seed score, c(v) = 1 inside a community
+    (Louvain on the ball) that holds a seed, else `out_of_community_factor`.
+    Nodes already scored keep max(score, g); the `pool` best others are
+    added as neighbours (hops and via from the BFS tree of the ball, or of the
+    whole graph for nodes outside it).
+    """
+    settings = run.settings
+    if not run.seeds:
+        run.stats.update(ppr_nodes=0, communities=0)
+        return
+    started = time.perf_counter()
+    ball, tree = _ball(run)
+    ranks, ball_graph, mechanism = _walk(run, ball)
+    run.mechanisms.append(mechanism)
+    run.timings["ppr"] = _ms(started)
+    started = time.perf_counter()
+    communities = louvain_communities(
+        ball_graph, resolution=settings.louvain_resolution, seed=settings.louvain_seed
+    )
+    run.mechanisms.append("louvain")
+    run.timings["louvain"] = _ms(started)
+    seeds = set(run.seeds)
+    inside = {node for members in communities if seeds & set(members) for node in members}
+    best_seed = max(run.entries[seed].score for seed in run.seeds)
+    top_rank = max(ranks.values(), default=0.0)
+    if top_rank <= 0.0:
+        run.stats.update(ppr_nodes=0, communities=len(communities))
+        return
+    scale = settings.ppr_discount * best_seed / top_rank
+    graph_scores = {
+        node: rank * scale * (1.0 if node in inside else settings.out_of_community_factor)
+        for node, rank in ranks.items()
+        if rank > 0.0
+    }
+    ranked = sorted(graph_scores, key=lambda node: (-graph_scores[node], node))
+    for node in ranked:
+        if node in run.entries:
+            run.raise_score(node, graph_scores[node])
+    fresh = [node for node in ranked if node not in run.entries]
+    fresh = fresh[: run.stats["candidates"]["pool_size"]]
+    run.reader.load_nodes(fresh)
+    fresh = [node for node in fresh if run.reader.visible(node)]
+    outside_ball = {node for node in fresh if node not in tree}
+    if outside_ball:  # whole-graph walk only: find a path back to a seed
+        links = run.graph.graph_snapshot().links()
+        tree = {**_bfs_tree(lambda n: links.get(n, []), run.seeds, outside_ball), **tree}
+    offered = 0
+    for node in fresh:
+        hops, via = tree[node]
+        offered += run.offer(node, graph_scores[node], hops, via)
+    run.stats.update(ppr_nodes=offered, communities=len(communities))
+
+
+def _restrict(graph: WeightedGraph, nodes: Iterable[str]) -> WeightedGraph:
+    keep = set(nodes)
+    return {u: {v: w for v, w in graph[u].items() if v in keep} for u in sorted(keep) if u in graph}
+
+
+# -- stage 4: utility rerank ------------------------------------------------------
+
+
+def _utility_rerank(run: _Run) -> None:
+    """Stage 4: blend in q_value (when outcomes exist) and demote superseded nodes."""
+    run.reader.load_nodes(run.entries)
+    alpha = run.settings.utility_weight
+    rows = {node_id: run.reader.node(node_id) for node_id in run.entries}
+    learned = any(node is not None and node.q_update_count > 0 for node in rows.values())
+    demoted = 0
+    for node_id, entry in run.entries.items():
+        node = rows[node_id]
+        if node is None:
+            continue
+        if learned:
+            entry.score = (1.0 - alpha) * entry.score + alpha * node.q_value
+        if node.superseded_by is not None:
+            entry.score *= run.settings.superseded_factor
+            demoted += 1
+    if learned:
+        run.mechanisms.append("utility_rerank")
+    run.stats["utility_rerank"] = learned
+    run.stats["superseded_demoted"] = demoted
+
+
+def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
+    """Returnable entries with score >= min_score, best first (score desc, id asc), cut at limit."""
+    chosen = []
+    for entry in sorted(run.entries.values(), key=lambda e: (-e.score, e.node_id)):
+        node = run.reader.node(entry.node_id)
+        if node is not None and run.returnable(node) and entry.score >= min_score:
+            chosen.append(entry)
+            if len(chosen) == limit:
+                break
+    return chosen
+
+
+# -- stage 5: topology window, causal context, contradictions -------------------
+
+
+def _window(run: _Run, result_ids: list[str]) -> list[str]:
+    """Results plus each one's strongest visible neighbours (the topology window), sorted."""
+    run.reader.load_links(result_ids)
+    universe = set(result_ids)
+    per_result = run.settings.topology_neighbors_per_result
+    for node_id in result_ids:
+        universe.update(
+            link.neighbor for link in _top_neighbors(run.reader.links(node_id), per_result)
+        )
+    return sorted(universe)
+
+
+def causal_context(
+    result_ids: Sequence[str], edges: Iterable[Edge], parent_ids: Mapping[str, Sequence[str]]
+) -> list[str]:
+    """Results that are causal ancestors of another result.
+
+    Input: result ids (in rank order), the edges of the topology window, and
+    each result's ``causal_parent_ids``.  A node is a causal parent of another
+    through an edge of a kind in `CAUSAL_RELATIONSHIPS` (source causes target)
+    or by being listed in its ``causal_parent_ids``; ancestors follow such
+    links transitively through any window node.  Output: those results, in
+    rank order.  Complexity: O(R × (V + E)) over the window.
+    """
+    parents: dict[str, set[str]] = {}
+    for edge in edges:
+        if edge.relationship in CAUSAL_RELATIONSHIPS and edge.source_id != edge.target_id:
+            parents.setdefault(edge.target_id, set()).add(edge.source_id)
+    for child, listed in parent_ids.items():
+        parents.setdefault(child, set()).update(p for p in listed if p != child)
+    results = set(result_ids)
+    ancestors_of_results: set[str] = set()
+    for start in result_ids:
+        stack, seen = [start], {start}
+        while stack:
+            for parent in parents.get(stack.pop(), ()):
+                if parent not in seen:
+                    seen.add(parent)
+                    stack.append(parent)
+        ancestors_of_results.update(node for node in seen - {start} if node in results)
+    return [node_id for node_id in result_ids if node_id in ancestors_of_results]
+
+
+def contradiction_flags(
+    result_ids: Sequence[str], edges: Iterable[Edge], superseded: Iterable[str]
+) -> dict[str, list[str]]:
+    """Flags per result: "contradicted" (a contradicts edge to another result), "superseded".
+
+    A result is superseded when its row has ``superseded_by`` (given in
+    `superseded`) or a window edge says so (``X supersedes r`` or ``r
+    superseded_by X``).  Output: ``{result: sorted flags}``.  O(R + E).
+    """
+    results = set(result_ids)
+    flags: dict[str, set[str]] = {node_id: set() for node_id in result_ids}
+    for node_id in superseded:
+        if node_id in flags:
+            flags[node_id].add("superseded")
+    for edge in edges:
+        if edge.relationship == "contradicts" and {edge.source_id, edge.target_id} <= results:
+            flags[edge.source_id].add("contradicted")
+            flags[edge.target_id].add("contradicted")
+        elif edge.relationship == "supersedes" and edge.target_id in results:
+            flags[edge.target_id].add("superseded")
+        elif edge.relationship == "superseded_by" and edge.source_id in results:
+            flags[edge.source_id].add("superseded")
+    return {node_id: sorted(found) for node_id, found in flags.items()}
+
+
+# -- stage 6: side effects ----------------------------------------------------------
+
+
+def record_access(graph: Graphonomous, result_ids: Sequence[str]) -> None:
+    """In one transaction: access_count += 1 and last_accessed_at = now on every result,
+    co_activation_count += 1 on every edge between two results.
+
+    Counts are re-read inside the (write-locked) transaction, so concurrent
+    processes never lose an increment.  The whole-graph snapshot stays valid:
+    these columns do not change the graph it holds.
+    """
+    if not result_ids:
+        return
+    store = graph.store
+    before = store_fingerprint(store)
+    now = utc_now()
+    with store.transaction():
+        rows = store.get_nodes(result_ids)
+        for node_id in sorted(rows):
+            store.update_node(
+                node_id, access_count=rows[node_id].access_count + 1, last_accessed_at=now
+            )
+        for edge in store.list_edges_between(result_ids):
+            store.update_edge(edge.id, co_activation_count=edge.co_activation_count + 1)
+    graph.snapshot_writes_done(before)
+
+
+def _result_rows(
+    graph: Graphonomous,
+    chosen: Sequence[Entry],
+    nodes: Mapping[str, Node],
+    flags: Mapping[str, list[str]],
+    vector: list[float] | None,
+) -> list[dict[str, Any]]:
+    """The JSON result objects; similarity = cosine(query, node), 0.0 without a query vector."""
+    index = graph.vector_index()
+    query_vector = normalized_f32(vector, index.dimensions) if vector is not None else None
+    rows = []
+    for entry in chosen:
+        node = nodes[entry.node_id]
+        stored = index.get(entry.node_id) if query_vector is not None else None
+        similarity = (
+            exact_score(query_vector, stored)
+            if query_vector is not None and stored is not None
+            else 0.0
+        )
+        rows.append(
+            {
+                "node_id": entry.node_id,
+                "content": node.content,
+                "node_type": node.node_type,
+                "confidence": node.confidence,
+                "similarity": round(similarity, SCORE_DIGITS),
+                "score": round(entry.score, SCORE_DIGITS),
+                "source": entry.source,
+                "hops": entry.hops,
+                "via": entry.via,
+                "flags": list(flags.get(entry.node_id, [])),
+            }
+        )
+    return rows
+
+
+# -- the entry point ------------------------------------------------------------------
+
+
+def _check_arguments(
+    query: object,
+    limit: int,
+    expansion_hops: int,
+    neighbors_per_node: int,
+    min_score: float,
+    node_type: str | None,
+    agent_id: str | None,
+) -> None:
+    if not isinstance(query, str):
+        raise ValidationError("query", f"must be a string; got {type(query).__name__}")
+    check_int("limit", limit, 1, MAX_LIMIT)
+    check_int("expansion_hops", expansion_hops, 0, MAX_EXPANSION_HOPS)
+    check_int("neighbors_per_node", neighbors_per_node, 0, MAX_NEIGHBORS_PER_NODE)
+    check_unit_interval("min_score", min_score)
+    if node_type is not None:
+        check_choice("node_type", node_type, NODE_TYPES)
+    if agent_id is not None:
+        check_id("agent_id", agent_id)
+
+
+def retrieve_context(
+    graph: Graphonomous,
+    query: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    expansion_hops: int = DEFAULT_EXPANSION_HOPS,
+    neighbors_per_node: int = DEFAULT_NEIGHBORS_PER_NODE,
+    min_score: float = 0.0,
+    node_type: str | None = None,
+    agent_id: str | None = None,
+    effort: int | None = None,
+    deep: bool = False,
+    settings: RetrievalSettings | None = None,
+) -> dict[str, Any]:
+    """Ranked, graph-aware context for a query, with its topology (seed 003 + 000 + 004 + 002).
+
+    Input: the facade, a query string and the knobs above (`effort` 0..10 or
+    None; `deep` = effort 6; `settings` overrides pipeline constants).
+    Output: ``{"query", "results", "causal_context", "stats", "topology"}``;
+    each result ``{node_id, content, node_type, confidence, similarity,
+    score, source, hops, via, flags}``, ordered by score desc then node id.
+    A query without word characters returns no results.  Raises
+    ValidationError on bad arguments.
+    Complexity: effort 0 is O(index search + postings of the query terms);
+    expansion adds one SQL query per hop; effort 5–7 a walk over at most
+    `local_max_nodes` nodes; 8–10 a forward push over the cached whole-graph
+    snapshot, O(1 / (epsilon × alpha)) (SPEC has measured latencies).
+    """
+    settings = settings or DEFAULT_SETTINGS
+    _check_arguments(
+        query, limit, expansion_hops, neighbors_per_node, min_score, node_type, agent_id
+    )
+    plan = effort_plan(effort, deep, expansion_hops)
+    total_started = time.perf_counter()
+    text, truncated = cap_query(query, settings.max_query_chars)
+    tokens = bm25_tokens(text)
+    started = time.perf_counter()
+    vector = graph.embed_texts([text])[0] if tokens else None
+    embed_ms = _ms(started)
+
+    def visible(node: Node) -> bool:
+        return node.forgotten_at is None and (agent_id is None or node.agent_id == agent_id)
+
+    def returnable(node: Node) -> bool:
+        return visible(node) and (node_type is None or node.node_type == node_type)
+
+    with graph.lock:
+        # The whole-graph band reads structure from the cached snapshot; the
+        # others read it from SQL per call (their cost does not depend on a cache).
+        snapshot = graph.graph_snapshot() if plan.walk == "full" else None
+        reader = GraphReader(graph.store, visible, snapshot=snapshot, agent_id=agent_id)
+        run = _Run(graph, reader, settings, plan, returnable)
+        run.timings["embed"] = embed_ms
+        run.stats.update(limit=limit, agent_id=agent_id)
+        pool = max(settings.min_candidates, settings.candidate_multiplier * limit)
+        started = time.perf_counter()
+        if tokens:
+            _candidates(run, vector, tokens, pool, _allowed_ids(run, node_type, agent_id))
+            run.mechanisms.extend(["embedding", "bm25", "rrf"])
+        else:
+            run.stats["candidates"] = {"pool_size": pool, "embedding": 0, "bm25": 0, "fused": 0}
+            run.stats["seeds"] = 0
+        run.timings["candidates"] = _ms(started)
+        started = time.perf_counter()
+        run.stats["expanded"] = 0
+        if plan.hops > 0 and run.seeds:
+            _expand(run, plan.hops, neighbors_per_node)
+            run.mechanisms.append("expansion")
+        run.timings["expansion"] = _ms(started)
+        if plan.walk is not None:
+            _graph_walk(run)
+        started = time.perf_counter()
+        _utility_rerank(run)
+        chosen = _select(run, limit, min_score)
+        run.timings["rerank"] = _ms(started)
+        result_ids = [entry.node_id for entry in chosen]
+
+        started = time.perf_counter()
+        universe = _window(run, result_ids)
+        window_edges = graph.store.list_edges_between(universe)
+        topology = analyze(build_adjacency(universe, window_edges), trigger="retrieve_context")
+        run.mechanisms.append("topology")
+        run.timings["topology"] = _ms(started)
+        rows = {node_id: run.reader.node(node_id) for node_id in result_ids}
+        nodes = {node_id: node for node_id, node in rows.items() if node is not None}
+        causal = causal_context(
+            result_ids,
+            window_edges,
+            {node_id: node.causal_parent_ids for node_id, node in nodes.items()},
+        )
+        flags: dict[str, list[str]] = {node_id: [] for node_id in result_ids}
+        if plan.contradiction_check:
+            superseded = [n for n, node in nodes.items() if node.superseded_by is not None]
+            flags = contradiction_flags(result_ids, window_edges, superseded)
+            run.mechanisms.append("contradiction_check")
+        results = _result_rows(graph, chosen, nodes, flags, vector)
+        started = time.perf_counter()
+        record_access(graph, result_ids)
+        run.timings["side_effects"] = _ms(started)
+
+    run.timings["total"] = _ms(total_started)
+    stats = {
+        "effort": plan.effort,
+        "effort_requested": effort if not deep else DEEP_EFFORT,
+        "mechanisms": run.mechanisms,
+        "query_chars": len(query),
+        "query_truncated": truncated,
+        "query_terms": len(tokens),
+        "candidates": run.stats["candidates"],
+        "seeds": run.stats["seeds"],
+        "expanded": run.stats["expanded"],
+        "ppr_nodes": run.stats.get("ppr_nodes", 0),
+        "communities": run.stats.get("communities", 0),
+        "utility_rerank": run.stats["utility_rerank"],
+        "superseded_demoted": run.stats["superseded_demoted"],
+        "returned": len(results),
+        "topology_window": len(universe),
+        "timings_ms": run.timings,
+    }
+    return {
+        "query": text,
+        "results": results,
+        "causal_context": causal,
+        "stats": stats,
+        "topology": topology,
+    }
+
+
+def with_settings(**overrides: Any) -> RetrievalSettings:
+    """`RetrievalSettings` with some fields changed (unknown names raise TypeError)."""
+    return replace(DEFAULT_SETTINGS, **overrides)
+
+
+__all__ = [
+    "DEEP_EFFORT",
+    "DEFAULT_SETTINGS",
+    "EffortPlan",
+    "RetrievalSettings",
+    "causal_context",
+    "contradiction_flags",
+    "effort_plan",
+    "record_access",
+    "retrieve_context",
+    "with_settings",
+]

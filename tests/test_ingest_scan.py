@@ -1,0 +1,521 @@
+"""scan_directory on generated trees: rules, odd files, incremental re-scans, references."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphonomous import Graphonomous
+from graphonomous.ingest import ScanOptions, scan_directory, sources
+from graphonomous.ingest import scan as scan_module
+from graphonomous.model import Node
+from graphonomous.topology import analyze
+
+PAST = time.time() - 3600  # files older than the racy window: a stat settles them
+
+
+def write(root: Path, rel: str, text: str | bytes, *, old: bool = True) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    if old:
+        os.utime(path, (PAST, PAST))
+    return path
+
+
+def touch_old(path: Path, offset: float = 0.0) -> None:
+    os.utime(path, (PAST + offset, PAST + offset))
+
+
+@pytest.fixture
+def graph() -> Iterator[Graphonomous]:
+    with Graphonomous(":memory:") as g:
+        yield g
+
+
+def file_nodes(graph: Graphonomous) -> dict[str, Node]:
+    """path -> file node."""
+    return {
+        n.metadata["path"]: n for n in graph.store.list_nodes() if n.metadata.get("kind") == "file"
+    }
+
+
+def chunks_of(graph: Graphonomous, path: str) -> list[Node]:
+    found = [
+        n
+        for n in graph.store.list_nodes()
+        if n.metadata.get("kind") == "chunk" and n.metadata["path"] == path
+    ]
+    return sorted(found, key=lambda n: n.metadata["chunk_index"])
+
+
+def reference_edges(graph: Graphonomous) -> set[tuple[str, str, str]]:
+    by_id = {n.id: path for path, n in file_nodes(graph).items()}
+    return {
+        (by_id[e.source_id], by_id[e.target_id], e.relationship)
+        for e in graph.store.list_edges()
+        if e.metadata.get("role") == "reference"
+    }
+
+
+DOC = """# Guide
+
+This guide explains the widget pipeline in enough words to make a section of
+its own, covering setup, operation and the usual troubleshooting steps too.
+Every section here is longer than the merge threshold of the chunker.
+
+## Setup
+
+Install the widget, then configure it through `config/settings.toml` and read
+[the notes](notes.txt) before running anything in production please.
+Keep a copy of the settings somewhere safe as well.
+
+## Troubleshooting
+
+If error E-47 appears, the hydraulic pressure dropped: close the intake and
+flush the line, then recalibrate the valve as described in the manual.
+Call the maintenance team when the error persists after two attempts.
+"""
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    write(root, "README.md", DOC)
+    write(root, "notes.txt", "Plain notes.\n\nSecond paragraph of notes.\n")
+    write(root, "config/settings.toml", "[widget]\nspeed = 3\n")
+    write(root, "src/pkg/__init__.py", "")
+    write(root, "src/pkg/core.py", "from . import util\n\n\ndef run():\n    return util.x\n")
+    write(root, "src/pkg/util.py", "x = 1\n")
+    write(root, "build/out.txt", "generated\n")
+    write(root, "logs/app.log.txt", "log line\n")
+    write(root, "logs/keep.txt", "kept despite *.txt rule below\n")
+    write(root, ".gitignore", "build/\nlogs/*\n!logs/keep.txt\n")
+    write(root, "src/.gitignore", "*.tmp.py\n")
+    write(root, "src/scratch.tmp.py", "ignored = True\n")
+    write(root, ".hidden/secret.md", "# hidden\n")
+    write(root, "image.png.txt", b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    write(root, "latin1.txt", "caf\xe9\n".encode("latin-1"))
+    write(root, "picture.png", b"\x89PNG")
+    (root / "src" / "loop").symlink_to(root / "src", target_is_directory=True)
+    return root
+
+
+# -- the first scan -----------------------------------------------------------------
+
+
+def test_first_scan_follows_the_rules(graph: Graphonomous, tree: Path) -> None:
+    summary = scan_directory(graph, tree)
+    assert sorted(file_nodes(graph)) == [
+        "README.md",
+        "config/settings.toml",
+        "logs/keep.txt",
+        "notes.txt",
+        "src/pkg/__init__.py",
+        "src/pkg/core.py",
+        "src/pkg/util.py",
+    ]
+    assert summary.files_seen == 9
+    assert summary.ingested == 7
+    assert summary.skipped == 2
+    assert summary.skipped_by_reason == {"binary": 1, "not_utf8": 1}
+    assert summary.failed == 0
+    assert summary.files_seen == (
+        summary.ingested + summary.unchanged + summary.skipped + summary.failed
+    )
+    assert summary.nodes_added == graph.store.count_nodes()
+    assert summary.edges_added == graph.store.count_edges()
+
+
+def test_nodes_carry_paths_lines_hashes_and_structure(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree)
+    readme = file_nodes(graph)["README.md"]
+    assert readme.node_type == "semantic"
+    assert readme.source == "README.md"
+    assert readme.metadata["format"] == "markdown"
+    assert readme.metadata["truncated"] is False
+    assert "Guide" in readme.content
+    chunks = chunks_of(graph, "README.md")
+    assert [c.metadata["section"] for c in chunks] == ["Guide", "Setup", "Troubleshooting"]
+    assert (chunks[1].metadata["line_start"], chunks[1].metadata["line_end"]) == (7, 11)
+    assert all(c.source == "README.md" for c in chunks)
+    edges = graph.store.list_edges()
+    part_of = {(e.source_id, e.target_id) for e in edges if e.relationship == "part_of"}
+    follows = {(e.source_id, e.target_id) for e in edges if e.relationship == "follows"}
+    assert {(c.id, readme.id) for c in chunks} <= part_of
+    assert {(chunks[0].id, chunks[1].id), (chunks[1].id, chunks[2].id)} <= follows
+
+
+def test_references_become_edges_between_file_nodes(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree)
+    assert reference_edges(graph) == {
+        ("README.md", "config/settings.toml", "derived_from"),
+        ("README.md", "notes.txt", "derived_from"),
+        ("src/pkg/core.py", "src/pkg/util.py", "depends_on"),
+    }
+
+
+def test_every_node_is_embedded_and_searchable(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree)
+    hits = graph.similarity_search("hydraulic pressure E-47 recalibrate valve", limit=3)
+    assert hits["results"][0]["metadata"]["section"] == "Troubleshooting"
+    stats = graph.graph_stats()
+    assert stats["embedding_count"] == stats["node_count"]
+
+
+def test_follow_symlinks_terminates_on_a_loop(graph: Graphonomous, tree: Path) -> None:
+    summary = scan_directory(graph, tree, ScanOptions(follow_symlinks=True))
+    paths = sorted(file_nodes(graph))
+    assert not any("loop" in p for p in paths)
+    assert summary.ingested == 7
+
+
+def test_non_recursive_hidden_and_extension_options(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree, ScanOptions(recursive=False, extensions=(".md",)))
+    assert sorted(file_nodes(graph)) == ["README.md"]
+    scan_directory(graph, tree, ScanOptions(include_hidden=True, extensions=("md",)))
+    assert sorted(file_nodes(graph)) == [".hidden/secret.md", "README.md"]
+
+
+def test_without_gitignore_ignored_files_are_ingested(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree, ScanOptions(respect_gitignore=False))
+    assert {"build/out.txt", "logs/app.log.txt", "src/scratch.tmp.py"} <= set(file_nodes(graph))
+
+
+def test_missing_root_is_a_validation_error(graph: Graphonomous, tmp_path: Path) -> None:
+    from graphonomous.model import ValidationError
+
+    with pytest.raises(ValidationError) as info:
+        scan_directory(graph, tmp_path / "absent")
+    assert info.value.field == "root"
+    (tmp_path / "file.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(ValidationError):
+        scan_directory(graph, tmp_path / "file.txt")
+
+
+# -- read limits ------------------------------------------------------------------------
+
+
+def test_large_files_are_skipped_and_long_files_truncated(
+    graph: Graphonomous, tmp_path: Path
+) -> None:
+    write(tmp_path, "big.txt", "x\n" * 6000)
+    write(tmp_path, "long.md", "# Head\n\n" + "".join(f"line {i}\n" for i in range(400)))
+    options = ScanOptions(max_file_size_bytes=10_000, max_read_bytes=64)
+    summary = scan_directory(graph, tmp_path, options)
+    assert summary.skipped_by_reason == {"too_large": 1}
+    long_md = file_nodes(graph)["long.md"]
+    assert long_md.metadata["truncated"] is True
+    assert long_md.metadata["bytes_read"] == 64
+    text = "".join(c.content for c in chunks_of(graph, "long.md"))
+    assert "line 5" in text and "line 50" not in text
+    # a change beyond the read limit changes nothing in the graph
+    with open(tmp_path / "long.md", "a", encoding="utf-8") as handle:
+        handle.write("appended far below the limit\n")
+    touch_old(tmp_path / "long.md", 5)
+    again = scan_directory(graph, tmp_path, options)
+    assert (again.ingested, again.unchanged) == (0, 1)
+
+
+# -- failures never abort the scan ----------------------------------------------------------
+
+
+def test_unreadable_file_is_counted_and_keeps_old_knowledge(
+    graph: Graphonomous, tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tests run as root, where chmod 000 does not block reads: simulate EACCES.
+    real = scan_module.read_prefix
+
+    def deny(path: str, limit: int) -> tuple[bytes, bool]:
+        if path.endswith("notes.txt"):
+            raise PermissionError(13, "Permission denied")
+        return real(path, limit)
+
+    monkeypatch.setattr(scan_module, "read_prefix", deny)
+    summary = scan_directory(graph, tree)
+    assert summary.failed == 1
+    assert summary.errors == [{"path": "notes.txt", "error": "Permission denied"}]
+    assert summary.ingested == 6
+    # Once ingested, a file that becomes unreadable is kept, not removed.
+    monkeypatch.setattr(scan_module, "read_prefix", real)
+    scan_directory(graph, tree)
+    touch_old(tree / "notes.txt", 10)
+    monkeypatch.setattr(scan_module, "read_prefix", deny)
+    again = scan_directory(graph, tree)
+    assert (again.failed, again.removed) == (1, 0)
+    assert "notes.txt" in file_nodes(graph)
+
+
+def test_file_deleted_between_listing_and_reading(
+    graph: Graphonomous, tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scan_directory(graph, tree)
+    touch_old(tree / "notes.txt", 10)  # changed: the next scan must read it
+    real = scan_module.read_prefix
+
+    def vanish(path: str, limit: int) -> tuple[bytes, bool]:
+        if path.endswith("notes.txt"):
+            os.remove(path)
+        return real(path, limit)
+
+    monkeypatch.setattr(scan_module, "read_prefix", vanish)
+    summary = scan_directory(graph, tree)
+    assert summary.failed == 1
+    assert summary.errors[0]["path"] == "notes.txt"
+    assert summary.removed == 1
+    assert "notes.txt" not in file_nodes(graph)
+    assert ("README.md", "notes.txt", "derived_from") not in reference_edges(graph)
+
+
+def test_a_failed_write_rolls_back_the_whole_file(
+    graph: Graphonomous, tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scan_directory(graph, tree)
+    before = {n.id: n.content for n in graph.store.list_nodes()}
+    write(tree, "README.md", DOC.replace("E-47", "E-48") + "\n## New\n\nnew section\n")
+    touch_old(tree / "README.md", 20)
+    real = sources.upsert_row
+
+    def broken(store: Any, row: sources.SourceRow) -> None:
+        if row.path.endswith("README.md"):
+            raise OSError("disk full")
+        real(store, row)
+
+    monkeypatch.setattr(scan_module, "upsert_row", broken)
+    summary = scan_directory(graph, tree)
+    assert summary.failed == 1
+    assert summary.ingested == 0
+    assert {n.id: n.content for n in graph.store.list_nodes()} == before
+    monkeypatch.setattr(scan_module, "upsert_row", real)
+    assert scan_directory(graph, tree).ingested == 1
+
+
+# -- incremental re-scans -----------------------------------------------------------------
+
+
+def test_second_scan_reads_nothing_and_writes_nothing(
+    graph: Graphonomous, tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = scan_directory(graph, tree)
+    counts = (graph.store.count_nodes(), graph.store.count_edges())
+
+    def no_reads(path: str, limit: int) -> tuple[bytes, bool]:
+        raise AssertionError(f"unexpected read of {path}")
+
+    # Skipped files are recorded too: not even the binary ones are read again.
+    monkeypatch.setattr(scan_module, "read_prefix", no_reads)
+    second = scan_directory(graph, tree)
+    assert second.ingested == 0
+    assert second.unchanged == first.ingested
+    assert second.skipped_by_reason == {"binary": 1, "not_utf8": 1}
+    assert (second.nodes_added, second.nodes_updated, second.edges_added) == (0, 0, 0)
+    assert (graph.store.count_nodes(), graph.store.count_edges()) == counts
+
+
+def test_recently_modified_files_are_rehashed_not_rewritten(
+    graph: Graphonomous, tmp_path: Path
+) -> None:
+    write(tmp_path, "fresh.md", "# Fresh\n\ntext\n", old=False)
+    scan_directory(graph, tmp_path)
+    row = sources.rows_under(graph.store, tmp_path.resolve().as_posix())
+    assert next(iter(row.values())).mtime_ns == 0  # racy: re-read next time
+    again = scan_directory(graph, tmp_path)
+    assert (again.ingested, again.unchanged) == (0, 1)
+
+
+def test_changed_file_keeps_node_ids_and_external_edges(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree)
+    file_id = file_nodes(graph)["README.md"].id
+    setup, trouble = chunks_of(graph, "README.md")[1:3]
+    note = graph.store_node("Our team always forgets the settings file")["node"]["id"]
+    graph.store_edge(note, setup.id, "related_to")
+    graph.store_edge(note, trouble.id, "supports")
+
+    edited = DOC.replace(
+        "## Setup",
+        "## Preface\n\nA new preface section, long enough to be its own "
+        "chunk in the document after the merge rule runs over it; it needs more than "
+        "two hundred characters, so here are a few more words to get there.\n\n## Setup",
+    )
+    edited = edited.replace("E-47", "E-99")
+    write(tree, "README.md", edited)
+    touch_old(tree / "README.md", 30)
+    summary = scan_directory(graph, tree)
+    assert summary.ingested == 1
+    assert file_nodes(graph)["README.md"].id == file_id
+    after = chunks_of(graph, "README.md")
+    assert [c.metadata["section"] for c in after] == [
+        "Guide",
+        "Preface",
+        "Setup",
+        "Troubleshooting",
+    ]
+    assert after[2].id == setup.id  # same text: same node
+    assert after[3].id == trouble.id  # same heading: same node, new text
+    assert "E-99" in after[3].content
+    linked = {e.target_id for e in graph.store.edges_of(note, "out")}
+    assert linked == {setup.id, trouble.id}
+    assert summary.nodes_added == 1 and summary.nodes_removed == 0
+    # structure is rebuilt: the new chunk sits between Guide and Setup
+    follows = {(e.source_id, e.target_id) for e in graph.store.list_edges(relationship="follows")}
+    assert (after[0].id, after[1].id) in follows
+    assert (after[1].id, after[2].id) in follows
+    assert (after[0].id, after[2].id) not in follows
+
+
+def test_shrinking_file_removes_surplus_chunks(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree)
+    old_ids = {c.id for c in chunks_of(graph, "README.md")}
+    write(tree, "README.md", "# Guide\n\nOnly one section is left now.\n")
+    touch_old(tree / "README.md", 40)
+    summary = scan_directory(graph, tree)
+    remaining = chunks_of(graph, "README.md")
+    assert len(remaining) == 1 and remaining[0].id in old_ids
+    assert summary.nodes_removed == 2
+    assert graph.store.get_nodes(list(old_ids - {remaining[0].id})) == {}
+
+
+def test_deleted_and_newly_ignored_files_are_removed(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree)
+    util_chunks = [c.id for c in chunks_of(graph, "src/pkg/util.py")]
+    os.remove(tree / "src" / "pkg" / "util.py")
+    with open(tree / ".gitignore", "a", encoding="utf-8") as handle:
+        handle.write("config/\n")
+    summary = scan_directory(graph, tree)
+    assert summary.removed == 2
+    assert "src/pkg/util.py" not in file_nodes(graph)
+    assert "config/settings.toml" not in file_nodes(graph)
+    assert graph.store.get_nodes(util_chunks) == {}
+    rows = sources.rows_under(graph.store, tree.resolve().as_posix())
+    assert not any(key.endswith(("util.py", "settings.toml")) for key in rows)
+    # `from . import util` now resolves to the package itself (util may be a
+    # name defined in __init__.py), as Python would try.
+    assert reference_edges(graph) == {
+        ("README.md", "notes.txt", "derived_from"),
+        ("src/pkg/core.py", "src/pkg/__init__.py", "depends_on"),
+    }
+    # The vector index no longer returns removed nodes.
+    hits = graph.similarity_search("speed widget", limit=50)["results"]
+    assert not any(h["source"] == "config/settings.toml" for h in hits)
+
+
+def test_text_file_turned_binary_is_removed(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree)
+    write(tree, "notes.txt", b"\x00\x01\x02")
+    touch_old(tree / "notes.txt", 50)
+    summary = scan_directory(graph, tree)
+    assert summary.removed == 1 and summary.skipped_by_reason["binary"] == 2
+    assert "notes.txt" not in file_nodes(graph)
+
+
+def test_reference_appears_when_its_target_is_created(graph: Graphonomous, tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "# A\n\nSee [b](b.md) for details on the subject.\n")
+    scan_directory(graph, tmp_path)
+    assert reference_edges(graph) == set()
+    write(tmp_path, "b.md", "# B\n\nThe details.\n")
+    summary = scan_directory(graph, tmp_path)
+    assert summary.ingested == 1  # only b.md; a.md is unchanged
+    assert reference_edges(graph) == {("a.md", "b.md", "derived_from")}
+
+
+# -- feedback loops from files (seed 004: "ingest file pair with mutual imports") -------------
+
+
+def _mutual_pair(root: Path) -> None:
+    write(
+        root,
+        "alpha.py",
+        '"""Alpha parses widget orders."""\nimport beta\n\n\ndef parse_order(text):\n'
+        "    return beta.validate_order(text.split())\n",
+    )
+    write(
+        root,
+        "beta.py",
+        '"""Beta validates widget orders."""\nimport alpha\n\n\ndef validate_order(parts):\n'
+        "    return [alpha.parse_order(p) for p in parts if p]\n",
+    )
+
+
+def test_mutual_imports_form_an_scc_that_routes_deliberate(
+    graph: Graphonomous, tmp_path: Path
+) -> None:
+    _mutual_pair(tmp_path)
+    scan_directory(graph, tmp_path)
+    assert reference_edges(graph) == {
+        ("alpha.py", "beta.py", "depends_on"),
+        ("beta.py", "alpha.py", "depends_on"),
+    }
+    files = file_nodes(graph)
+    ids = [files["alpha.py"].id, files["beta.py"].id]
+    edges = graph.store.list_edges_between(ids)
+    result = analyze(edges, emit_telemetry=False)
+    assert result["routing"] == "deliberate"
+    assert result["max_kappa"] == 1
+    assert result["sccs"][0]["nodes"] == sorted(ids)
+
+
+def test_retrieving_over_mutual_imports_routes_deliberate(
+    graph: Graphonomous, tmp_path: Path
+) -> None:
+    if not hasattr(graph, "retrieve_context"):
+        pytest.skip("retrieve_context is not available")
+    _mutual_pair(tmp_path)
+    scan_directory(graph, tmp_path)
+    result = graph.retrieve_context("alpha beta widget orders parse validate", limit=10)
+    assert result["topology"]["max_kappa"] > 0
+    assert result["topology"]["routing"] == "deliberate"
+
+
+def test_a_dag_of_imports_routes_fast(graph: Graphonomous, tmp_path: Path) -> None:
+    write(tmp_path, "alpha.py", "import beta\n")
+    write(tmp_path, "beta.py", "X = 1\n")
+    scan_directory(graph, tmp_path)
+    ids = [n.id for n in file_nodes(graph).values()]
+    assert analyze(graph.store.list_edges_between(ids), emit_telemetry=False)["routing"] == "fast"
+
+
+def test_binary_file_turned_text_is_ingested(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree)
+    write(tree, "image.png.txt", "now it is text\n")
+    touch_old(tree / "image.png.txt", 60)
+    summary = scan_directory(graph, tree)
+    assert (summary.ingested, summary.skipped_by_reason) == (1, {"not_utf8": 1})
+    assert "image.png.txt" in file_nodes(graph)
+
+
+def test_a_deleted_file_node_is_rebuilt_and_chunks_reused(graph: Graphonomous, tree: Path) -> None:
+    scan_directory(graph, tree)
+    old_file = file_nodes(graph)["README.md"].id
+    chunk_ids = [c.id for c in chunks_of(graph, "README.md")]
+    graph.delete_node(old_file)
+    summary = scan_directory(graph, tree)
+    assert summary.ingested == 1
+    rebuilt = file_nodes(graph)["README.md"]
+    assert rebuilt.id != old_file
+    assert [c.id for c in chunks_of(graph, "README.md")] == chunk_ids
+    part_of = {(e.source_id, e.target_id) for e in graph.store.list_edges(relationship="part_of")}
+    assert {(c, rebuilt.id) for c in chunk_ids} <= part_of
+    assert ("README.md", "notes.txt", "derived_from") in reference_edges(graph)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0,
+    reason="root reads chmod-000 files anyway (the monkeypatched test above covers it)",
+)
+def test_chmod_000_file_is_counted_as_failed(graph: Graphonomous, tree: Path) -> None:
+    target = tree / "notes.txt"
+    target.chmod(0)
+    try:
+        summary = scan_directory(graph, tree)
+    finally:
+        target.chmod(0o644)
+    assert summary.failed == 1
+    assert summary.errors[0]["path"] == "notes.txt"
