@@ -275,7 +275,18 @@ def cmd_remember(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _print_recall(result: dict[str, Any], out: TextIO) -> None:
+def _where(node: dict[str, Any]) -> str:
+    """Where a result came from, for people: `path:start-end` for ingested chunks, else its id."""
+    meta = node["metadata"]
+    path = meta.get("path") or node["source"]
+    if not isinstance(path, str) or not path:
+        return str(node["id"])
+    if isinstance(meta.get("line_start"), int) and isinstance(meta.get("line_end"), int):
+        return f"{path}:{meta['line_start']}-{meta['line_end']}"
+    return path
+
+
+def _print_recall(result: dict[str, Any], where: dict[str, str], out: TextIO) -> None:
     topology = result["topology"]
     stats = result["stats"]
     out.write(
@@ -292,7 +303,7 @@ def _print_recall(result: dict[str, Any], out: TextIO) -> None:
         flags = f" [{', '.join(item['flags'])}]" if item["flags"] else ""
         out.write(
             f"{rank:>3}. {item['score']:.3f}  {item['node_type']:<10} {origin:<11} "
-            f"{item['node_id']}{flags}\n       {_short(item['content'])}\n"
+            f"{where[item['node_id']]}{flags}\n       {_short(item['content'])}\n"
         )
     if not result["results"]:
         out.write("no results\n")
@@ -304,10 +315,14 @@ def cmd_recall(args: argparse.Namespace, out: TextIO) -> int:
             args.query, limit=args.limit, effort=args.effort, deep=args.deep, node_type=args.type
         )
         mermaid = graph.retrieval_mermaid(result) if args.mermaid else None
-    if args.json:
-        emit_json({**result, "mermaid": mermaid} if mermaid is not None else result, out)
-        return EXIT_OK
-    _print_recall(result, out)
+        if args.json:
+            emit_json({**result, "mermaid": mermaid} if mermaid is not None else result, out)
+            return EXIT_OK
+        where = {
+            item["node_id"]: _where(graph.get_node(item["node_id"])["node"])
+            for item in result["results"]
+        }
+    _print_recall(result, where, out)
     if mermaid is not None:
         out.write("\n```mermaid\n" + mermaid + "```\n")
     return EXIT_OK

