@@ -35,13 +35,17 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
+ONNX_PREFIX = "onnx:"
+
+
 def get_embedder(name: str | None = None) -> Embedder:
     """Build the embedder named ``name``.
 
     Input: ``None`` (use ``$GRAPHONOMOUS_EMBEDDER``, else ``"hashing"``) or one of
     ``"hashing"`` (384 dims), ``"hashing-<dims>"`` (the `name` a hashing
     embedder reports, so stored names round-trip), ``"minilm"``
-    (all-MiniLM-L6-v2) or ``"sentence-transformers:<model>"``.
+    (all-MiniLM-L6-v2), ``"sentence-transformers:<model>"`` or ``"onnx:<model dir>"``
+    (a directory with ``model.onnx`` and ``tokenizer.json``; extra ``onnx``).
     Output: an `Embedder`.
     Complexity: O(1) for hashing; loading a real model takes seconds.
     Raises `ValueError` for an unknown name and `RuntimeError` naming the
@@ -58,9 +62,13 @@ def get_embedder(name: str | None = None) -> Embedder:
         return _sentence_transformer(MINILM_MODEL)
     if key.startswith(SENTENCE_TRANSFORMERS_PREFIX) and key[len(SENTENCE_TRANSFORMERS_PREFIX) :]:
         return _sentence_transformer(key[len(SENTENCE_TRANSFORMERS_PREFIX) :])
+    if key.startswith(ONNX_PREFIX) and key[len(ONNX_PREFIX) :]:
+        from graphonomous.embed.onnx import OnnxEmbedder
+
+        return OnnxEmbedder(key[len(ONNX_PREFIX) :])
     raise ValueError(
-        f"unknown embedder {name!r}; expected 'hashing', 'hashing-<dims>', 'minilm' "
-        f"or 'sentence-transformers:<model>'"
+        f"unknown embedder {name!r}; expected 'hashing', 'hashing-<dims>', 'minilm', "
+        f"'sentence-transformers:<model>' or 'onnx:<model dir>'"
     )
 
 
