@@ -422,21 +422,28 @@ class Graphonomous:
 
     # -- batches and statistics ---------------------------------------------
 
-    def apply_batch(self, operations: Sequence[object]) -> dict[str, Any]:
-        """Apply a list of operations atomically (see graphonomous.store.batch)."""
-        with self.lock:
+    def apply_batch(
+        self, operations: Sequence[object], bookkeeping: Callable[[Store], None] | None = None
+    ) -> dict[str, Any]:
+        """Apply a list of operations atomically (see graphonomous.store.batch).
+
+        The operations, the embeddings of new or re-written content and the
+        caller's own table writes (`bookkeeping(store)`, e.g. ingestion's
+        `source_files` rows) commit in ONE transaction, or not at all; the
+        vector and BM25 indexes follow after the commit.  Raises BatchError
+        (or whatever `bookkeeping` raises) and then nothing is written.
+        """
+        with self.lock, self.store.transaction():
             result = apply_batch(self.store, operations)
             texts = result.changed_content
-            if texts:
-                ids = sorted(texts)
-                vectors = dict(zip(ids, self.embed_texts([texts[i] for i in ids]), strict=False))
-                with self.store.transaction():
-                    for node_id, vector in vectors.items():
-                        self.store.set_embedding(node_id, pack_f32(vector), self.embedding_model)
-            else:
-                vectors = {}
+            ids = sorted(texts)
+            vectors = dict(zip(ids, self.embed_texts([texts[i] for i in ids]), strict=True))
+            for node_id, vector in vectors.items():
+                self.store.set_embedding(node_id, pack_f32(vector), self.embedding_model)
+            if bookkeeping is not None:
+                bookkeeping(self.store)
             self.index_update(vectors, result.removed_node_ids)
-            self.text_index_update(result.changed_content, result.removed_node_ids)
+            self.text_index_update(texts, result.removed_node_ids)
         return result.to_dict()
 
     def graph_stats(self) -> dict[str, Any]:
@@ -611,32 +618,6 @@ class Graphonomous:
         with self.lock:
             edges = [edge.to_dict() for edge in self.store.list_edges_between(ids)]
         return retrieval.to_mermaid(result, edges)
-
-    # -- ingestion (graphonomous.ingest) ------------------------------------
-
-    def apply_batch_with(
-        self, operations: Sequence[object], bookkeeping: Callable[[Store], None] | None = None
-    ) -> dict[str, Any]:
-        """`apply_batch` whose operations, new embeddings and the caller's own
-        table writes (`bookkeeping(store)`, e.g. ingestion's `source_files`
-        rows) commit together in ONE transaction, or not at all.
-
-        The vector and BM25 indexes are updated only after the commit.  Raises
-        BatchError (or whatever `bookkeeping` raises); nothing is then written.
-        """
-        with self.lock:
-            with self.store.transaction():
-                result = apply_batch(self.store, operations)
-                texts = result.changed_content
-                ids = sorted(texts)
-                vectors = dict(zip(ids, self.embed_texts([texts[i] for i in ids]), strict=True))
-                for node_id, vector in vectors.items():
-                    self.store.set_embedding(node_id, pack_f32(vector), self.embedding_model)
-                if bookkeeping is not None:
-                    bookkeeping(self.store)
-            self.index_update(vectors, result.removed_node_ids)
-            self.text_index_update(texts, result.removed_node_ids)
-        return result.to_dict()
 
     # == memory-compat =========================================================
     # Owned by graphonomous/mcp/memory_compat.py (SPEC "memory-compat"): the tool

@@ -4,7 +4,7 @@ One scan: (1) list the candidate files (walk.py); (2) for each file decide
 unchanged / skipped / changed — same size and mtime as recorded costs one
 stat, same content hash costs one read, anything else is parsed and planned
 (plan.py); changed files are written in small groups, each group one
-transaction through `Graphonomous.apply_batch_with` (nodes, edges,
+transaction through `Graphonomous.apply_batch` (nodes, edges,
 embeddings and `source_files` rows together); (3) remove files that are
 gone, newly ignored or no longer text; (4) re-derive the reference edges of
 files whose references may now resolve differently.
@@ -270,7 +270,7 @@ class _Sync:
             for path in deletions:
                 delete_row(store, path)
 
-        self.graph.apply_batch_with(operations, bookkeeping)
+        self.graph.apply_batch(operations, bookkeeping)
         for plan in plans:
             self.count(plan)
 
