@@ -38,7 +38,9 @@ trap cleanup EXIT
 export PATH="$(dirname "$NODE"):$PATH"
 cd "$ROOT"
 
+# The default surface (v2: the five machines) and every tool at once (--surface all).
 STDIO=("$PY" -m graphonomous serve --db "$WORK/stdio.db")
+STDIO_ALL=("$PY" -m graphonomous serve --surface all --db "$WORK/stdio-all.db")
 failures=0
 checks=0
 
@@ -68,17 +70,26 @@ check wire-check "$PY" "$SRC/mcp_stdio_wire_check.py" -- "${STDIO[@]}"
 #    exists only in SDK 2.x.
 probe() {
   local venv=$1 mode=$2 tool=$3 args=$4 uri=$5
+  shift 5
   "$TOOLS/$venv/bin/python" "$SRC/mcp_client_probe.py" --mode "$mode" \
-    --call "$tool" --args "$args" --read "$uri" -- "${STDIO[@]}"
+    --call "$tool" --args "$args" --read "$uri" -- "${@:-${STDIO[@]}}"
 }
-check probe-sdk2-session probe venv session store_node \
-  '{"content":"E-47 means pressure loss","node_type":"semantic"}' graphonomous://runtime/health
-check probe-sdk2-auto probe venv auto topology_analyze '{}' graphonomous://graph/recent
-check probe-sdk1-session probe venv1 session query_graph \
-  '{"operation":"similarity_search","query":"pressure loss"}' graphonomous://runtime/health
+check probe-sdk2-session probe venv session act \
+  '{"action":"store_node","content":"E-47 means pressure loss","node_type":"semantic"}' \
+  graphonomous://runtime/health
+check probe-sdk2-auto probe venv auto route '{"action":"topology"}' graphonomous://graph/recent
+check probe-sdk1-session probe venv1 session consolidate \
+  '{"action":"query","operation":"similarity_search","query":"pressure loss"}' \
+  graphonomous://pulse/manifest
+check probe-sdk2-all probe venv session retrieve_context '{"query":"pressure loss"}' \
+  graphonomous://goals/snapshot "${STDIO_ALL[@]}"
+check probe-sdk1-all probe venv1 session learn_detect_novelty '{"text":"pressure loss"}' \
+  graphonomous://consolidation/log "${STDIO_ALL[@]}"
 
 # 3. Inspector CLI: tools/list with the schema portability audit (--strict).
 check inspector-stdio "$NODE" "$INSPECTOR" --cli -q "${STDIO[@]}" --method tools/list --strict
+check inspector-stdio-all "$NODE" "$INSPECTOR" --cli -q "${STDIO_ALL[@]}" --method tools/list \
+  --strict
 
 # 4. Conformance suite over stdio (through the suite's stdio↔HTTP bridge).
 check conformance-stdio "$PY" "$SRC/run_conformance_stdio.py" --tools-dir "$TOOLS" \

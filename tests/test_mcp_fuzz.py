@@ -59,7 +59,7 @@ class Expect:
 @pytest.fixture(scope="module")
 def server() -> Iterator[McpServer]:
     with Graphonomous(":memory:") as graph:
-        yield build_server(graph)
+        yield build_server(graph, "all")  # every tool: v2 machines, v1, memory-compat
 
 
 def dumps(obj: Any) -> bytes:
@@ -176,6 +176,11 @@ def generate(rng: random.Random) -> tuple[bytes, Expect]:
             ("topology_analyze", {"node_ids": "all"}),
             ("graph_stats", {"x": 1}),
             ("delete_node", {}),
+            ("act", {"action": "explode"}),
+            ("act", {"action": "store_node"}),
+            ("retrieve", {"action": "context", "content": "x"}),
+            ("learn", {"action": "from_outcome", "status": "meh"}),
+            ("consolidate", {}),
         ]
         name, arguments = rng.choice(cases)
         if name == "store_node" and isinstance(arguments.get("content"), str):

@@ -122,8 +122,10 @@ def test_session_flow(server: McpHttpServer) -> None:
     assert client.session and server.session_count == 1
     assert client.call("ping") == {"jsonrpc": "2.0", "id": 1, "result": {}}
     tools = client.call("tools/list")["result"]["tools"]
-    assert "store_node" in [t["name"] for t in tools]
-    stored = client.call("tools/call", {"name": "store_node", "arguments": {"content": "é"}})
+    assert "act" in [t["name"] for t in tools]  # the default surface: v2 machines
+    stored = client.call(
+        "tools/call", {"name": "act", "arguments": {"action": "store_node", "content": "é"}}
+    )
     assert stored["result"]["structuredContent"]["node"]["content"] == "é"
     assert client.call("nope")["error"]["code"] == -32601
     health = client.call("resources/read", {"uri": "graphonomous://runtime/health"})
@@ -248,7 +250,10 @@ def test_concurrent_writers_lose_nothing(server: McpHttpServer, graph: Graphonom
         for i in range(per_writer):
             body = client.call(
                 "tools/call",
-                {"name": "store_node", "arguments": {"content": f"w{worker} fact {i}"}},
+                {
+                    "name": "act",
+                    "arguments": {"action": "store_node", "content": f"w{worker} fact {i}"},
+                },
             )
             if body["result"].get("isError"):
                 failures.append(str(body))

@@ -103,7 +103,10 @@ def test_session_over_stdio(tmp_path: Path) -> None:
                 "jsonrpc": "2.0",
                 "id": "call",
                 "method": "tools/call",
-                "params": {"name": "store_node", "arguments": {"content": "hello é"}},
+                "params": {
+                    "name": "act",
+                    "arguments": {"action": "store_node", "content": "hello é"},
+                },
             }
         ),
         line({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": {"pad": big}}}),
@@ -114,7 +117,14 @@ def test_session_over_stdio(tmp_path: Path) -> None:
     got = replies(out)
     assert [r["id"] for r in got] == [0, 1, "call", 2, None]
     assert got[0]["result"]["serverInfo"]["name"] == "graphonomous"
-    assert "store_node" in [t["name"] for t in got[1]["result"]["tools"]]
+    # The default surface: seed 003's five v2 machines.
+    assert [t["name"] for t in got[1]["result"]["tools"]] == [
+        "retrieve",
+        "route",
+        "act",
+        "learn",
+        "consolidate",
+    ]
     assert got[2]["result"]["structuredContent"]["node"]["content"] == "hello é"
     assert got[4]["error"]["code"] == PARSE_ERROR
     with Graphonomous(db) as graph:
@@ -130,7 +140,10 @@ def test_twenty_pipelined_writes_all_persist(tmp_path: Path) -> None:
                 "jsonrpc": "2.0",
                 "id": i,
                 "method": "tools/call",
-                "params": {"name": "store_node", "arguments": {"content": f"fact {i}"}},
+                "params": {
+                    "name": "act",
+                    "arguments": {"action": "store_node", "content": f"fact {i}"},
+                },
             }
         )
         for i in range(1, 21)

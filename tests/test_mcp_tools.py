@@ -1,4 +1,4 @@
-"""The registered MCP tools and resources over a real Graphonomous facade."""
+"""The v1 MCP tools and the resources over a real Graphonomous facade."""
 
 from __future__ import annotations
 
@@ -14,9 +14,17 @@ import pytest
 from graphonomous import Graphonomous, telemetry
 from graphonomous.mcp import build_server
 from graphonomous.mcp.jsonrpc import RESOURCE_NOT_FOUND, Request, Response, encode
+from graphonomous.mcp.machines import MACHINES
 from graphonomous.mcp.resources import RECENT_LIMIT
 from graphonomous.mcp.server import McpServer
-from graphonomous.mcp.tools import CORE_TOOLS, SURFACES, describe_tools, surface_tools
+from graphonomous.mcp.tools import (
+    SURFACES,
+    V1_TOOLS,
+    describe_tools,
+    surface_instructions,
+    surface_tools,
+)
+from graphonomous.pulse import FAIL, MANIFEST_URI, manifest_resource, validate_text
 from graphonomous.topology import analyze, build_adjacency
 
 # Seed 003's v1 tool names; analyze_topology is seed 000's name for topology_analyze.
@@ -61,7 +69,7 @@ def graph(tmp_path: Path) -> Iterator[Graphonomous]:
 
 @pytest.fixture
 def server(graph: Graphonomous) -> McpServer:
-    return build_server(graph, check_output=True)
+    return build_server(graph, "v1", check_output=True)
 
 
 @pytest.fixture(autouse=True)
@@ -108,9 +116,9 @@ def tool_error(server: McpServer, name: str, **arguments: Any) -> str:
 
 
 def test_tool_names_follow_the_seeds() -> None:
-    names = [spec.name for spec in CORE_TOOLS]
-    assert set(names) - SEED_003_V1_TOOLS == {"analyze_topology"}
-    assert len(names) == len(set(names))
+    names = [spec.name for spec in V1_TOOLS]
+    assert set(names) == SEED_003_V1_TOOLS | {"analyze_topology"}
+    assert len(names) == len(set(names)) == 30
     for name in names:
         assert re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", name)
 
@@ -130,16 +138,45 @@ def test_schemas_are_valid_2020_12(server: McpServer) -> None:
 
 
 def test_surfaces() -> None:
-    assert surface_tools("v1") == CORE_TOOLS
-    assert set(SURFACES) >= {"v1", "all"}
+    assert surface_tools("v1") == V1_TOOLS
+    assert [t.name for t in surface_tools("v2")] == [
+        "retrieve",
+        "route",
+        "act",
+        "learn",
+        "consolidate",
+    ]
+    assert surface_tools("all") == (*SURFACES["v2"], *SURFACES["v1"], *SURFACES["memory"])
+    assert set(SURFACES) == {"v1", "v2", "memory", "all"}
     with pytest.raises(ValueError, match="unknown MCP surface"):
         surface_tools("v9")
+
+
+def test_default_surface_is_v2(graph: Graphonomous) -> None:
+    default = build_server(graph)
+    names = [t["name"] for t in rpc(default, "tools/list")["result"]["tools"]]
+    assert names == [t.name for t in SURFACES["v2"]]
+    assert rpc(default, "initialize")["result"]["instructions"] == surface_instructions("v2")
+
+
+@pytest.mark.parametrize("surface", sorted(SURFACES))
+def test_instructions_name_only_tools_of_their_surface(surface: str) -> None:
+    text = surface_instructions(surface)
+    own = {t.name for t in SURFACES[surface]}
+    every = {t.name for t in SURFACES["all"]}
+    mentioned = {name for name in every if re.search(rf"\b{name}\b", text)}
+    # The v2 text names actions, some spelled like v1 tools (store_node, deliberate …).
+    if surface == "v2":
+        actions = {a.name for m in MACHINES for a in m.actions}
+        mentioned -= actions
+    assert mentioned <= own, mentioned - own
+    assert own & mentioned or surface == "v2"
 
 
 def test_describe_tools_covers_every_field() -> None:
     text = describe_tools()
     assert text == describe_tools()
-    for spec in CORE_TOOLS:
+    for spec in V1_TOOLS:
         assert f"### `{spec.name}`" in text
         for field in spec.input_schema["properties"]:
             assert f"| `{field}` |" in text
@@ -330,7 +367,13 @@ def read(server: McpServer, uri: str) -> Any:
 
 def test_resource_registry(server: McpServer) -> None:
     uris = [r["uri"] for r in rpc(server, "resources/list")["result"]["resources"]]
-    assert uris == ["graphonomous://runtime/health", "graphonomous://graph/recent"]
+    assert uris == [
+        "graphonomous://runtime/health",
+        "graphonomous://goals/snapshot",
+        "graphonomous://graph/recent",
+        "graphonomous://consolidation/log",
+        "graphonomous://pulse/manifest",
+    ]
     templates = rpc(server, "resources/templates/list")["result"]["resourceTemplates"]
     assert [t["uriTemplate"] for t in templates] == ["graphonomous://graph/node/{id}"]
 
@@ -364,3 +407,33 @@ def test_recent_resource(server: McpServer, graph: Graphonomous) -> None:
     # Touch the oldest node: it becomes the most recent.
     graph.store.update_node(ids[0], last_accessed_at="9999-01-01T00:00:00.000Z")
     assert read(server, "graphonomous://graph/recent")["nodes"][0]["id"] == ids[0]
+
+
+def test_goals_snapshot_resource(server: McpServer, graph: Graphonomous) -> None:
+    assert read(server, "graphonomous://goals/snapshot") == graph.goals_snapshot()
+    goal = tool(server, "manage_goal", action="create", title="Keep pump P-3 running")["goal"]
+    snapshot = read(server, "graphonomous://goals/snapshot")
+    assert snapshot["total"] == 1 and snapshot["by_status"]["proposed"] == 1
+    assert [g["id"] for g in snapshot["goals"]] == [goal["id"]]
+
+
+def test_consolidation_log_resource(server: McpServer, graph: Graphonomous) -> None:
+    assert read(server, "graphonomous://consolidation/log")["runs"] == []
+    run = tool(server, "run_consolidation")
+    log = read(server, "graphonomous://consolidation/log")
+    assert [r["id"] for r in log["runs"]] == [run["id"]]
+    assert log == graph.consolidation_log()
+
+
+def test_pulse_manifest_resource(server: McpServer, graph: Graphonomous) -> None:
+    (content,) = rpc(server, "resources/read", {"uri": MANIFEST_URI})["result"]["contents"]
+    assert content["text"] == manifest_resource(graph.db_path)
+    assert validate_text(content["text"])["overall"] != FAIL
+
+
+def test_health_counts_routing_decisions_of_every_entry_point(server: McpServer) -> None:
+    tool(server, "store_node", content="pressure loss", node_id="a")
+    tool(server, "retrieve_context", query="pressure loss")
+    tool(server, "deliberate")
+    routing = read(server, "graphonomous://runtime/health")["telemetry"]["routing"]
+    assert set(routing) >= {"retrieve_context", "deliberate"}

@@ -4,7 +4,9 @@ Layers, each usable on its own:
 
 * :mod:`.jsonrpc` — sans-I/O message parsing and encoding;
 * :mod:`.server` — :class:`McpServer`, the protocol state machine (no I/O);
-* :mod:`.tools` / :mod:`.resources` — tools and resources declared as data;
+* :mod:`.tools` / :mod:`.resources` — tools and resources declared as data
+  (tool sets: :mod:`.v1`, :mod:`.machines`, :mod:`.memory_compat`);
+* :mod:`.docs` — the generated tool reference of SPEC.md;
 * :mod:`.stdio` / :mod:`.http` — thin transports.
 
 :func:`serve` is the entry point behind ``graphonomous serve``.
@@ -19,7 +21,7 @@ from .jsonrpc import encode, parse_message
 from .resources import RESOURCE_TEMPLATES, RESOURCES
 from .server import McpServer
 from .stdio import serve_stdio
-from .tools import DEFAULT_SURFACE, SERVER_INSTRUCTIONS, SURFACES, surface_tools
+from .tools import DEFAULT_SURFACE, SURFACES, surface_instructions, surface_tools
 
 TRANSPORTS: Final = ("stdio", "http")
 DEFAULT_PORT: Final = 4100
@@ -32,13 +34,14 @@ def build_server(
     check_output: bool = False,
     started_at: float | None = None,
 ) -> McpServer:
-    """An McpServer over `graph` exposing the tools of `surface` and every resource."""
+    """An McpServer over `graph` exposing the tools of `surface` (with that surface's
+    instructions) and every resource."""
     return McpServer(
         graph,
         surface_tools(surface),
         RESOURCES,
         RESOURCE_TEMPLATES,
-        instructions=SERVER_INSTRUCTIONS,
+        instructions=surface_instructions(surface),
         check_output=check_output,
         started_at=started_at,
     )

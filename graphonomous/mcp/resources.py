@@ -1,15 +1,16 @@
 """MCP resources, declared once as data.
 
-Seed 003 names five resources.  Registered (because the facade can serve
-them for real): ``graphonomous://runtime/health``, the template
-``graphonomous://graph/node/{id}`` and ``graphonomous://graph/recent``.
-``graphonomous://goals/snapshot`` and ``graphonomous://consolidation/log``
-arrive with goals and the consolidator.
+Seed 003 names five resources, shared by every surface:
+``graphonomous://runtime/health``, ``graphonomous://goals/snapshot``, the
+template ``graphonomous://graph/node/{id}``, ``graphonomous://graph/recent``
+and ``graphonomous://consolidation/log``.  A sixth, ``graphonomous://pulse/manifest``,
+is this package's PULSE loop manifest (:mod:`graphonomous.pulse`).
 
-A reader returns a JSON-ready value; the server sends it as one
-``application/json`` text content.  A reader signals a missing resource by
-raising :class:`ResourceNotFound` (or ``model.NotFoundError``), which the
-server answers with JSON-RPC error -32002.
+A reader returns a JSON-ready value, which the server sends as one
+``application/json`` text content — or a ``str``, sent as it is (the manifest
+keeps its own formatting).  A reader signals a missing resource by raising
+:class:`ResourceNotFound` (or ``model.NotFoundError``), which the server
+answers with JSON-RPC error -32002.
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ from urllib.parse import unquote
 
 from .. import telemetry
 from ..model import NotFoundError, ValidationError
+from ..pulse.manifest import MANIFEST_URI, manifest_resource
 
 JSON_MIME: Final = "application/json"
 RECENT_LIMIT: Final = 20
+# Rows of the goals snapshot and runs of the consolidation log a read returns.
+GOALS_LIMIT: Final = 100
+CONSOLIDATION_LOG_LIMIT: Final = 20
 
 
 class ResourceNotFound(LookupError):
@@ -42,6 +47,7 @@ class ResourceContext:
     started_at: float = field(default_factory=time.monotonic)  # time.monotonic() at start
 
 
+# A reader's value is JSON-ready data, or a str holding the finished text.
 StaticReader = Callable[[ResourceContext], Any]
 TemplateReader = Callable[[ResourceContext, Mapping[str, str]], Any]
 
@@ -120,7 +126,8 @@ class ResourceTemplate:
 
 
 def read_health(ctx: ResourceContext) -> dict[str, Any]:
-    """Runtime health: server identity, uptime, graph counts, storage, telemetry counters."""
+    """Runtime health: server identity, uptime, graph counts, storage, and the
+    telemetry counters (routing decisions per entry point among them)."""
     stats = ctx.graph.graph_stats()
     return {
         "status": "ok",
@@ -171,6 +178,23 @@ def read_node(ctx: ResourceContext, variables: Mapping[str, str]) -> dict[str, A
     return result
 
 
+def read_goals(ctx: ResourceContext) -> dict[str, Any]:
+    """Goal totals, status breakdown and the first GOALS_LIMIT goals (facade goals_snapshot)."""
+    result: dict[str, Any] = ctx.graph.goals_snapshot(GOALS_LIMIT)
+    return result
+
+
+def read_consolidation_log(ctx: ResourceContext) -> dict[str, Any]:
+    """The latest CONSOLIDATION_LOG_LIMIT consolidation runs (facade consolidation_log)."""
+    result: dict[str, Any] = ctx.graph.consolidation_log(CONSOLIDATION_LOG_LIMIT)
+    return result
+
+
+def read_manifest(ctx: ResourceContext) -> str:
+    """The PULSE loop manifest naming this server's database file (JSON text)."""
+    return manifest_resource(getattr(ctx.graph, "db_path", None))
+
+
 HEALTH: Final = ResourceSpec(
     uri="graphonomous://runtime/health",
     name="runtime-health",
@@ -178,12 +202,36 @@ HEALTH: Final = ResourceSpec(
     description="Runtime health, service status, lightweight counts and telemetry counters.",
     reader=read_health,
 )
+GOALS: Final = ResourceSpec(
+    uri="graphonomous://goals/snapshot",
+    name="goals-snapshot",
+    title="Goals snapshot",
+    description=f"Goal totals, status breakdown and up to {GOALS_LIMIT} goals.",
+    reader=read_goals,
+)
 RECENT: Final = ResourceSpec(
     uri="graphonomous://graph/recent",
     name="graph-recent",
     title="Recent nodes",
     description=f"The {RECENT_LIMIT} most recently added/accessed nodes, newest first.",
     reader=read_recent,
+)
+CONSOLIDATION_LOG: Final = ResourceSpec(
+    uri="graphonomous://consolidation/log",
+    name="consolidation-log",
+    title="Consolidation log",
+    description=(
+        f"The latest {CONSOLIDATION_LOG_LIMIT} consolidation runs (stages, totals), newest "
+        "first, and when the last real run happened."
+    ),
+    reader=read_consolidation_log,
+)
+PULSE_MANIFEST: Final = ResourceSpec(
+    uri=MANIFEST_URI,
+    name="pulse-manifest",
+    title="PULSE loop manifest",
+    description="This server's continual-learning loop as a PULSE v0.1 manifest.",
+    reader=read_manifest,
 )
 NODE: Final = ResourceTemplate(
     uri_template="graphonomous://graph/node/{id}",
@@ -193,5 +241,5 @@ NODE: Final = ResourceTemplate(
     reader=read_node,
 )
 
-RESOURCES: Final = (HEALTH, RECENT)
+RESOURCES: Final = (HEALTH, GOALS, RECENT, CONSOLIDATION_LOG, PULSE_MANIFEST)
 RESOURCE_TEMPLATES: Final = (NODE,)

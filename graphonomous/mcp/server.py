@@ -397,7 +397,12 @@ class McpServer:
             raise RpcFailure(
                 RESOURCE_NOT_FOUND, f"Resource not found: {exc}", {"uri": uri}
             ) from None
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        # A str is the finished text; anything else is sent as JSON.
+        text = (
+            value
+            if isinstance(value, str)
+            else json.dumps(value, ensure_ascii=False, allow_nan=False)
+        )
         return {"contents": [{"uri": uri, "mimeType": mime, "text": text}]}
 
     def _read_template(self, uri: str) -> tuple[Any, str]:

@@ -1,0 +1,372 @@
+"""The v2 MCP surface: five "machines", one tool per phase of the memory loop.
+
+Seed 003 groups the 29 v1 tools by the loop phase an agent is in when it
+calls them — retrieve → route → act → learn → consolidate — so a client sees
+5 tools instead of 29.  Each machine takes a required ``action`` naming one
+v1 tool (seed 003's action tables) and that tool's own arguments, and runs
+the *same* v1 spec: validation and handler are the v1 tool's, and the result
+is the v1 tool's result, unchanged.
+
+How a machine is generated from its actions (:func:`build_machine`):
+
+* input schema: ``action`` (required enum) plus the union of the actions' v1
+  input properties, field names unchanged.  A field several actions share
+  keeps its schema when they agree, else the widest one (enum union, loosest
+  bounds) or an ``anyOf`` of the variants; its description says which action
+  uses it for what.  The only rename: a v1 field itself called ``action``
+  (manage_edge, manage_goal, belief_revise) would clash with the machine's,
+  so it is spelled ``edge_operation`` / ``goal_operation`` / ``revision_type``
+  (upstream Graphonomous' names).  No combinator at the top level.
+* validation (:attr:`ToolSpec.argument_check`, after the union schema): a
+  field the chosen action does not take is an error naming it; the other
+  fields are validated against the v1 tool's own input schema, and the
+  violations are reported under the machine's field names.
+* output schema: ``anyOf`` of the actions' v1 output schemas.
+* annotations: read-only / idempotent if every action is; destructive /
+  open-world if any action is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from ..contract.schema import Violation, key_path
+from ..model import ValidationError
+from .tools import ArgumentCheck, Handler, ToolAnnotations, ToolSpec, choice, obj
+from .v1 import V1_BY_NAME
+
+if TYPE_CHECKING:
+    from ..api import Graphonomous
+
+ACTION_FIELD: Final = "action"
+# Schema keywords a merged field may widen (the v1 schema still applies per action).
+_LOWER_BOUNDS: Final = ("minimum", "minLength", "minItems")
+_UPPER_BOUNDS: Final = ("maximum", "maxLength", "maxItems")
+
+
+@dataclass(frozen=True)
+class MachineAction:
+    """One action of a machine: the v1 tool it runs, and the renamed fields.
+
+    `renames` maps a machine field name to the v1 field it stands for (only
+    for v1 fields named ``action``, which the machine's own field takes).
+    """
+
+    name: str
+    tool: ToolSpec
+    summary: str
+    renames: Mapping[str, str] = field(default_factory=dict)
+
+    def fields(self) -> dict[str, Any]:
+        """The v1 input properties under their machine names, in v1 order."""
+        inverse = {v1: machine for machine, v1 in self.renames.items()}
+        properties: Mapping[str, Any] = self.tool.input_schema.get("properties", {})
+        return {inverse.get(name, name): schema for name, schema in properties.items()}
+
+    def required(self) -> list[str]:
+        """The v1 required fields under their machine names."""
+        inverse = {v1: machine for machine, v1 in self.renames.items()}
+        return [inverse.get(name, name) for name in self.tool.input_schema.get("required", ())]
+
+    def to_v1(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The machine arguments as the v1 tool's arguments (``action`` dropped)."""
+        return {
+            self.renames.get(name, name): value
+            for name, value in arguments.items()
+            if name != ACTION_FIELD
+        }
+
+    def machine_path(self, path: str) -> str:
+        """A violation path of the v1 arguments, spelled with the machine's names."""
+        for machine, v1 in self.renames.items():
+            prefix = key_path("$", v1)
+            if path == prefix or path.startswith((prefix + ".", prefix + "[")):
+                return key_path("$", machine) + path[len(prefix) :]
+        return path
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A v2 machine: its actions and the ToolSpec generated from them."""
+
+    name: str
+    title: str
+    question: str
+    purpose: str
+    actions: tuple[MachineAction, ...]
+    spec: ToolSpec = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "spec", build_machine(self))
+
+    def action(self, name: str) -> MachineAction:
+        """The action called `name`.  Raises ValidationError naming the allowed ones."""
+        for action in self.actions:
+            if action.name == name:
+                return action
+        allowed = ", ".join(a.name for a in self.actions)
+        raise ValidationError(ACTION_FIELD, f"unknown action {name!r} (allowed: {allowed})")
+
+
+# --------------------------------------------------------------------------
+# Generating the machine's schemas
+# --------------------------------------------------------------------------
+
+
+def _canonical(schema: Mapping[str, Any]) -> str:
+    return json.dumps(schema, sort_keys=True, ensure_ascii=False)
+
+
+def _without_description(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k != "description"}
+
+
+def widen(variants: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One schema accepting every value any of `variants` accepts.
+
+    Identical variants: that schema.  Variants differing only in ``enum``
+    (united, first-seen order) or bounds (the loosest kept; a bound missing in
+    one variant is dropped): the widened schema.  Otherwise ``anyOf`` of the
+    distinct variants.  O(total size of the variants).
+    """
+    distinct: list[dict[str, Any]] = []
+    for variant in variants:
+        if _canonical(variant) not in {_canonical(d) for d in distinct}:
+            distinct.append(dict(variant))
+    if len(distinct) == 1:
+        return distinct[0]
+    merged: dict[str, Any] = {}
+    keys = list(dict.fromkeys(key for variant in distinct for key in variant))
+    for key in keys:
+        present = all(key in variant for variant in distinct)
+        values: list[Any] = [variant.get(key) for variant in distinct]
+        if present and all(_canonical({"v": v}) == _canonical({"v": values[0]}) for v in values):
+            merged[key] = values[0]
+        elif key == "enum" and present:
+            merged[key] = list(dict.fromkeys(item for value in values for item in value))
+        elif key in _LOWER_BOUNDS or key in _UPPER_BOUNDS:
+            if present:
+                merged[key] = min(values) if key in _LOWER_BOUNDS else max(values)
+        else:
+            return {"anyOf": distinct}
+    return merged
+
+
+def _field_description(uses: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """``(a, b) text. (c) other text.``: which action uses the field for what."""
+    by_text: dict[str, list[str]] = {}
+    for action, schema in uses:
+        by_text.setdefault(str(schema.get("description", "")).strip(), []).append(action)
+    parts = [f"({', '.join(actions)}) {text}".rstrip() for text, actions in by_text.items()]
+    return " ".join(parts)
+
+
+def merge_fields(actions: Sequence[MachineAction]) -> dict[str, Any]:
+    """The union of the actions' input properties (see :func:`widen`), first-seen order."""
+    uses: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
+    for action in actions:
+        for name, schema in action.fields().items():
+            uses.setdefault(name, []).append((action.name, schema))
+    merged: dict[str, Any] = {}
+    for name, found in uses.items():
+        schema = widen([_without_description(s) for _, s in found])
+        merged[name] = {**schema, "description": _field_description(found)}
+    return merged
+
+
+def _action_line(action: MachineAction) -> str:
+    """``context — summary (retrieve_context; needs query)`` for the tool description."""
+    needs = action.required()
+    details = action.tool.name + (f"; needs {', '.join(needs)}" if needs else "")
+    return f"{action.name} — {action.summary} ({details})"
+
+
+def _annotations(actions: Sequence[MachineAction]) -> ToolAnnotations:
+    hints = [action.tool.annotations for action in actions]
+    return ToolAnnotations(
+        read_only=all(h.read_only for h in hints),
+        destructive=any(h.destructive for h in hints),
+        idempotent=all(h.idempotent for h in hints),
+        open_world=any(h.open_world for h in hints),
+    )
+
+
+def _output_schema(machine: Machine) -> dict[str, Any]:
+    outputs: list[Mapping[str, Any]] = []
+    for action in machine.actions:
+        schema = action.tool.output_schema
+        if schema is None:
+            raise ValueError(f"machine {machine.name}: {action.tool.name} has no outputSchema")
+        if _canonical(schema) not in {_canonical(o) for o in outputs}:
+            outputs.append(schema)
+    return {
+        "type": "object",
+        "description": "The result of the v1 tool the action runs, unchanged.",
+        "anyOf": [dict(o) for o in outputs],
+    }
+
+
+def _checker(machine: Machine) -> ArgumentCheck:
+    def check(arguments: dict[str, Any]) -> list[Violation]:
+        action = machine.action(arguments[ACTION_FIELD])
+        allowed = action.fields()
+        unused = [
+            Violation(
+                key_path("$", name),
+                f"is not used by action {action.name} (it takes: {', '.join(allowed)})",
+                "additionalProperties",
+            )
+            for name in sorted(arguments)
+            if name != ACTION_FIELD and name not in allowed
+        ]
+        if unused:
+            return unused
+        found = action.tool.check_arguments(action.to_v1(arguments))
+        return [Violation(action.machine_path(v.path), v.message, v.rule) for v in found]
+
+    return check
+
+
+def _dispatcher(machine: Machine) -> Handler:
+    def handler(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
+        action = machine.action(str(arguments.get(ACTION_FIELD)))
+        return action.tool.handler(graph, action.to_v1(arguments))
+
+    handler.__name__ = handler.__qualname__ = f"{machine.name}_machine"
+    handler.__doc__ = f"Machine `{machine.name}`: run the v1 tool its action names."
+    return handler
+
+
+def build_machine(machine: Machine) -> ToolSpec:
+    """The ToolSpec of a machine, generated from its actions (module docstring).
+
+    Complexity: O(total size of the actions' schemas), once at import.
+    """
+    names = [a.name for a in machine.actions]
+    if len(set(names)) != len(names):
+        raise ValueError(f"machine {machine.name}: duplicate actions in {names}")
+    fields = merge_fields(machine.actions)
+    if ACTION_FIELD in fields:
+        raise ValueError(f"machine {machine.name}: a v1 field named {ACTION_FIELD} is not renamed")
+    description = (
+        f"{machine.question} {machine.purpose} Actions: "
+        + "; ".join(_action_line(a) for a in machine.actions)
+        + ". Other fields are the arguments of the action's v1 tool; each field's "
+        "description names the actions that use it."
+    )
+    action = choice(names, "What to do (the actions are listed in the tool description).")
+    return ToolSpec(
+        name=machine.name,
+        title=machine.title,
+        description=description,
+        input_schema=obj({ACTION_FIELD: action, **fields}, (ACTION_FIELD,)),
+        output_schema=_output_schema(machine),
+        annotations=_annotations(machine.actions),
+        handler=_dispatcher(machine),
+        argument_check=_checker(machine),
+    )
+
+
+# --------------------------------------------------------------------------
+# The five machines (seed 003's action tables)
+# --------------------------------------------------------------------------
+
+
+def _act(name: str, tool: str, summary: str, **renames: str) -> MachineAction:
+    return MachineAction(name, V1_BY_NAME[tool], summary, renames)
+
+
+RETRIEVE: Final = Machine(
+    name="retrieve",
+    title="Retrieve: what do I know?",
+    question="Loop phase 1 — what do I know?",
+    purpose="Call it for context before reasoning or acting.",
+    actions=(
+        _act("context", "retrieve_context", "κ-aware ranked retrieval with topology"),
+        _act("episodic", "retrieve_episodic", "episodes in a time range"),
+        _act("procedural", "retrieve_procedural", "procedures for a task, with steps"),
+        _act("coverage", "coverage_query", "is knowledge enough? act / learn / escalate"),
+        _act("trace_evidence", "trace_evidence_path", "most credible paths between two nodes"),
+        _act("frontier", "epistemic_frontier", "where evidence is most uncertain (Wilson)"),
+    ),
+)
+ROUTE: Final = Machine(
+    name="route",
+    title="Route: what should I do?",
+    question="Loop phase 2 — what should I do?",
+    purpose="Call it to decide whether to act, learn, deliberate or escalate.",
+    actions=(
+        _act("topology", "topology_analyze", "SCC/κ analysis: fast or deliberate"),
+        _act("deliberate", "deliberate", "plans for reasoning through feedback loops"),
+        _act("attention_survey", "attention_survey", "what needs attention across goals"),
+        _act("attention_cycle", "attention_run_cycle", "triage and dispatch an attention cycle"),
+        _act("review_goal", "review_goal", "coverage-driven act / learn / escalate for a goal"),
+    ),
+)
+ACT: Final = Machine(
+    name="act",
+    title="Act: change the graph",
+    question="Loop phase 3 — do it.",
+    purpose="Call it to write to the knowledge graph.",
+    actions=(
+        _act("store_node", "store_node", "store a knowledge node"),
+        _act("store_edge", "store_edge", "store a relationship edge"),
+        _act("delete_node", "delete_node", "delete a node with its edges"),
+        _act(
+            "manage_edge",
+            "manage_edge",
+            "get / list / update / delete edges",
+            edge_operation="action",
+        ),
+        _act(
+            "manage_goal",
+            "manage_goal",
+            "goal CRUD and lifecycle transitions",
+            goal_operation="action",
+        ),
+        _act(
+            "belief_revise",
+            "belief_revise",
+            "expand / revise / contract a belief",
+            revision_type="action",
+        ),
+        _act("forget_node", "forget_node", "hide (soft) or delete (hard, cascade) a node"),
+        _act("forget_policy", "forget_by_policy", "forget low-priority nodes to fit a budget"),
+        _act("gdpr_erase", "gdpr_erase", "erase a node and every trace of it"),
+    ),
+)
+LEARN: Final = Machine(
+    name="learn",
+    title="Learn: did it work?",
+    question="Loop phase 4 — did it work?",
+    purpose="Call it after acting, to close the feedback loop.",
+    actions=(
+        _act(
+            "from_outcome", "learn_from_outcome", "credit or blame the knowledge behind an action"
+        ),
+        _act("from_feedback", "learn_from_feedback", "positive / negative / correction on a node"),
+        _act("detect_novelty", "learn_detect_novelty", "is a text new to the graph?"),
+        _act(
+            "from_interaction", "learn_from_interaction", "store a conversation turn and its claims"
+        ),
+        _act("contradictions", "belief_contradictions", "find beliefs that conflict"),
+    ),
+)
+CONSOLIDATE: Final = Machine(
+    name="consolidate",
+    title="Consolidate: clean up",
+    question="Loop phase 5 — clean up.",
+    purpose="Call it to maintain the graph, typically at session boundaries.",
+    actions=(
+        _act("run", "run_consolidation", "decay, prune, strengthen, merge, summarise"),
+        _act("stats", "graph_stats", "counts, distributions, confidence"),
+        _act("query", "query_graph", "list / get nodes and edges, similarity search"),
+        _act("traverse", "graph_traverse", "breadth-first walk from a node"),
+    ),
+)
+
+MACHINES: Final[tuple[Machine, ...]] = (RETRIEVE, ROUTE, ACT, LEARN, CONSOLIDATE)
+MACHINE_TOOLS: Final[tuple[ToolSpec, ...]] = tuple(machine.spec for machine in MACHINES)
