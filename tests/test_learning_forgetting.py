@@ -436,3 +436,18 @@ def test_cli_forget_and_erase(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["--db", db, "erase", "missing"]) == 1
     with Graphonomous(db) as graph:
         assert graph.store.node_ids() == ids[:2]
+
+
+def test_gdpr_erase_of_a_short_id_only_scrubs_whole_tokens(graph: Graphonomous) -> None:
+    # A caller-chosen id that also occurs inside ordinary words ("Fix", "x-ray").
+    graph.store_node("secret fact", node_id="x")
+    goal = graph.manage_goal("create", title="Fix pump x-ray", description="about the x-ray")
+    graph.manage_goal("link_nodes", goal_id=goal["goal"]["id"], node_ids=["x"])
+    result = graph.gdpr_erase("x")
+    assert result["residual"] == []
+    kept = graph.manage_goal("get", goal_id=goal["goal"]["id"])["goal"]
+    assert (kept["title"], kept["description"]) == ("Fix pump x-ray", "about the x-ray")
+    assert "x" not in kept["linked_node_ids"]
+    assert forgetting._scrub_text("see x, not x-ray or fix", frozenset({"x"}), None) == (
+        "see [erased], not x-ray or fix"
+    )

@@ -22,9 +22,11 @@ protected nodes are never forgotten by cascade or policy.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
+import re
 import time
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -437,21 +439,36 @@ def memory_pressure(graph: Graphonomous) -> dict[str, Any] | None:
 # -- GDPR erase ---------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=32)
+def _id_pattern(ids: frozenset[str]) -> re.Pattern[str]:
+    """Any of `ids` as a whole token: not inside a longer word or hyphenated id.
+
+    A short caller-chosen id such as "x" must not erase the x of "Fix"; a
+    UUID never occurs inside a word anyway.
+    """
+    alternatives = "|".join(re.escape(i) for i in sorted(ids, key=lambda i: (-len(i), i)))
+    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")
+
+
+def _scrub_text(text: str, ids: frozenset[str], content: str | None) -> str:
+    """`text` with every whole-token id and every copy of the content replaced by ERASED_MARK."""
+    if content is not None:
+        text = text.replace(content, ERASED_MARK)
+    return _id_pattern(ids).sub(ERASED_MARK, text)
+
+
 def _scrub(value: Any, ids: frozenset[str], content: str | None) -> Any:
     """A JSON value without the erased ids and content.
 
     Strings equal to an id are dropped (from lists; dict entries are
     removed), as are dict entries keyed by an id; other strings have every
-    occurrence of an id or of the content replaced by ERASED_MARK.
+    whole-token occurrence of an id, and every copy of the content, replaced
+    by ERASED_MARK.
     """
     if isinstance(value, str):
         if value in ids:
             return _DROP
-        for ident in ids:
-            value = value.replace(ident, ERASED_MARK)
-        if content is not None:
-            value = value.replace(content, ERASED_MARK)
-        return value
+        return _scrub_text(value, ids, content)
     if isinstance(value, list):
         kept = [_scrub(item, ids, content) for item in value]
         return [item for item in kept if item is not _DROP]
@@ -470,7 +487,7 @@ def _scrub(value: Any, ids: frozenset[str], content: str | None) -> Any:
 def _mentions(text: str | None, ids: frozenset[str], content: str | None) -> bool:
     if text is None:
         return False
-    return any(ident in text for ident in ids) or (content is not None and content in text)
+    return (content is not None and content in text) or bool(_id_pattern(ids).search(text))
 
 
 def _rows_mentioning(
@@ -514,11 +531,7 @@ def _scrub_text_column(
         text = row[1]
         if not _mentions(text, ids, content):
             continue
-        cleaned = text
-        for ident in ids:
-            cleaned = cleaned.replace(ident, ERASED_MARK)
-        if content is not None:
-            cleaned = cleaned.replace(content, ERASED_MARK)
+        cleaned = _scrub_text(text, ids, content)
         tables.execute(store, f"UPDATE {table} SET {column} = ? WHERE {key} = ?", (cleaned, row[0]))
         changed += 1
     return changed
@@ -631,8 +644,23 @@ def residual_references(store: Store, node_id: str, content: str | None) -> list
         )
         row = tables.query(store, f'SELECT {flags} FROM "{table}"', [n for _, n in pairs])[0]
         hits = zip(pairs, tuple(row), strict=True)
-        found.extend(f"{table}.{column}" for (column, _), flag in hits if flag)
+        for (column, needle), flag in hits:
+            if flag and (needle != node_id or _id_token_in(store, table, column, node_id)):
+                found.append(f"{table}.{column}")
     return sorted(set(found))
+
+
+def _id_token_in(store: Store, table: str, column: str, node_id: str) -> bool:
+    """Whether some value of the column holds `node_id` as a whole token (not inside a word)."""
+    pattern = _id_pattern(frozenset({node_id}))
+    rows = tables.query(
+        store, f'SELECT "{column}" FROM "{table}" WHERE instr("{column}", ?) > 0', (node_id,)
+    )
+    for (value,) in rows:
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+        if pattern.search(text):
+            return True
+    return False
 
 
 def nodes_quoting(store: Store, content: str | None) -> list[str]:
