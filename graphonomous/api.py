@@ -55,6 +55,8 @@ from .retrieval import (
     build_snapshot,
     store_fingerprint,
 )
+from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
+from .retrieval.region import analyze_region
 from .store import SCHEMA_VERSION, Store, apply_batch
 
 if TYPE_CHECKING:  # memory-compat; imported lazily at run time (the mcp package imports us)
@@ -611,6 +613,21 @@ class Graphonomous:
     def query_graph(self, operation: str, **arguments: Any) -> dict[str, Any]:
         """list_nodes | get_node | get_edges | similarity_search, mapped onto facade methods."""
         return retrieval.query_graph(self, operation, **arguments)
+
+    def topology_analyze(
+        self,
+        node_ids: Sequence[str] | None = None,
+        query: str | None = None,
+        limit: int = REGION_SEARCH_LIMIT,
+    ) -> dict[str, Any]:
+        """κ analysis of a region: the given nodes plus the `limit` best hits for `query`
+        (every live node when neither is given); canonical §A.1 result + `recommendation`."""
+        arguments: dict[str, Any] = {"limit": limit}
+        if node_ids is not None:
+            arguments["node_ids"] = list(node_ids)
+        if query is not None:
+            arguments["query"] = query
+        return analyze_region(self, arguments)
 
     def retrieval_mermaid(self, result: Mapping[str, Any]) -> str:
         """A Mermaid flowchart of a `retrieve_context` result (edges read from the store)."""

@@ -4,10 +4,8 @@ Every tool is a :class:`~.tools.ToolSpec` whose handler is a thin adapter
 (:func:`delegate`): it renames the upstream aliases a tool accepts, then
 calls the :class:`graphonomous.Graphonomous` method of the same name with the
 arguments as keywords.  Input field names are the facade's argument names, so
-the schema is the documentation of the method.  The one exception is the
-topology tool (``topology_analyze``, also registered under seed 000's name
-``analyze_topology``): the facade has no topology method yet, so its adapter
-assembles the region and calls :func:`graphonomous.topology.analyze`.
+the schema is the documentation of the method.  ``topology_analyze`` is also
+registered under seed 000's name ``analyze_topology``.
 
 Annotations follow :class:`~.tools.ToolAnnotations`' definitions; notably
 ``retrieve_context`` (and ``coverage_query``, ``review_goal`` and
@@ -59,6 +57,7 @@ from ..model import (
     TIMESCALES,
     ValidationError,
 )
+from ..retrieval.region import DEFAULT_SEARCH_LIMIT
 from ..retrieval.retriever import (
     DEEP_EFFORT,
     DEFAULT_EXPANSION_HOPS,
@@ -83,7 +82,6 @@ from ..retrieval.specialized import (
     MAX_TRAVERSE_DEPTH,
     QUERY_OPERATIONS,
 )
-from ..topology import analyze, build_adjacency
 from .tools import (
     BOOLEAN,
     COUNT,
@@ -116,9 +114,6 @@ from .tools import (
 if TYPE_CHECKING:
     from ..api import Graphonomous
 
-DEFAULT_SEARCH_LIMIT: Final = 10
-# How many node ids / fault lines a topology recommendation spells out.
-RECOMMENDATION_LIST_LIMIT: Final = 12
 
 # The four annotation profiles of the v1 tools (see ToolAnnotations for the meanings).
 READ: Final = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
@@ -169,98 +164,6 @@ def delegate(
     handler.__name__ = handler.__qualname__ = method
     handler.__doc__ = f"Tool adapter: ``Graphonomous.{method}(**arguments)``."
     return handler
-
-
-# --------------------------------------------------------------------------
-# The topology tool (no facade method yet: the region is assembled here)
-# --------------------------------------------------------------------------
-
-
-def _listing(items: Sequence[str]) -> str:
-    shown = ", ".join(items[:RECOMMENDATION_LIST_LIMIT])
-    more = len(items) - RECOMMENDATION_LIST_LIMIT
-    return f"{shown}, … ({more} more)" if more > 0 else shown
-
-
-def topology_universe(graph: Graphonomous, arguments: Mapping[str, Any]) -> list[str]:
-    """The node ids a topology call analyses, sorted.
-
-    No `node_ids` and no `query`: every live node.  Otherwise the given ids
-    (each must exist) united with the `limit` best similarity hits for `query`.
-    Raises ValidationError naming unknown ids.  O(V) store reads.
-    """
-    node_ids = arguments.get("node_ids")
-    query = arguments.get("query")
-    if node_ids is None and query is None:
-        return graph.store.node_ids()
-    universe = set(node_ids or ())
-    if universe:
-        missing = sorted(universe - set(graph.store.get_nodes(sorted(universe))))
-        if missing:
-            shown = ", ".join(missing[:RECOMMENDATION_LIST_LIMIT])
-            more = len(missing) - RECOMMENDATION_LIST_LIMIT
-            extra = f" and {more} more" if more > 0 else ""
-            raise ValidationError("node_ids", f"unknown node ids: {shown}{extra}")
-    if query is not None:
-        limit = arguments.get("limit", DEFAULT_SEARCH_LIMIT)
-        hits = graph.similarity_search(query, limit)["results"]
-        universe.update(hit["id"] for hit in hits)
-    return sorted(universe)
-
-
-def recommendation(topology: Mapping[str, Any], node_count: int) -> str:
-    """One paragraph telling an agent what the topology means for answering.
-
-    Input: a canonical analyze() result and the size of the analysed region.
-    Output: text naming the SCCs, their κ and the fault lines to deliberate on
-    (seed 000's analyze_topology example).  O(size of the result).
-    """
-    sccs = topology["sccs"]
-    if not sccs:
-        noun = "node" if node_count == 1 else "nodes"
-        return (
-            f"This knowledge region ({node_count} {noun}) contains no feedback loops (κ=0). "
-            "Retrieve context in one pass and answer directly."
-        )
-    parts: list[str] = []
-    if len(sccs) == 1:
-        parts.append(
-            f"This knowledge region contains 1 strongly connected component with "
-            f"κ={sccs[0]['kappa']}."
-        )
-    else:
-        parts.append(
-            f"This knowledge region contains {len(sccs)} strongly connected components "
-            f"(max κ={topology['max_kappa']})."
-        )
-    for scc in sccs[:3]:
-        kappa = f"κ≈{scc['kappa']}, approximate" if scc["approximate"] else f"κ={scc['kappa']}"
-        suffix = "" if len(sccs) == 1 else f" ({scc['id']}, {kappa})"
-        parts.append(f"The concepts [{_listing(scc['nodes'])}] are mutually dependent{suffix}.")
-    if len(sccs) > 3:
-        parts.append(f"{len(sccs) - 3} more components are listed in sccs.")
-    faults = [f"{f['source']}→{f['target']}" for scc in sccs for f in scc["fault_line_edges"]]
-    if faults:
-        noun = "fault line" if len(faults) == 1 else "fault lines"
-        parts.append(f"Deliberate on the {noun} before answering: {_listing(faults)}.")
-    else:
-        parts.append("Deliberate (iterate over the loop) before answering.")
-    return " ".join(parts)
-
-
-def analyze_topology(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Tools `topology_analyze` / `analyze_topology`: κ analysis of a graph region.
-
-    Universe from :func:`topology_universe`, edges between those nodes
-    (``store.list_edges_between``), then ``build_adjacency`` + ``analyze``
-    (telemetry trigger ``analyze_topology``).  Output: the canonical §A.1
-    result plus ``recommendation``.  Complexity: that of ``analyze``.
-    """
-    with graph.lock:  # node ids and edges from one consistent state
-        universe = topology_universe(graph, arguments)
-        edges = graph.store.list_edges_between(universe)
-    result = analyze(build_adjacency(universe, edges), trigger="analyze_topology")
-    return {**result, "recommendation": recommendation(result, len(universe))}
 
 
 # --------------------------------------------------------------------------
@@ -906,7 +809,7 @@ TOPOLOGY_ANALYZE: Final = ToolSpec(
     input_schema=obj(_TOPOLOGY_INPUT),
     output_schema=_TOPOLOGY_OUTPUT,
     annotations=READ,
-    handler=analyze_topology,
+    handler=delegate("topology_analyze"),
 )
 ANALYZE_TOPOLOGY: Final = ToolSpec(
     name="analyze_topology",
@@ -915,7 +818,7 @@ ANALYZE_TOPOLOGY: Final = ToolSpec(
     input_schema=obj(_TOPOLOGY_INPUT),
     output_schema=_TOPOLOGY_OUTPUT,
     annotations=READ,
-    handler=analyze_topology,
+    handler=delegate("topology_analyze"),
 )
 GRAPH_TRAVERSE: Final = ToolSpec(
     name="graph_traverse",
