@@ -203,3 +203,34 @@ def test_stray_output_cannot_reach_the_protocol_stream() -> None:
     assert json.loads(lines[1])["result"]["structuredContent"] == {}
     assert len(lines) == 3
     assert b"print() noise" in err and b"fd 1 noise" in err and b"sys.stdout noise" in err
+
+
+def test_sigkill_loses_no_acknowledged_write(tmp_path: Path) -> None:
+    """Every store_node the server answered survives a SIGKILL that lands mid-stream."""
+    db = tmp_path / "g.db"
+    proc = spawn("-m", "graphonomous", "serve", "--db", str(db), "--surface", "v1")
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(line(INIT))
+    proc.stdin.flush()
+    json.loads(proc.stdout.readline())
+    total = 300
+    for i in range(total):  # pipelined: the server is still writing when it dies
+        call = {
+            "jsonrpc": "2.0",
+            "id": i + 1,
+            "method": "tools/call",
+            "params": {"name": "store_node", "arguments": {"content": f"durable fact {i}"}},
+        }
+        proc.stdin.write(line(call))
+    proc.stdin.flush()
+    acknowledged: list[str] = []
+    while len(acknowledged) < 40:
+        reply = json.loads(proc.stdout.readline())
+        acknowledged.append(reply["result"]["structuredContent"]["node"]["id"])
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    with Graphonomous(db) as graph:
+        assert graph.store.integrity_check() == "ok"
+        stored = set(graph.store.node_ids())
+    assert set(acknowledged) <= stored
+    assert len(stored) < total  # the kill really landed mid-stream
