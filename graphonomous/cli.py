@@ -348,7 +348,14 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     )
     with _open(args) as graph:
         try:
-            return serve(graph, args.transport, args.host, args.port, args.surface)
+            return serve(
+                graph,
+                args.transport,
+                args.host,
+                args.port,
+                args.surface,
+                idle_consolidation=not args.no_idle_consolidation,
+            )
         except ValueError as exc:
             raise CliError(str(exc), EXIT_USAGE) from exc
 
@@ -797,6 +804,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port")
     serve.add_argument("--surface", choices=sorted(SURFACES), default=DEFAULT_SURFACE)
+    serve.add_argument(
+        "--no-idle-consolidation",
+        action="store_true",
+        help="do not consolidate in the background when the graph is idle",
+    )
     command("stats", cmd_stats, "counts and facts about the graph")
 
     node = commands.add_parser("node", help="add, show and list nodes")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any, Final
 
+from ..learning.timer import ConsolidationTimer
 from .jsonrpc import encode, parse_message
 from .resources import RESOURCE_TEMPLATES, RESOURCES
 from .server import McpServer
@@ -53,17 +54,22 @@ def serve(
     host: str = "127.0.0.1",
     port: int = DEFAULT_PORT,
     surface: str = DEFAULT_SURFACE,
+    *,
+    idle_consolidation: bool = True,
 ) -> int:
     """Serve `graph` over MCP until EOF / SIGTERM; returns the exit status.
 
     stdio: one connection on stdin/stdout.  http: Streamable HTTP at
     ``http://host:port/mcp`` (one McpServer per session, one shared graph).
+    While serving, a background `ConsolidationTimer` runs a consolidation
+    cycle when the graph has been idle (seed 003: every 5 minutes, after 30 s
+    without a tool call) unless `idle_consolidation` is False.
     Raises ValueError for an unknown transport or surface, or a non-loopback
     host without ``$GRAPHONOMOUS_HTTP_TOKEN``.
     """
     surface_tools(surface)  # fail before binding anything
-    if transport == "stdio":
-        return serve_stdio(build_server(graph, surface))
+    if transport not in TRANSPORTS:
+        raise ValueError(f"unknown transport {transport!r} (known: {', '.join(TRANSPORTS)})")
     if transport == "http":
         # Imported here: http.server pulls in email/ssl (~30 ms) that stdio never needs.
         from .http import make_http_server, serve_http
@@ -72,8 +78,14 @@ def serve(
         server = make_http_server(
             lambda: build_server(graph, surface, started_at=started), host, port
         )
+    timer = ConsolidationTimer(graph).start() if idle_consolidation else None
+    try:
+        if transport == "stdio":
+            return serve_stdio(build_server(graph, surface))
         return serve_http(server)
-    raise ValueError(f"unknown transport {transport!r} (known: {', '.join(TRANSPORTS)})")
+    finally:
+        if timer is not None:
+            timer.stop()
 
 
 __all__ = [
