@@ -28,6 +28,7 @@ BUSY_TIMEOUT_MS: Final = 5000
 _NODE_SELECT: Final = f"SELECT {', '.join(NODE_COLUMNS)} FROM nodes"
 _EDGE_SELECT: Final = f"SELECT {', '.join(EDGE_COLUMNS)} FROM edges"
 _NODE_JSON_FIELDS: Final = ("metadata", "causal_parent_ids")
+_JSON_COLUMNS: Final = frozenset({*_NODE_JSON_FIELDS, "metadata"})
 _NODE_ORDERS: Final = {
     "created": "created_at, id",
     "created_desc": "created_at DESC, id DESC",
@@ -273,24 +274,7 @@ class Store:
 
     def update_node(self, node_id: str, **fields: Any) -> None:
         """Set columns of one node.  Unknown column names are a programming error."""
-        unknown = set(fields) - set(NODE_COLUMNS[1:])
-        if unknown:
-            raise ValueError(f"unknown node columns: {sorted(unknown)}")
-        if not fields:
-            return
-        names = sorted(fields)
-        values = [
-            json.dumps(fields[name], sort_keys=True, allow_nan=False)
-            if name in _NODE_JSON_FIELDS
-            else int(fields[name])
-            if name == "pinned"
-            else fields[name]
-            for name in names
-        ]
-        assignments = ", ".join(f"{name} = ?" for name in names)
-        cursor = self.execute(f"UPDATE nodes SET {assignments} WHERE id = ?", [*values, node_id])
-        if cursor.rowcount == 0:
-            raise NotFoundError("node", node_id)
+        self._update_row("node", node_id, fields, NODE_COLUMNS[1:])
 
     def delete_node(self, node_id: str) -> int:
         """Delete a node; its edges and embedding go with it (ON DELETE CASCADE).
@@ -451,22 +435,32 @@ class Store:
         return _row_to_edge(rows[0]) if rows else None
 
     def update_edge(self, edge_id: str, **fields: Any) -> None:
-        unknown = set(fields) - set(EDGE_COLUMNS[4:])
+        """Set mutable columns of one edge (not its endpoints or relationship)."""
+        self._update_row("edge", edge_id, fields, EDGE_COLUMNS[4:])
+
+    def _update_row(
+        self, kind: str, row_id: str, fields: dict[str, Any], allowed: Sequence[str]
+    ) -> None:
+        """UPDATE one node or edge row; JSON columns are serialised, booleans stored as 0/1."""
+        unknown = set(fields) - set(allowed)
         if unknown:
-            raise ValueError(f"unknown or immutable edge columns: {sorted(unknown)}")
+            raise ValueError(f"unknown or immutable {kind} columns: {sorted(unknown)}")
         if not fields:
             return
-        names = sorted(fields)
+        names = sorted(fields)  # column names come from `allowed`, never from input
         values = [
             json.dumps(fields[name], sort_keys=True, allow_nan=False)
-            if name == "metadata"
+            if name in _JSON_COLUMNS
+            else int(fields[name])
+            if isinstance(fields[name], bool)
             else fields[name]
             for name in names
         ]
         assignments = ", ".join(f"{name} = ?" for name in names)
-        cursor = self.execute(f"UPDATE edges SET {assignments} WHERE id = ?", [*values, edge_id])
+        table = "nodes" if kind == "node" else "edges"
+        cursor = self.execute(f"UPDATE {table} SET {assignments} WHERE id = ?", [*values, row_id])
         if cursor.rowcount == 0:
-            raise NotFoundError("edge", edge_id)
+            raise NotFoundError(kind, row_id)
 
     def delete_edge(self, edge_id: str) -> None:
         if self.execute("DELETE FROM edges WHERE id = ?", (edge_id,)).rowcount == 0:
