@@ -22,7 +22,8 @@ honestly" (shared/design/retrieval-eval.md) exactly:
   reported separately): turn-level R@k and Hit@k (k = 1, 5, 10, 20), MRR
   over the top 20, nDCG@10, session-level Hit@k, seeded bootstrap 95 % CIs,
   and paired bootstraps of the best ``retrieve_context`` row and of the
-  best engine-channel row against ``rank-bm25``.
+  best engine-channel row against ``rank-bm25`` (all metrics on categories
+  1-4, and R@5 within each category).
 * Nothing learns from the scored questions: no feedback call is ever made,
   and a replay of each conversation's first questions after all of them
   checks that answering left no state that changes rankings.
@@ -381,6 +382,29 @@ def report(result: Mapping[str, Any], systems: Sequence[str]) -> str:
             ),
             "",
         ]
+    by_category = result.get("paired_by_category", {})
+    if by_category:
+        out += [
+            "### Paired bootstrap of R@5 against `rank-bm25`, by category",
+            "",
+            evalkit.markdown_table(
+                [
+                    "system",
+                    *(f"{g} {CATEGORY_NAMES[int(g)]}" for g in next(iter(by_category.values()))),
+                ],
+                [
+                    [
+                        system,
+                        *(
+                            f"{v['diff']:+.3f} [{v['low']:+.3f}, {v['high']:+.3f}]"
+                            for v in cells.values()
+                        ),
+                    ]
+                    for system, cells in by_category.items()
+                ],
+            ),
+            "",
+        ]
     replay = result["replay"]
     out.append(
         "Replay check (first questions re-asked after all): "
@@ -469,6 +493,18 @@ def evaluate(
             }
             for row in evalkit.rows_to_pair(summary[HEADLINE], systems, "R@5")
         ]
+        # The same rows' R@5 against rank-bm25 within each category (the
+        # multi-hop target is a per-category figure).
+        result["paired_by_category"] = {
+            entry["system"]: {
+                group: evalkit.paired_table(
+                    scores, groups[group], entry["system"], "rank-bm25", ["R@5"], rounds, seed
+                )["R@5"]
+                for group in groups
+                if group != HEADLINE and groups[group]
+            }
+            for entry in result["paired"]
+        }
     result["timing"] = {
         "total": time.perf_counter() - started,
         "load": loaded,

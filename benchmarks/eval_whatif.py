@@ -7,14 +7,23 @@ pipeline change would buy before building it.  Every setting here was
 chosen on the LoCoMo *dev* half: confirm on the held-out half before
 adopting any of it.
 
+History: these prototypes were measured (SPEC "Retrieval quality", what-if
+table) when the store's BM25 index did not stem; the engine has since
+adopted weighted score fusion, graph support and light stemming in its own
+form (`graphonomous.retrieval`).  The store's index now stems, so
+``whatif[fusion=rrf]`` equals the engine's stage 1 with
+``s.fusion=rrf,s.keyword_weight=0.5`` (the tests check it), not the
+figures of that table.
+
 Row grammar ``whatif[key=value,...]`` (defaults in brackets):
 
 * ``fusion`` = ``rrf`` (engine stage 1: RRF of the two top-``pool`` lists,
   score = RRF / best RRF) or ``convex`` (score = ``alpha`` · bm25 / max
   bm25 + (1 − ``alpha``) · cos / max cos, over the union of both lists).
   [convex]; ``alpha`` [0.7]; ``pool`` [60].
-* ``stem`` = 1: BM25 over a light suffix stripper (`light_stem`) instead of
-  raw tokens (a separate index of the unit texts). [0]
+* ``stem`` = 1: BM25 over the prototype's suffix stripper (`light_stem`)
+  instead of the store's index (a separate, otherwise unstemmed index of the
+  unit texts). [0]
 * ``support`` = λ: final(v) = s(v) + λ · max over v's neighbours u of s(u),
   neighbours = unit nodes joined to v by any edge (LoCoMo: ``follows``;
   linked MuSiQue: ``related``).  Neighbours of candidates become
@@ -124,7 +133,7 @@ class WhatIfRanker:
                 self._parent[a] = b
         self._stemmed: Any = None
         if settings["stem"]:
-            self._stemmed = Bm25Index()
+            self._stemmed = Bm25Index(stem=False)
             for node_id, content in sorted(self._contents().items()):
                 self._stemmed.add(node_id, " ".join(light_stem(t) for t in bm25_tokens(content)))
 

@@ -384,6 +384,13 @@ def test_locomo_end_to_end(tmp_path: Path) -> None:
     assert set(result["sources"]["e3"]) <= {"seed", "bm25", "neighbor"}
     text = eval_locomo.report(result, systems)
     assert "categories 1-4 pooled" in text and "category 5 (adversarial)" in text
+    if HAVE_RANK_BM25:  # per-category paired R@5 of the paired rows
+        by_category = result["paired_by_category"]
+        assert set(by_category) == {entry["system"] for entry in result["paired"]}
+        for cells in by_category.values():
+            assert set(cells) <= {"1", "2", "3", "4", "5"}
+            assert all(v["low"] <= v["diff"] <= v["high"] for v in cells.values())
+        assert "by category" in text
 
 
 def test_rows_to_pair_picks_best_engine_row_then_best_channel_row() -> None:
@@ -420,6 +427,10 @@ def test_light_stem_and_whatif_specs() -> None:
         eval_whatif.parse_whatif("whatif[nope=1]")
 
 
+# The engine's stage 1 with equal-weight RRF (no graph stages).
+ENGINE_RRF = "engine[effort=0,expansion_hops=0,s.fusion=rrf,s.keyword_weight=0.5]"
+
+
 def test_whatif_rrf_row_reproduces_the_engine_stage_one() -> None:
     conversation = eval_locomo.load_locomo_samples([synthetic_sample()])[0]
     corpus = eval_locomo.corpus_spec(conversation)
@@ -428,10 +439,10 @@ def test_whatif_rrf_row_reproduces_the_engine_stage_one() -> None:
     embedder = evalkit.make_embedder("hashing", None)
     runs = evalkit.run_grid(
         [corpus],
-        ["hybrid", "whatif[fusion=rrf]", "whatif[support=0.5,group=0.2,stem=1]"],
+        [ENGINE_RRF, "whatif[fusion=rrf]", "whatif[support=0.5,group=0.2,stem=1]"],
         embedder,
         eval_locomo.DEPTH,
         factory=eval_whatif.whatif_factory,
     )
-    assert runs["whatif[fusion=rrf]"].rankings == runs["hybrid"].rankings
+    assert runs["whatif[fusion=rrf]"].rankings == runs[ENGINE_RRF].rankings
     assert all(len(r) <= 5 for r in runs["whatif[support=0.5,group=0.2,stem=1]"].rankings)

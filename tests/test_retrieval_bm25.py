@@ -1,4 +1,5 @@
-"""BM25 index, Reciprocal Rank Fusion, the facade's text-index hooks, forward-push PageRank."""
+"""BM25 index and light stemming, score fusion and RRF, the facade's text-index hooks,
+forward-push PageRank."""
 
 from __future__ import annotations
 
@@ -8,7 +9,18 @@ import random
 import pytest
 
 from graphonomous import Graphonomous
+from graphonomous.embed import exact_score
+from graphonomous.embed.index import normalized_f32
 from graphonomous.retrieval import Bm25Index, bm25_tokens, reciprocal_rank_fusion
+from graphonomous.retrieval.fusion import (
+    DEFAULT_KEYWORD_WEIGHT,
+    KEYWORD_WEIGHTS,
+    embedder_family,
+    embedder_keyword_weight,
+    score_fusion,
+)
+from graphonomous.retrieval.retriever import hybrid_search
+from graphonomous.retrieval.stem import light_stem
 
 CORPUS = [
     "The pump lost pressure because the valve was stuck",
@@ -31,8 +43,8 @@ QUERIES = [
 ]
 
 
-def _index(corpus: list[str]) -> Bm25Index:
-    index = Bm25Index()
+def _index(corpus: list[str], *, stem: bool = True) -> Bm25Index:
+    index = Bm25Index(stem=stem)
     index.add_many((f"d{i}", text) for i, text in enumerate(corpus))
     return index
 
@@ -44,7 +56,7 @@ def test_tokens_are_nfkc_lowercase_word_runs() -> None:
 def test_scores_match_rank_bm25() -> None:
     rank_bm25 = pytest.importorskip("rank_bm25")
     reference = rank_bm25.BM25Okapi([bm25_tokens(text) for text in CORPUS])
-    index = _index(CORPUS)
+    index = _index(CORPUS, stem=False)  # the unstemmed formula is rank-bm25's exactly
     for query in QUERIES:
         tokens = bm25_tokens(query)
         expected = reference.get_scores(tokens)
@@ -57,7 +69,7 @@ def test_negative_idf_uses_rank_bm25_epsilon_floor() -> None:
     rank_bm25 = pytest.importorskip("rank_bm25")
     corpus = ["common a", "common b", "common c", "rare"]
     reference = rank_bm25.BM25Okapi([bm25_tokens(text) for text in corpus])
-    index = _index(corpus)
+    index = _index(corpus, stem=False)
     assert index.idf("common") == pytest.approx(reference.idf["common"])
     assert index.idf("common") == pytest.approx(0.25 * index.mean_idf())
     assert index.mean_idf() == pytest.approx(reference.average_idf)
@@ -112,6 +124,123 @@ def test_search_order_filters_and_edge_cases() -> None:
     assert index.search("", 5) == []
     assert Bm25Index().search("alpha", 5) == []
     assert all(math.isfinite(score) for _, score in index.search("alpha beta gamma", 5))
+
+
+@pytest.mark.parametrize(
+    ("token", "stem"),
+    [
+        ("activities", "activiti"),
+        ("activity", "activiti"),
+        ("studied", "studi"),
+        ("studying", "studi"),
+        ("movies", "movi"),
+        ("movie", "movi"),
+        ("classes", "class"),
+        ("watches", "watch"),
+        ("houses", "house"),
+        ("status", "status"),
+        ("analysis", "analysis"),
+        ("liked", "like"),
+        ("making", "make"),
+        ("stopped", "stop"),
+        ("running", "run"),
+        ("called", "call"),
+        ("painting", "paint"),
+        ("joined", "join"),
+        ("agreed", "agreed"),  # -eed is kept
+        ("string", "string"),  # no vowel before -ing
+        ("thing", "thing"),  # too short a stem
+        ("really", "real"),
+        ("lovely", "love"),
+        ("family", "famili"),  # -ly after a vowel stays; final y -> i
+        ("played", "play"),
+        ("was", "was"),
+        ("is", "is"),
+        ("e47", "e47"),  # digits: unchanged
+        ("snake_case", "snake_case"),
+    ],
+)
+def test_light_stem_rules(token: str, stem: str) -> None:
+    assert light_stem(token) == stem
+
+
+def test_stemming_is_applied_to_documents_and_queries() -> None:
+    corpus = ["Her favourite activity is painting", "He painted the fence", "Budget review"]
+    stemmed, raw = _index(corpus), _index(corpus, stem=False)
+    assert stemmed.stem and not raw.stem
+    assert [doc for doc, _ in stemmed.search("activities", 5)] == ["d0"]
+    assert raw.search("activities", 5) == []
+    assert {doc for doc, _ in stemmed.search("paints", 5)} == {"d0", "d1"}
+    assert stemmed.terms(["activities", "painted"]) == ["activiti", "paint"]
+    assert raw.terms(["activities"]) == ["activities"]
+    assert stemmed.idf("activiti") > 0.0 and stemmed.idf("activities") == 0.0
+
+
+def test_score_fusion_formula() -> None:
+    keyword = {"a": 4.0, "b": 2.0, "c": 0.0}
+    cosine = {"b": 0.5, "c": 0.25, "d": -0.1}
+    fused = dict(score_fusion([keyword, cosine], (0.7, 0.3)))
+    assert fused == pytest.approx({"a": 0.7, "b": 0.7 * 0.5 + 0.3, "c": 0.3 * 0.5})
+    assert [item for item, _ in score_fusion([keyword, cosine], (0.7, 0.3))] == ["a", "b", "c"]
+    assert score_fusion([{"x": 1.0}, {}], (1.0, 0.0)) == [("x", 1.0)]
+    assert score_fusion([{}, {}], (0.5, 0.5)) == []
+    with pytest.raises(ValueError):
+        score_fusion([keyword], (0.5, 0.5))
+
+
+def test_keyword_weight_by_embedder() -> None:
+    assert embedder_family("hashing-384") == "hashing"
+    assert embedder_family("onnx:all-MiniLM-L6-v2:0123abcd") == "onnx"
+    assert embedder_family("custom") == "custom"
+    assert (
+        embedder_keyword_weight("hashing-384")
+        == KEYWORD_WEIGHTS["hashing"]
+        > DEFAULT_KEYWORD_WEIGHT
+    )
+    assert (
+        embedder_keyword_weight("sentence-transformers:all-MiniLM-L6-v2") == DEFAULT_KEYWORD_WEIGHT
+    )
+
+
+def test_hybrid_search_scores_every_candidate_on_both_channels() -> None:
+    with Graphonomous(":memory:") as graph:
+        texts = {
+            "kw": "zebra zebra crossing rules",
+            "sem": "rules for crossing the road",
+            "both": "zebra crossing at the road",
+            "none": "quarterly budget",
+        }
+        for node_id, text in texts.items():
+            graph.store_node(text, node_id=node_id)
+        query = "zebra crossing road"
+        vector = graph.embed_texts([query])[0]
+        tokens = bm25_tokens(query)
+        with graph.lock:
+            fused, embedded, counts = hybrid_search(graph, vector, tokens, 2, keyword_weight=0.6)
+            keyword = graph.text_index().scores(tokens)
+            unit = normalized_f32(vector, graph.vector_index().dimensions)
+            cosine = {}
+            for node_id in texts:
+                stored = graph.vector_index().get(node_id)
+                assert stored is not None
+                cosine[node_id] = exact_score(unit, stored)
+        assert counts == {"embedding": 2, "bm25": 2}
+        best_kw = max(keyword.values())
+        best_cos = max(cosine.values())
+        for node_id, value in fused:  # fill-in: exact scores from both channels
+            expected = 0.6 * max(keyword.get(node_id, 0.0), 0.0) / best_kw
+            expected += 0.4 * max(cosine[node_id], 0.0) / best_cos
+            assert value == pytest.approx(expected, rel=1e-12)
+        assert embedded <= {node_id for node_id, _ in fused}
+        rrf, _, _ = hybrid_search(graph, vector, tokens, 2, fusion="rrf", keyword_weight=0.5)
+        assert len(rrf) <= 4
+
+
+def test_weighted_rrf() -> None:
+    fused = dict(reciprocal_rank_fusion([["a", "b"], ["b", "c"]], k=0, weights=(0.25, 0.75)))
+    assert fused == pytest.approx({"a": 0.25, "b": 0.25 / 2 + 0.75, "c": 0.75 / 2})
+    with pytest.raises(ValueError):
+        reciprocal_rank_fusion([["a"]], weights=(1.0, 1.0))
 
 
 def test_rrf_scores_and_tie_break() -> None:

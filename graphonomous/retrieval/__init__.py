@@ -1,5 +1,5 @@
-"""Retrieval: hybrid candidates (BM25 + embeddings, RRF), graph expansion, PageRank,
-utility rerank, topology — and the specialised read tools.
+"""Retrieval: hybrid candidates (BM25 + embeddings, weighted fusion), graph support,
+expansion, PageRank walk, utility rerank, topology — and the specialised read tools.
 
 `retrieve_context` is the main entry point (also the facade method and MCP
 tool of that name).  SPEC.md ("Retrieval") is normative.
@@ -8,11 +8,12 @@ tool of that name).  SPEC.md ("Retrieval") is normative.
 from __future__ import annotations
 
 from ..algorithms.push import PUSH_EPSILON, ppr_push, transitions_of
-from .bm25 import BM25_B, BM25_EPSILON, BM25_K1, Bm25Index, bm25_tokens
-from .fusion import RRF_K, reciprocal_rank_fusion
+from .bm25 import BM25_B, BM25_EPSILON, BM25_K1, BM25_STEM, Bm25Index, bm25_tokens
+from .fusion import RRF_K, embedder_keyword_weight, reciprocal_rank_fusion, score_fusion
 from .graph import (
     CAUSAL_RELATIONSHIPS,
     EDGE_KIND_WEIGHTS,
+    STRUCTURAL_RELATIONSHIPS,
     GraphReader,
     GraphSnapshot,
     build_snapshot,
@@ -43,11 +44,13 @@ from .specialized import (
     step_cost,
     trace_evidence_path,
 )
+from .stem import light_stem
 
 __all__ = [
     "BM25_B",
     "BM25_EPSILON",
     "BM25_K1",
+    "BM25_STEM",
     "CAUSAL_RELATIONSHIPS",
     "DEEP_EFFORT",
     "DEFAULT_SETTINGS",
@@ -55,6 +58,7 @@ __all__ = [
     "EFFORT_MAX",
     "PUSH_EPSILON",
     "RRF_K",
+    "STRUCTURAL_RELATIONSHIPS",
     "Bm25Index",
     "EffortPlan",
     "GraphReader",
@@ -65,10 +69,12 @@ __all__ = [
     "causal_context",
     "contradiction_flags",
     "effort_plan",
+    "embedder_keyword_weight",
     "escape_label",
     "extract_steps",
     "graph_traverse",
     "hybrid_search",
+    "light_stem",
     "match_preconditions",
     "ppr_push",
     "query_graph",
@@ -76,6 +82,7 @@ __all__ = [
     "retrieve_context",
     "retrieve_episodic",
     "retrieve_procedural",
+    "score_fusion",
     "step_cost",
     "store_fingerprint",
     "to_mermaid",

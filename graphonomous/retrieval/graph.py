@@ -10,16 +10,16 @@ Two ways to see the graph, both hiding soft-forgotten nodes completely:
   Used by whole-graph work: full Personalized PageRank and evidence paths.
 
 The relationship-kind weights of the association walks (PageRank and
-Louvain) live here, in `EDGE_KIND_WEIGHTS`, and nowhere else.
+Louvain) and of graph support live here, in `EDGE_KIND_WEIGHTS`, and nowhere
+else; so does the list of structural (part-of) kinds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from ..algorithms.push import transitions_of
 from ..model import RELATIONSHIPS, Edge, Node
 from ..store import Store
 
@@ -55,7 +55,19 @@ assert set(EDGE_KIND_WEIGHTS) == set(RELATIONSHIPS), "one weight per relationshi
 # define `causal_context` (an outcome's `causal_parent_ids` count as well).
 CAUSAL_RELATIONSHIPS: Final = ("causal", "causes", "resolves")
 
+# Kinds along which the source is a *part* of the target (a turn of a session,
+# a chunk of a file): parts of one whole share context, so retrieval lets
+# them support each other through the whole (`retriever._support`).
+STRUCTURAL_RELATIONSHIPS: Final = ("part_of",)
+assert set(STRUCTURAL_RELATIONSHIPS) <= set(RELATIONSHIPS)
+
 WeightedGraph = dict[str, dict[str, float]]
+Transitions = dict[str, list[tuple[str, float]]]
+
+# The walk's unit of association: a node's edges carry its whole walk mass
+# only once their weights (strength × kind weight) add up to this — one
+# full-strength neutral edge.  Weaker neighbourhoods leak the rest (`walk_degrees`).
+WALK_MIN_DEGREE: Final = 1.0
 
 
 def edge_weight(edge: Edge) -> float:
@@ -130,30 +142,72 @@ def weighted_graph(nodes: Iterable[str], edges: Iterable[Edge]) -> WeightedGraph
     return graph
 
 
+def walk_degrees(graph: WeightedGraph) -> dict[str, float]:
+    """D̃(u) = max(`WALK_MIN_DEGREE`, Σ_v w(u, v)) for every node.  O(V + E).
+
+    Dividing by D̃ instead of the plain weighted degree makes weak edges
+    pass on little (two edges of strength 0.3 pass 0.3 each, not 0.5 each)
+    while a node with many strong edges still splits its mass among them.
+    """
+    return {node: max(WALK_MIN_DEGREE, sum(arcs.values())) for node, arcs in graph.items()}
+
+
+def leaky_transitions(graph: WeightedGraph, degrees: Mapping[str, float]) -> Transitions:
+    """Walk transitions u → v with probability w(u, v) / D̃(u), neighbours in id order.
+
+    Rows may sum to less than 1: the missing mass leaks (a push walk drops
+    it).  A node without edges gets ``[(u, 0.0)]`` so that it, too, leaks
+    everything instead of restarting.  O(V + E log E).
+    """
+    out: Transitions = {}
+    for node in sorted(graph):
+        arcs = sorted((v, w / degrees[node]) for v, w in graph[node].items() if w > 0.0)
+        out[node] = arcs or [(node, 0.0)]
+    return out
+
+
+# Ids per SQL statement (SQLite's default variable limit is 999).
+SQL_CHUNK: Final = 450
+
+
+def _chunked(ids: Sequence[str], size: int = SQL_CHUNK) -> Iterator[Sequence[str]]:
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
 class GraphReader:
     """Node rows and incident edges for one retrieval call, loaded in batches.
 
-    ``visible(node)`` decides which nodes exist for this call (live, and of
-    `agent_id` when given); invisible nodes are never returned, traversed or
-    analysed.  Each ``load_*`` method issues one query for all ids it has not
-    seen yet.  Given a current `GraphSnapshot`, links and visibility come
-    from it (no SQL); node rows always come from the store.
+    A node is *visible* when it is live (``forgotten_at`` is null) and, with
+    `agent_id`, belongs to that agent; invisible nodes are never returned,
+    traversed or analysed.  Each ``load_*`` method issues one query per
+    `SQL_CHUNK` ids it has not seen yet.  Links are read light (no edge
+    metadata) and their far ends are checked with a light visibility query
+    (id and agent only), so walking past a node never parses its row; full
+    rows are read only for nodes asked for with `node` / `load_nodes`.
+    Given a current `GraphSnapshot`, links and visibility come from it (no
+    SQL); node rows always come from the store.
     """
 
     def __init__(
         self,
         store: Store,
-        visible: Callable[[Node], bool],
         *,
         snapshot: GraphSnapshot | None = None,
         agent_id: str | None = None,
     ) -> None:
         self.store = store
-        self._visible = visible
         self._snapshot = snapshot
         self._agent_id = agent_id
         self._nodes: dict[str, Node | None] = {}
+        self._visible: dict[str, bool] = {}
         self._links: dict[str, list[Link]] = {}
+
+    def is_visible(self, node: Node) -> bool:
+        """The visibility rule applied to a row.  O(1)."""
+        return node.forgotten_at is None and (
+            self._agent_id is None or node.agent_id == self._agent_id
+        )
 
     def load_nodes(self, node_ids: Iterable[str]) -> None:
         """Fetch the rows of ids not fetched yet (one query per 900 ids)."""
@@ -163,7 +217,9 @@ class GraphReader:
         found = self.store.get_nodes(missing)
         for node_id in missing:
             node = found.get(node_id)
-            self._nodes[node_id] = node if node is not None and self._visible(node) else None
+            shown = node is not None and self.is_visible(node)
+            self._nodes[node_id] = node if shown else None
+            self._visible[node_id] = shown
 
     def node(self, node_id: str) -> Node | None:
         """The row of a visible node, or None (loads it if needed)."""
@@ -171,13 +227,33 @@ class GraphReader:
             self.load_nodes([node_id])
         return self._nodes[node_id]
 
+    def _load_visibility(self, node_ids: Iterable[str]) -> None:
+        """Visibility of ids not known yet, from their id and agent only (no row parsing)."""
+        missing = sorted({node_id for node_id in node_ids if node_id not in self._visible})
+        for chunk in _chunked(missing):
+            marks = ", ".join("?" * len(chunk))
+            # forgotten_at is tested here, not in SQL: "forgotten_at IS NULL" would
+            # make SQLite scan the forgotten_at index (every live node) instead of
+            # looking the ids up by key.
+            rows = self.store.query(
+                f"SELECT id, agent_id, forgotten_at FROM nodes WHERE id IN ({marks})", list(chunk)
+            )
+            live = {row[0]: row[1] for row in rows if row[2] is None}
+            for node_id in chunk:
+                self._visible[node_id] = node_id in live and (
+                    self._agent_id is None or live[node_id] == self._agent_id
+                )
+
     def visible(self, node_id: str) -> bool:
+        """Whether a node exists for this call (light query if not known yet)."""
         snapshot = self._snapshot
         if snapshot is not None:
             return node_id in snapshot.live and (
                 self._agent_id is None or snapshot.agent[node_id] == self._agent_id
             )
-        return self.node(node_id) is not None
+        if node_id not in self._visible:
+            self._load_visibility([node_id])
+        return self._visible[node_id]
 
     def load_links(self, node_ids: Iterable[str]) -> None:
         """Fetch the edges of ids not fetched yet; keep links whose other end is visible."""
@@ -191,16 +267,84 @@ class GraphReader:
                     link for link in every.get(node_id, []) if self.visible(link.neighbor)
                 ]
             return
-        wanted = set(missing)
-        edges = self.store.edges_touching(missing)
-        self.load_nodes(
-            sorted({edge.source_id for edge in edges} | {edge.target_id for edge in edges})
-        )
-        grouped = links_by_node(edges, wanted.__contains__)
+        edges = self._light_edges(missing)
+        self._load_visibility({e.source_id for e in edges} | {e.target_id for e in edges})
+        grouped = links_by_node(edges, set(missing).__contains__)
         for node_id in missing:
             self._links[node_id] = [
-                link for link in grouped.get(node_id, []) if self._nodes.get(link.neighbor)
+                link for link in grouped.get(node_id, []) if self._visible[link.neighbor]
             ]
+
+    def links_among(self, node_ids: Iterable[str]) -> dict[str, list[Link]]:
+        """Links between the given visible nodes, plus their structural links to visible wholes.
+
+        What graph support reads: for every id, its links to the other ids
+        (both directions) and its outgoing `STRUCTURAL_RELATIONSHIPS` links
+        (``v part_of P``).  Ids must be visible nodes.  Reads only the
+        out-edges of the ids (one light query per `SQL_CHUNK` ids), not the
+        rows of their neighbours; the wholes' visibility is checked with the
+        light query.  Output: ``{id: links strongest first}`` for ids with
+        any.  O(out-edges of the ids).
+        """
+        members = set(node_ids)
+        if self._snapshot is not None:
+            every = self._snapshot.links()
+            candidates = {
+                node_id: [
+                    link
+                    for link in every.get(node_id, [])
+                    if link.neighbor in members
+                    or (link.outgoing and link.relationship in STRUCTURAL_RELATIONSHIPS)
+                ]
+                for node_id in sorted(members)
+            }
+        else:
+            edges = [
+                edge
+                for edge in self._light_edges(sorted(members), outgoing_only=True)
+                if edge.target_id in members or edge.relationship in STRUCTURAL_RELATIONSHIPS
+            ]
+            candidates = links_by_node(edges, members.__contains__)
+        wholes = {
+            link.neighbor
+            for links in candidates.values()
+            for link in links
+            if link.neighbor not in members
+        }
+        self._load_visibility(wholes - set(self._visible))
+        out = {}
+        for node_id, links in sorted(candidates.items()):
+            kept = [
+                link for link in links if link.neighbor in members or self.visible(link.neighbor)
+            ]
+            if kept:
+                out[node_id] = kept
+        return out
+
+    def _light_edges(self, node_ids: Sequence[str], *, outgoing_only: bool = False) -> list[Edge]:
+        """Edges touching the ids (or leaving them), by id, without metadata (not needed here)."""
+        found: dict[str, Edge] = {}
+        for chunk in _chunked(node_ids):
+            marks = ", ".join("?" * len(chunk))
+            condition = f"source_id IN ({marks})"
+            params = list(chunk)
+            if not outgoing_only:
+                condition += f" OR target_id IN ({marks})"
+                params += chunk
+            rows = self.store.query(
+                "SELECT id, source_id, target_id, relationship, strength FROM edges "
+                f"WHERE {condition}",
+                params,
+            )
+            for row in rows:
+                found[row[0]] = Edge(
+                    id=row[0],
+                    source_id=row[1],
+                    target_id=row[2],
+                    relationship=row[3],
+                    strength=float(row[4]),
+                )
+        return [found[key] for key in sorted(found)]
 
     def links(self, node_id: str) -> list[Link]:
         """Links of a node to visible neighbours, strongest first (loads them if needed)."""
@@ -224,7 +368,7 @@ class GraphSnapshot:
     edges: list[Edge]  # between live nodes, by id; metadata is not loaded ({})
     _links: dict[str, list[Link]] | None = field(default=None, repr=False)
     _weighted: WeightedGraph | None = field(default=None, repr=False)
-    _transitions: dict[str, list[tuple[str, float]]] | None = field(default=None, repr=False)
+    _walk: tuple[Transitions, dict[str, float]] | None = field(default=None, repr=False)
 
     @property
     def live(self) -> Mapping[str, float]:
@@ -243,11 +387,12 @@ class GraphSnapshot:
             self._weighted = weighted_graph(sorted(self.live), self.edges)
         return self._weighted
 
-    def transitions(self) -> dict[str, list[tuple[str, float]]]:
-        """Row-normalised walk transitions of `weighted` (`walk.transitions_of`)."""
-        if self._transitions is None:
-            self._transitions = transitions_of(self.weighted())
-        return self._transitions
+    def walk(self) -> tuple[Transitions, dict[str, float]]:
+        """`leaky_transitions` and `walk_degrees` of `weighted` (cached)."""
+        if self._walk is None:
+            degrees = walk_degrees(self.weighted())
+            self._walk = (leaky_transitions(self.weighted(), degrees), degrees)
+        return self._walk
 
 
 def build_snapshot(store: Store) -> GraphSnapshot:

@@ -1,29 +1,34 @@
-"""`retrieve_context`: hybrid candidates, graph expansion, utility rerank, topology.
+"""`retrieve_context`: hybrid candidates, graph support, expansion, walk, rerank, topology.
 
 The pipeline (SPEC "Retrieval" is normative; every knob is a field of
 `RetrievalSettings` whose defaults are the module constants below):
 
 1. **Candidates** — the embedding top-N (cosine) and the BM25 top-N, N =
-   max(`MIN_CANDIDATES`, `CANDIDATE_MULTIPLIER` × limit), fused by Reciprocal
-   Rank Fusion.  Base score = (RRF / best RRF of the query) × confidence —
-   seed 003's "similarity × confidence" with the fused rank signal standing
-   in for raw similarity.  Source "seed" = an embedding hit, "bm25" = found
-   by keywords only.  The best `limit` candidates are the *seeds*.
-2. **Expansion** (effort >= 1) — breadth-first from the seeds for
+   max(`MIN_CANDIDATES`, `CANDIDATE_MULTIPLIER` × limit), fused by weighted
+   score fusion (`fusion.score_fusion`; BM25's weight depends on the
+   embedder, `fusion.embedder_keyword_weight`) or, on request, RRF.  Own score =
+   (fused / best fused) × confidence — seed 003's "similarity × confidence".
+   Source "seed" = an embedding hit, "bm25" = found by keywords only.
+2. **Graph support** (effort >= 1) — a candidate joined to other candidates
+   gains from them: score = own ⊕ support (noisy-OR), support = the best
+   neighbour's own score × `transfer` of the edge, or through a shared
+   whole (``part_of`` siblings) × `SIBLING_FACTOR`.  The best `limit` scored
+   nodes are the *seeds* of the later stages.
+3. **Expansion** (effort >= 1) — breadth-first from the seeds for
    `expansion_hops` hops; per node its `neighbors_per_node` strongest
-   neighbours (edges of every kind, both directions); a neighbour scores
-   parent score × edge strength × `HOP_DECAY` (so `HOP_DECAY`^h after h
-   hops); the best score wins.
-3. **Graph walk** (effort >= 5) — Personalized PageRank from the seeds (restart
-   `PPR_RESTART`, edge weights `graph.EDGE_KIND_WEIGHTS` × strength): power
-   iteration over the radius-`LOCAL_RADIUS` ball around them (effort 5–7) or
-   forward push over the whole graph (8–10, `algorithms.push.ppr_push`), plus Louvain
-   communities of the ball; see `_graph_walk`.
-4. **Utility rerank** (seed 004 phase 2) — score = (1 − α)·score + α·q_value
+   neighbours; a neighbour scores parent score × edge strength × `HOP_DECAY`
+   (so `HOP_DECAY`^h after h hops); the best score wins.
+4. **Graph walk** (effort >= 5) — the seeds' scores spread over the graph by
+   Personalized PageRank with symmetric degree normalisation (`spread`;
+   restart `PPR_RESTART`, edge weights `graph.EDGE_KIND_WEIGHTS` ×
+   strength), over the radius-`LOCAL_RADIUS` ball around them (effort 5–7)
+   or the whole graph (8–10), plus Louvain communities of the ball; see
+   `_graph_walk`.
+5. **Utility rerank** (seed 004 phase 2) — score = (1 − α)·score + α·q_value
    when some candidate has ``q_update_count > 0``; superseded nodes × `SUPERSEDED_FACTOR`.
-5. **Topology** of the results plus their strongest 1-hop neighbours
+6. **Topology** of the results plus their strongest 1-hop neighbours
    ("expanded topology window"), routed with trigger ``retrieve_context``.
-6. **Side effects** (one transaction): access_count/last_accessed_at of the
+7. **Side effects** (one transaction): access_count/last_accessed_at of the
    results, co_activation_count of edges between results.
 
 Soft-forgotten nodes (and, with `agent_id`, other agents' nodes) are invisible
@@ -32,13 +37,15 @@ to every stage.
 
 from __future__ import annotations
 
+import heapq
+import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
-from ..algorithms import louvain_communities, personalized_pagerank
-from ..algorithms.push import PUSH_EPSILON, ppr_push, transitions_of
+from ..algorithms import louvain_communities
+from ..algorithms.push import PUSH_EPSILON, ppr_push
 from ..embed import exact_score
 from ..embed.index import normalized_f32
 from ..model import (
@@ -54,13 +61,27 @@ from ..model import (
 )
 from ..topology import analyze, build_adjacency
 from .bm25 import bm25_tokens
-from .fusion import RRF_K, reciprocal_rank_fusion
+from .fusion import (
+    DEFAULT_FUSION,
+    FUSION_METHODS,
+    RRF_FUSION,
+    RRF_K,
+    SCORE_FUSION,
+    embedder_keyword_weight,
+    reciprocal_rank_fusion,
+    score_fusion,
+)
 from .graph import (
     CAUSAL_RELATIONSHIPS,
+    EDGE_KIND_WEIGHTS,
+    STRUCTURAL_RELATIONSHIPS,
+    WALK_MIN_DEGREE,
     GraphReader,
     Link,
     WeightedGraph,
+    leaky_transitions,
     store_fingerprint,
+    walk_degrees,
     weighted_graph,
 )
 
@@ -70,7 +91,7 @@ if TYPE_CHECKING:
 # -- effort spectrum (seed 002) ------------------------------------------------
 EFFORT_MAX: Final = 10
 DEEP_EFFORT: Final = 6  # `deep=True` / `--deep`
-EXPANSION_MIN_EFFORT: Final = 1  # 1–4: + ego neighbourhood
+EXPANSION_MIN_EFFORT: Final = 1  # 1–4: + graph support, ego neighbourhood
 WALK_MIN_EFFORT: Final = 5  # 5–7: + local PageRank and Louvain communities
 FULL_GRAPH_MIN_EFFORT: Final = 8  # 8–10: + whole-graph PageRank, contradiction check
 
@@ -89,16 +110,24 @@ MAX_QUERY_CHARS: Final = 4096
 # -- pipeline knobs ------------------------------------------------------------
 CANDIDATE_MULTIPLIER: Final = 3
 MIN_CANDIDATES: Final = 20
+# Graph support (effort >= 1): an edge passes HOP_DECAY × min(1, SUPPORT_GAIN ×
+# strength × kind weight) of a candidate's stage-1 score to its neighbour, so
+# an edge at the default strength 0.3 of a neutral kind passes 0.85 × 0.6 =
+# 0.51.  Tuned on the LoCoMo dev half (SPEC "Retrieval quality": 1, 2, 3 tried).
+SUPPORT_GAIN: Final = 2.0
+# The two-hop path between parts of one whole (part_of siblings) is a
+# weaker tie than a direct edge: its two transfers times this factor
+# (tuned on the LoCoMo dev half: 0, 0.5, 1 tried).
+SIBLING_FACTOR: Final = 0.5
+# What one hop keeps of a score: expansion (parent × strength × HOP_DECAY per
+# hop) and the cap of an edge's support transfer.
 HOP_DECAY: Final = 0.85
 UTILITY_WEIGHT: Final = 0.3  # seed 004's alpha
 SUPERSEDED_FACTOR: Final = 0.5
-PPR_RESTART: Final = 0.15  # seed 002
-# Power iteration on the ball: the top of the ranking is stable after ~10
-# rounds; 30 rounds leave an L1 change below 0.85**30 ≈ 0.8 %.
-PPR_MAX_ITER: Final = 30
-PPR_TOL: Final = 1e-6
-# A node found only by the walk ranks as if one hop from the best seed.
-PPR_DISCOUNT: Final = 0.85
+PPR_RESTART: Final = 0.15  # seed 002; the walk keeps 1 − 0.15 = 0.85 per step
+# Push tolerance of the local walk: the ball has at most LOCAL_MAX_NODES
+# nodes, so a tighter tolerance than the whole-graph walk's costs little.
+LOCAL_PUSH_EPSILON: Final = 1e-6
 LOCAL_RADIUS: Final = 2
 LOCAL_MAX_NODES: Final = 400
 LOUVAIN_RESOLUTION: Final = 1.0
@@ -110,6 +139,8 @@ TOPOLOGY_NEIGHBORS_PER_RESULT: Final = 20
 SCORE_DIGITS: Final = 6
 
 SOURCES: Final = ("seed", "bm25", "neighbor")
+# The name stage 1 reports in `stats.mechanisms` for each fusion method.
+FUSION_MECHANISMS: Final[Mapping[str, str]] = {SCORE_FUSION: "score_fusion", RRF_FUSION: "rrf"}
 
 
 @dataclass(frozen=True)
@@ -118,15 +149,17 @@ class RetrievalSettings:
 
     candidate_multiplier: int = CANDIDATE_MULTIPLIER
     min_candidates: int = MIN_CANDIDATES
+    fusion: str = DEFAULT_FUSION
+    keyword_weight: float | None = None  # None: fusion.embedder_keyword_weight(embedder name)
     rrf_k: int = RRF_K
+    support_gain: float = SUPPORT_GAIN
+    sibling_factor: float = SIBLING_FACTOR
     hop_decay: float = HOP_DECAY
     utility_weight: float = UTILITY_WEIGHT
     superseded_factor: float = SUPERSEDED_FACTOR
     ppr_restart: float = PPR_RESTART
-    ppr_max_iter: int = PPR_MAX_ITER
-    ppr_tol: float = PPR_TOL
     ppr_push_epsilon: float = PUSH_EPSILON
-    ppr_discount: float = PPR_DISCOUNT
+    local_push_epsilon: float = LOCAL_PUSH_EPSILON
     local_radius: int = LOCAL_RADIUS
     local_max_nodes: int = LOCAL_MAX_NODES
     louvain_resolution: float = LOUVAIN_RESOLUTION
@@ -144,6 +177,7 @@ class EffortPlan:
     """What one effort level runs."""
 
     effort: int
+    support: bool
     hops: int
     walk: str | None  # None, "local" or "full"
     communities: bool
@@ -155,7 +189,7 @@ def effort_plan(effort: int | None, deep: bool, expansion_hops: int) -> EffortPl
 
     None = effort 1 semantics with the given `expansion_hops` (0 hops then
     reports effort 0); `deep` = effort 6.  0: hybrid candidates only.  1–4:
-    + expansion.  5–7: + local PageRank and Louvain.  8–10: + whole-graph
+    + graph support and expansion.  5–7: + local PageRank and Louvain.  8–10: + whole-graph
     PageRank and the contradiction check.  Levels inside a band behave alike.
     """
     if deep:
@@ -174,6 +208,7 @@ def effort_plan(effort: int | None, deep: bool, expansion_hops: int) -> EffortPl
     )
     return EffortPlan(
         effort=effort,
+        support=effort >= EXPANSION_MIN_EFFORT,
         hops=expansion_hops if effort >= EXPANSION_MIN_EFFORT else 0,
         walk=walk,
         communities=walk is not None,
@@ -183,13 +218,18 @@ def effort_plan(effort: int | None, deep: bool, expansion_hops: int) -> EffortPl
 
 @dataclass
 class Entry:
-    """A scored node during one retrieval."""
+    """A scored node during one retrieval.
+
+    ``own`` is its stage-1 (fused × confidence) score, 0 for nodes found
+    only through the graph.
+    """
 
     node_id: str
     score: float
     source: str
     hops: int
     via: str | None
+    own: float = 0.0
 
 
 @dataclass
@@ -249,28 +289,64 @@ def hybrid_search(
     k: int,
     *,
     allow: Callable[[str], bool] | None = None,
+    fusion: str = DEFAULT_FUSION,
+    keyword_weight: float | None = None,
     rrf_k: int = RRF_K,
 ) -> tuple[list[tuple[str, float]], set[str], dict[str, int]]:
-    """Embedding top-k and BM25 top-k fused by RRF (call under the facade lock).
+    """Embedding top-k and BM25 top-k, fused (call under the facade lock).
 
     Input: the query vector (None: keywords only), query tokens, k, an
-    optional id filter.  Embedding hits with cosine <= 0 carry no evidence
-    and are dropped.  Output: ``(fused (id, rrf) best first, ids found by
-    the embedding, {"embedding": n, "bm25": n})``.
-    Complexity: one index search + BM25 over the postings of the query terms.
+    optional id filter, the fusion method (`fusion.SCORE_FUSION` or
+    `fusion.RRF_FUSION`) and BM25's weight in it (None: `embedder_keyword_weight`
+    of the graph's embedder; the embedding list gets 1 − that).  Embedding
+    hits with cosine <= 0 carry no evidence and are dropped.  Score fusion
+    scores every candidate on both channels: a BM25 hit outside the
+    embedding top-k gets its exact cosine, an embedding hit its exact BM25
+    score (0 without a shared term).  RRF uses the two ranked lists as they
+    are.  Output: ``(fused (id, score) best first, ids found by the
+    embedding, {"embedding": n, "bm25": n})``.
+    Complexity: one index search + BM25 over the postings of the query terms
+    + k exact cosines.
     """
+    if fusion not in FUSION_METHODS:
+        raise ValidationError(
+            "fusion", f"must be one of {', '.join(FUSION_METHODS)}; got {fusion!r}"
+        )
+    weight = (
+        embedder_keyword_weight(graph.embedder.name) if keyword_weight is None else keyword_weight
+    )
+    check_unit_interval("keyword_weight", weight)
+    index = graph.vector_index()
     embedding_hits: list[tuple[str, float]] = []
     if vector is not None:
-        embedding_hits = [
-            hit for hit in graph.vector_index().search(vector, k, allow=allow) if hit[1] > 0.0
-        ]
-    bm25_hits = graph.text_index().search(tokens, k, allow=allow)
-    fused = reciprocal_rank_fusion(
-        [[node_id for node_id, _ in embedding_hits], [node_id for node_id, _ in bm25_hits]],
-        k=rrf_k,
-    )
+        embedding_hits = [hit for hit in index.search(vector, k, allow=allow) if hit[1] > 0.0]
+    keyword_scores = graph.text_index().scores(tokens, allow=allow)
+    bm25_hits = [
+        (node_id, -negated)
+        for negated, node_id in heapq.nsmallest(
+            k, ((-score, node_id) for node_id, score in keyword_scores.items() if score > 0.0)
+        )
+    ]
     counts = {"embedding": len(embedding_hits), "bm25": len(bm25_hits)}
-    return fused, {node_id for node_id, _ in embedding_hits}, counts
+    embedded = {node_id for node_id, _ in embedding_hits}
+    if fusion == RRF_FUSION:
+        fused = reciprocal_rank_fusion(
+            [[node_id for node_id, _ in embedding_hits], [node_id for node_id, _ in bm25_hits]],
+            k=rrf_k,
+            weights=(1.0 - weight, weight),
+        )
+        return fused, embedded, counts
+    cosine = dict(embedding_hits)
+    if vector is not None:
+        query = normalized_f32(vector, index.dimensions)
+        for node_id, _ in bm25_hits:
+            stored = index.get(node_id) if node_id not in cosine else None
+            if stored is not None:
+                cosine[node_id] = exact_score(query, stored)
+    pool = sorted(set(cosine) | {node_id for node_id, _ in bm25_hits})
+    keyword = {node_id: keyword_scores.get(node_id, 0.0) for node_id in pool}
+    fused = score_fusion([keyword, cosine], (weight, 1.0 - weight))
+    return fused, embedded, counts
 
 
 def _candidates(
@@ -280,30 +356,128 @@ def _candidates(
     pool: int,
     allowed: set[str] | None,
 ) -> None:
-    """Stage 1: hybrid candidates scored (RRF / best RRF) × confidence; the best are seeds."""
+    """Stage 1: hybrid candidates scored (fused / best fused) × confidence."""
+    settings = run.settings
     fused, embedded, counts = hybrid_search(
         run.graph,
         vector,
         tokens,
         pool,
         allow=None if allowed is None else allowed.__contains__,
-        rrf_k=run.settings.rrf_k,
+        fusion=settings.fusion,
+        keyword_weight=settings.keyword_weight,
+        rrf_k=settings.rrf_k,
     )
     run.reader.load_nodes(node_id for node_id, _ in fused)
     best = fused[0][1] if fused else 1.0
-    for node_id, rrf in fused:
+    for node_id, value in fused:
         node = run.reader.node(node_id)
         if node is None or not run.returnable(node):
             continue  # forgotten after the index was built, or filtered
         source = "seed" if node_id in embedded else "bm25"
-        run.entries[node_id] = Entry(node_id, rrf / best * node.confidence, source, 0, None)
+        own = value / best * node.confidence
+        run.entries[node_id] = Entry(node_id, own, source, 0, None, own=own)
+    run.stats["candidates"] = {"pool_size": pool, **counts, "fused": len(run.entries)}
+
+
+def _choose_seeds(run: _Run) -> None:
+    """The best `limit` scored nodes (score desc, id asc) start the graph stages."""
     ranked = sorted(run.entries.values(), key=lambda e: (-e.score, e.node_id))
     run.seeds = [entry.node_id for entry in ranked[: run.stats["limit"]]]
-    run.stats["candidates"] = {"pool_size": pool, **counts, "fused": len(run.entries)}
     run.stats["seeds"] = len(run.seeds)
 
 
-# -- stage 2: ego-neighbourhood expansion ------------------------------------
+# -- stage 2: graph support ------------------------------------------------------
+
+
+def transfer(link: Link, gain: float, decay: float) -> float:
+    """Share of a node's score an edge passes on: decay × min(1, gain × strength × kind weight).
+
+    ``decay`` (`HOP_DECAY`) keeps a neighbour strictly below the node that
+    vouches for it, as in expansion.  O(1).
+    """
+    return decay * min(1.0, gain * link.strength * EDGE_KIND_WEIGHTS[link.relationship])
+
+
+def combine_evidence(own: float, support: float) -> float:
+    """Noisy-OR of two pieces of evidence in [0, 1]: own + support × (1 − own).
+
+    Bounded by 1, never below either input, equal to ``own`` when there is
+    no support (Pearl, "Probabilistic Reasoning in Intelligent Systems",
+    1988, §4.3.2).  O(1).
+    """
+    return own + support * (1.0 - own)
+
+
+def support_scores(
+    own: Mapping[str, float],
+    links_of: Callable[[str], Sequence[Link]],
+    gain: float,
+    decay: float,
+    sibling_factor: float,
+) -> dict[str, float]:
+    """Graph support of every candidate from the other candidates.
+
+    Input: stage-1 scores ``own`` of the candidates, their links (visible
+    neighbours), the transfer gain and the factor of the two-hop path
+    through a shared whole.  For candidate v:
+
+        support(v) = max( max over links v–u to a candidate u of own(u) · τ(v–u),
+                          max over wholes P with v part_of P and another
+                              candidate w part_of P of
+                              own(w) · τ(w→P) · τ(v→P) · sibling_factor )
+
+    with τ = `transfer`.  Only candidates pass support (a node with no own
+    evidence has nothing to vouch with), so only links among candidates and
+    from candidates to their wholes matter (`GraphReader.links_among`).
+    Output: ``{candidate: support > 0}``.  Complexity: O(links of the
+    candidates + candidates × log).
+    """
+    best: dict[str, float] = {}
+
+    def offer(node_id: str, value: float) -> None:
+        if value > best.get(node_id, 0.0):
+            best[node_id] = value
+
+    wholes: dict[str, dict[str, float]] = {}
+    for node_id in sorted(own):
+        for link in links_of(node_id):
+            share = transfer(link, gain, decay)
+            if link.neighbor in own and link.neighbor != node_id:
+                offer(node_id, own[link.neighbor] * share)
+            if link.outgoing and link.relationship in STRUCTURAL_RELATIONSHIPS:
+                parts = wholes.setdefault(link.neighbor, {})
+                parts[node_id] = max(parts.get(node_id, 0.0), share)
+    if sibling_factor > 0.0:
+        for parts in wholes.values():
+            if len(parts) < 2:
+                continue
+            ranked = sorted(parts, key=lambda part: (-own[part] * parts[part], part))
+            for part, share in parts.items():
+                other = ranked[0] if ranked[0] != part else ranked[1]
+                offer(part, own[other] * parts[other] * share * sibling_factor)
+    return best
+
+
+def _support(run: _Run) -> None:
+    """Stage 2: candidates connected to other strong candidates gain score (noisy-OR)."""
+    settings = run.settings
+    own = {node_id: entry.own for node_id, entry in run.entries.items() if entry.own > 0.0}
+    links = run.reader.links_among(own)
+    support = support_scores(
+        own,
+        lambda node_id: links.get(node_id, []),
+        settings.support_gain,
+        settings.hop_decay,
+        settings.sibling_factor,
+    )
+    for node_id, value in support.items():
+        entry = run.entries[node_id]
+        entry.score = combine_evidence(entry.own, value)
+    run.stats["supported"] = len(support)
+
+
+# -- stage 3: ego-neighbourhood expansion ------------------------------------
 
 
 def _top_neighbors(links: Sequence[Link], count: int) -> list[Link]:
@@ -321,7 +495,7 @@ def _top_neighbors(links: Sequence[Link], count: int) -> list[Link]:
 
 
 def _expand(run: _Run, hops: int, neighbors_per_node: int) -> None:
-    """Stage 2: BFS from the seeds, `neighbors_per_node` strongest neighbours per node.
+    """Stage 3: BFS from the seeds, `neighbors_per_node` strongest neighbours per node.
 
     Hop h propagates the scores the frontier had when the hop began (so a
     node's `hops` is the length of the path that gave its score); the next
@@ -347,7 +521,7 @@ def _expand(run: _Run, hops: int, neighbors_per_node: int) -> None:
     run.stats["expanded"] = added
 
 
-# -- stage 3: Personalized PageRank and communities ---------------------------
+# -- stage 4: the walk (Personalized PageRank) and communities ---------------------
 
 
 def _ball(run: _Run) -> tuple[list[str], dict[str, tuple[int, str | None]]]:
@@ -395,50 +569,97 @@ def _bfs_tree(
     return tree
 
 
-def _walk(run: _Run, ball: list[str]) -> tuple[dict[str, float], WeightedGraph, str]:
-    """PageRank from the seeds and the ball's weighted graph (for Louvain).
+def _walk(
+    run: _Run, ball: list[str], personalization: Mapping[str, float]
+) -> tuple[dict[str, float], WeightedGraph, str]:
+    """Walk evidence from the seeds (`spread`) and the ball's weighted graph (for Louvain).
 
-    Local (effort 5–7): exact power iteration (`personalized_pagerank`) over
-    the ball's edges.  Full (8–10): forward push (`ppr_push`) over every live
-    node, on the cached whole-graph snapshot.
+    Local (effort 5–7): over the ball's edges, push tolerance
+    `local_push_epsilon`.  Full (8–10): over every live node (of the agent),
+    on the cached whole-graph snapshot, tolerance `ppr_push_epsilon`.
     """
     settings = run.settings
-    personalization = {seed: max(run.entries[seed].score, 0.0) for seed in run.seeds}
     if run.plan.walk == "local":
         ball_graph = weighted_graph(ball, run.graph.store.list_edges_between(ball))
-        ranks = personalized_pagerank(
-            ball_graph,
-            personalization,
-            alpha_restart=settings.ppr_restart,
-            max_iter=settings.ppr_max_iter,
-            tol=settings.ppr_tol,
-        )
-        return ranks, ball_graph, "ppr_local"
-    snapshot = run.graph.graph_snapshot()
-    agent = run.stats.get("agent_id")
-    if agent is None:
-        transitions = snapshot.transitions()
+        degrees = walk_degrees(ball_graph)
+        transitions = leaky_transitions(ball_graph, degrees)
+        epsilon, mechanism = settings.local_push_epsilon, "ppr_local"
     else:
-        mine = {node for node, owner in snapshot.agent.items() if owner == agent}
-        transitions = transitions_of(_restrict(snapshot.weighted(), mine))
-    ranks = ppr_push(
-        transitions,
-        personalization,
-        alpha_restart=settings.ppr_restart,
-        epsilon=settings.ppr_push_epsilon,
-    )
-    return ranks, _restrict(snapshot.weighted(), ball), "ppr_full"
+        snapshot = run.graph.graph_snapshot()
+        agent = run.stats.get("agent_id")
+        if agent is None:
+            transitions, degrees = snapshot.walk()
+        else:
+            owned = {node for node, owner in snapshot.agent.items() if owner == agent}
+            mine = _restrict(snapshot.weighted(), owned)
+            degrees = walk_degrees(mine)
+            transitions = leaky_transitions(mine, degrees)
+        ball_graph = _restrict(snapshot.weighted(), ball)
+        epsilon, mechanism = settings.ppr_push_epsilon, "ppr_full"
+    evidence = spread(transitions, degrees, personalization, settings.ppr_restart, epsilon)
+    return evidence, ball_graph, mechanism
+
+
+def spread(
+    transitions: Mapping[str, Sequence[tuple[str, float]]],
+    degrees: Mapping[str, float],
+    scores: Mapping[str, float],
+    restart: float,
+    epsilon: float,
+) -> dict[str, float]:
+    """Seed scores spread over the walk graph with symmetric degree normalisation.
+
+    With W the walk weights, D̃ = `walk_degrees` and S = D̃^-½ W D̃^-½, the
+    spread activation is z = Σ_k (1 − restart)^k S^k s (label spreading,
+    Zhou et al., "Learning with Local and Global Consistency", NIPS 2004):
+    each hop multiplies by w(u, v) / √(D̃(u) D̃(v)) and by 0.85, so an edge of
+    weight 0.3 (strength 0.3, a neutral kind) between two nodes with weaker
+    neighbourhoods than one full edge passes 0.85 × 0.3 of a score (the
+    expansion formula), and a hub neither collects nor emits more than its
+    share.  Computed as Personalized PageRank: with restart weights
+    p(s) = s × √D̃(s) and x = PPR(p / Σp) on the transitions w / D̃(u)
+    (`leaky_transitions`), z = Σp · D̃^-½ x / restart.  Output: the part
+    that arrived by walking, ``{v: z(v) − s(v) > 0}``.
+    Complexity: one `ppr_push`, O(1 / (epsilon × restart)).
+    """
+    roots = {node: math.sqrt(degrees.get(node, WALK_MIN_DEGREE)) for node in scores}
+    personalization = {node: max(score, 0.0) * roots[node] for node, score in scores.items()}
+    total = sum(personalization.values())
+    if total <= 0.0:
+        return {}
+    ranks = ppr_push(transitions, personalization, alpha_restart=restart, epsilon=epsilon)
+    out = {}
+    for node, rank in ranks.items():
+        value = total * rank / (restart * math.sqrt(degrees[node])) - max(
+            scores.get(node, 0.0), 0.0
+        )
+        if value > 0.0:
+            out[node] = value
+    return out
+
+
+def saturate(value: float, ceiling: float) -> float:
+    """ceiling × (1 − exp(−value / ceiling)): ≈ value when small, never above ceiling.
+
+    Walk evidence is a *sum* over paths, so a hub next to many seeds would
+    collect more than any seed has; this is the noisy-OR of many small
+    contributions (1 − Π(1 − x_i) ≈ 1 − exp(−Σ x_i)) on the scale of the best
+    seed.  O(1).
+    """
+    if ceiling <= 0.0:
+        return 0.0
+    return ceiling * -math.expm1(-value / ceiling)
 
 
 def _graph_walk(run: _Run) -> None:
-    """Stage 3: PageRank from the seeds, weighted by Louvain community membership.
+    """Stage 4: PageRank from the seeds, weighted by Louvain community membership.
 
-    Every node v of the walk graph gets g(v) = `ppr_discount` × S × ppr(v) /
-    max ppr × c(v), S = the best seed score, c(v) = 1 inside a community
-    (Louvain on the ball) that holds a seed, else `out_of_community_factor`.
-    Nodes already scored keep max(score, g); the `pool` best others are
-    added as neighbours (hops and via from the BFS tree of the ball, or of the
-    whole graph for nodes outside it).
+    Every node v of the walk graph gets g(v) = `saturate`(`spread`(seeds)(v),
+    S) × c(v), S = the best seed score, c(v) = 1 inside a community (Louvain
+    on the ball) that holds a seed, else `out_of_community_factor`.  Scored
+    nodes keep max(score, g); of the rest the `pool` best are added as
+    neighbours (hops and via from the BFS tree of the ball, or of the whole
+    graph for nodes outside it).
     """
     settings = run.settings
     if not run.seeds:
@@ -446,7 +667,8 @@ def _graph_walk(run: _Run) -> None:
         return
     started = time.perf_counter()
     ball, tree = _ball(run)
-    ranks, ball_graph, mechanism = _walk(run, ball)
+    personalization = {seed: max(run.entries[seed].score, 0.0) for seed in run.seeds}
+    evidence, ball_graph, mechanism = _walk(run, ball, personalization)
     run.mechanisms.append(mechanism)
     run.timings["ppr"] = _ms(started)
     started = time.perf_counter()
@@ -457,16 +679,11 @@ def _graph_walk(run: _Run) -> None:
     run.timings["louvain"] = _ms(started)
     seeds = set(run.seeds)
     inside = {node for members in communities if seeds & set(members) for node in members}
-    best_seed = max(run.entries[seed].score for seed in run.seeds)
-    top_rank = max(ranks.values(), default=0.0)
-    if top_rank <= 0.0:
-        run.stats.update(ppr_nodes=0, communities=len(communities))
-        return
-    scale = settings.ppr_discount * best_seed / top_rank
+    ceiling = max(personalization.values())
     graph_scores = {
-        node: rank * scale * (1.0 if node in inside else settings.out_of_community_factor)
-        for node, rank in ranks.items()
-        if rank > 0.0
+        node: saturate(value, ceiling)
+        * (1.0 if node in inside else settings.out_of_community_factor)
+        for node, value in evidence.items()
     }
     ranked = sorted(graph_scores, key=lambda node: (-graph_scores[node], node))
     for node in ranked:
@@ -492,11 +709,11 @@ def _restrict(graph: WeightedGraph, nodes: Iterable[str]) -> WeightedGraph:
     return {u: {v: w for v, w in graph[u].items() if v in keep} for u in sorted(keep) if u in graph}
 
 
-# -- stage 4: utility rerank ------------------------------------------------------
+# -- stage 5: utility rerank ------------------------------------------------------
 
 
 def _utility_rerank(run: _Run) -> None:
-    """Stage 4: blend in q_value (when outcomes exist) and demote superseded nodes."""
+    """Stage 5: blend in q_value (when outcomes exist) and demote superseded nodes."""
     run.reader.load_nodes(run.entries)
     alpha = run.settings.utility_weight
     rows = {node_id: run.reader.node(node_id) for node_id in run.entries}
@@ -518,18 +735,28 @@ def _utility_rerank(run: _Run) -> None:
 
 
 def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
-    """Returnable entries with score >= min_score, best first (score desc, id asc), cut at limit."""
+    """Returnable entries with score >= min_score, best first, cut at limit.
+
+    Scores are compared as reported (rounded to `SCORE_DIGITS`), ties by id:
+    the order and the threshold agree with the numbers the caller sees, and
+    float noise from summation order (PageRank) cannot break a tie.
+    """
     chosen = []
-    for entry in sorted(run.entries.values(), key=lambda e: (-e.score, e.node_id)):
+    ranked = sorted(run.entries.values(), key=lambda e: (-round(e.score, SCORE_DIGITS), e.node_id))
+    for entry in ranked:
         node = run.reader.node(entry.node_id)
-        if node is not None and run.returnable(node) and entry.score >= min_score:
+        if (
+            node is not None
+            and run.returnable(node)
+            and round(entry.score, SCORE_DIGITS) >= min_score
+        ):
             chosen.append(entry)
             if len(chosen) == limit:
                 break
     return chosen
 
 
-# -- stage 5: topology window, causal context, contradictions -------------------
+# -- stage 6: topology window, causal context, contradictions -------------------
 
 
 def _window(run: _Run, result_ids: list[str]) -> list[str]:
@@ -600,7 +827,7 @@ def contradiction_flags(
     return {node_id: sorted(found) for node_id, found in flags.items()}
 
 
-# -- stage 6: side effects ----------------------------------------------------------
+# -- stage 7: side effects ----------------------------------------------------------
 
 
 def record_access(graph: Graphonomous, result_ids: Sequence[str]) -> None:
@@ -727,17 +954,15 @@ def retrieve_context(
     vector = graph.embed_texts([text])[0] if tokens else None
     embed_ms = _ms(started)
 
-    def visible(node: Node) -> bool:
-        return node.forgotten_at is None and (agent_id is None or node.agent_id == agent_id)
-
-    def returnable(node: Node) -> bool:
-        return visible(node) and (node_type is None or node.node_type == node_type)
-
     with graph.lock:
         # The whole-graph band reads structure from the cached snapshot; the
         # others read it from SQL per call (their cost does not depend on a cache).
         snapshot = graph.graph_snapshot() if plan.walk == "full" else None
-        reader = GraphReader(graph.store, visible, snapshot=snapshot, agent_id=agent_id)
+        reader = GraphReader(graph.store, snapshot=snapshot, agent_id=agent_id)
+
+        def returnable(node: Node) -> bool:
+            return reader.is_visible(node) and (node_type is None or node.node_type == node_type)
+
         run = _Run(graph, reader, settings, plan, returnable)
         run.timings["embed"] = embed_ms
         run.stats.update(limit=limit, agent_id=agent_id)
@@ -745,11 +970,17 @@ def retrieve_context(
         started = time.perf_counter()
         if tokens:
             _candidates(run, vector, tokens, pool, _allowed_ids(run, node_type, agent_id))
-            run.mechanisms.extend(["embedding", "bm25", "rrf"])
+            run.mechanisms.extend(["embedding", "bm25", FUSION_MECHANISMS[settings.fusion]])
         else:
             run.stats["candidates"] = {"pool_size": pool, "embedding": 0, "bm25": 0, "fused": 0}
-            run.stats["seeds"] = 0
         run.timings["candidates"] = _ms(started)
+        started = time.perf_counter()
+        run.stats["supported"] = 0
+        if plan.support and run.entries:
+            _support(run)
+            run.mechanisms.append("support")
+        run.timings["support"] = _ms(started)
+        _choose_seeds(run)
         started = time.perf_counter()
         run.stats["expanded"] = 0
         if plan.hops > 0 and run.seeds:
@@ -797,6 +1028,7 @@ def retrieve_context(
         "query_terms": len(tokens),
         "candidates": run.stats["candidates"],
         "seeds": run.stats["seeds"],
+        "supported": run.stats["supported"],
         "expanded": run.stats["expanded"],
         "ppr_nodes": run.stats.get("ppr_nodes", 0),
         "communities": run.stats.get("communities", 0),
@@ -826,9 +1058,15 @@ __all__ = [
     "EffortPlan",
     "RetrievalSettings",
     "causal_context",
+    "combine_evidence",
     "contradiction_flags",
     "effort_plan",
+    "hybrid_search",
     "record_access",
     "retrieve_context",
+    "saturate",
+    "spread",
+    "support_scores",
+    "transfer",
     "with_settings",
 ]

@@ -427,7 +427,7 @@ def graph_traverse(
     check_choice("direction", direction, DIRECTIONS)
     limit = check_int("limit", limit, 1, MAX_TOOL_LIMIT)
     with graph.lock:
-        reader = GraphReader(graph.store, lambda node: node.forgotten_at is None)
+        reader = GraphReader(graph.store)
         root = reader.node(node_id)
         if root is None:
             raise NotFoundError("node", node_id)
