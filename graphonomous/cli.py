@@ -296,7 +296,9 @@ def _print_recall(result: dict[str, Any], where: dict[str, str], out: TextIO) ->
     )
     if topology["max_kappa"] > 0:
         for scc in topology["sccs"]:
-            faults = ", ".join(f"{f['source']}→{f['target']}" for f in scc["fault_line_edges"])
+            faults = ", ".join(
+                f"{where[f['source']]} → {where[f['target']]}" for f in scc["fault_line_edges"]
+            )
             out.write(f"  {scc['id']} κ={scc['kappa']} fault lines: {faults or '-'}\n")
     for rank, item in enumerate(result["results"], start=1):
         origin = item["source"] if item["hops"] == 0 else f"{item['source']}+{item['hops']}"
@@ -318,10 +320,11 @@ def cmd_recall(args: argparse.Namespace, out: TextIO) -> int:
         if args.json:
             emit_json({**result, "mermaid": mermaid} if mermaid is not None else result, out)
             return EXIT_OK
-        where = {
-            item["node_id"]: _where(graph.get_node(item["node_id"])["node"])
-            for item in result["results"]
-        }
+        shown = {item["node_id"] for item in result["results"]}
+        for scc in result["topology"]["sccs"]:
+            for line in scc["fault_line_edges"]:
+                shown.update((line["source"], line["target"]))
+        where = {node_id: _where(graph.get_node(node_id)["node"]) for node_id in sorted(shown)}
     _print_recall(result, where, out)
     if mermaid is not None:
         out.write("\n```mermaid\n" + mermaid + "```\n")
