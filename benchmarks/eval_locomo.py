@@ -469,12 +469,7 @@ def evaluate(
         "category_names": {str(k): v for k, v in CATEGORY_NAMES.items()},
         "cleaning": cleaning,
         "summary": summary,
-        "replay": {
-            s: {"checked": r.replay_checked, "mismatches": r.replay_mismatches}
-            for s, r in runs.items()
-            if r.replay_checked
-        },
-        "sources": {s: dict(sorted(r.sources.items())) for s, r in runs.items() if r.sources},
+        **evalkit.run_facts(runs),
     }
     if "rank-bm25" in systems and rounds:
         result["paired"] = [

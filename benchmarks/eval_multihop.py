@@ -237,12 +237,7 @@ def evaluate(
         "questions": len(queries),
         "links": degree_stats(links, len(units)),
         "summary": summary,
-        "replay": {
-            s: {"checked": r.replay_checked, "mismatches": r.replay_mismatches}
-            for s, r in runs.items()
-            if r.replay_checked
-        },
-        "sources": {s: dict(sorted(r.sources.items())) for s, r in runs.items() if r.sources},
+        **evalkit.run_facts(runs),
     }
     if "rank-bm25" in systems and rounds:
         result["paired"] = [

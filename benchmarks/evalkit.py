@@ -545,6 +545,18 @@ class SystemRun:
     sources: dict[str, int] = field(default_factory=dict)
 
 
+def run_facts(runs: Mapping[str, SystemRun]) -> dict[str, Any]:
+    """The per-system replay checks and result sources that every report carries."""
+    return {
+        "replay": {
+            s: {"checked": r.replay_checked, "mismatches": r.replay_mismatches}
+            for s, r in runs.items()
+            if r.replay_checked
+        },
+        "sources": {s: dict(sorted(r.sources.items())) for s, r in runs.items() if r.sources},
+    }
+
+
 def run_ranker(
     ranker: Ranker, queries: Sequence[Query], depth: int, run: SystemRun, replay: int = 0
 ) -> None:
