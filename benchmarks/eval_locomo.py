@@ -65,17 +65,7 @@ HEADLINE: Final = "1-4"
 KS: Final = (1, 5, 10, 20)
 DEPTH: Final = max(KS)
 SESSION_KS: Final = (1, 5, 10)
-DEFAULT_SYSTEMS: Final = (
-    "rank-bm25",
-    "rrf-baseline",
-    "bm25",
-    "embed",
-    "hybrid",
-    "e0",
-    "e3",
-    "e6",
-    "e9",
-)
+DEFAULT_SYSTEMS: Final = evalkit.DEFAULT_SYSTEMS
 GRAPH_VARIANT: Final = "graph"
 # Turns are the only episodic nodes, so this type is the engine's node_type filter.
 TURN_TYPE: Final = "episodic"

@@ -51,15 +51,7 @@ ALL: Final = "all"
 MIN_MENTION_CHARS: Final = 4
 TRAILING_PARENTHETICAL: Final = re.compile(r"\s*\([^()]*\)\s*$")
 DEFAULT_SYSTEMS: Final = (
-    "rank-bm25",
-    "rrf-baseline",
-    "bm25",
-    "embed",
-    "hybrid",
-    "e0",
-    "e3",
-    "e6",
-    "e9",
+    *evalkit.DEFAULT_SYSTEMS,
     "linked:e0",
     "linked:e3",
     "linked:e6",

@@ -31,6 +31,20 @@ NDCG_K: Final = 10
 CI_LEVEL: Final = 0.95
 
 
+# The rows every benchmark reports: baselines, single channels, hybrid, engine efforts.
+DEFAULT_SYSTEMS: Final = (
+    "rank-bm25",
+    "rrf-baseline",
+    "bm25",
+    "embed",
+    "hybrid",
+    "e0",
+    "e3",
+    "e6",
+    "e9",
+)
+
+
 def word_tokens(text: str) -> list[str]:
     """Lower-cased ``\\w+`` runs of ``text`` (the BM25 tokenisation of the design note)."""
     return WORD_PATTERN.findall(text.lower())
