@@ -93,6 +93,9 @@ class Graphonomous:
         self.store = Store(self.db_path)
         self.lock = threading.RLock()
         self._index: VectorIndex | None = None
+        # Nodes written with deferred embeddings (apply_batch(defer_embeddings=True))
+        # since the index was loaded; vector_index() embeds them on next use.
+        self._pending_vectors: set[str] = set()
 
     def close(self) -> None:
         with self.lock:
@@ -114,23 +117,41 @@ class Graphonomous:
     def vector_index(self) -> VectorIndex:
         """The in-memory index of live (not forgotten) nodes, loaded on first use.
 
-        Nodes lacking a vector of the current embedder (e.g. after switching
-        models) are embedded and stored then."""
-        if self._index is None:
-            index = VectorIndex(self.embedder.dimensions)
-            stored = self.store.iter_embeddings(self.embedding_model)
-            index.bulk_load((node_id, unpack_f32(blob)) for node_id, blob in stored)
-            have = {node_id for node_id, _ in stored}
-            missing = [n for n in self.store.list_nodes() if n.id not in have]
-            if missing:
-                vectors = self.embedder.embed([n.content for n in missing])
-                with self.store.transaction():
-                    for node, vector in zip(missing, vectors, strict=False):
-                        self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
-                for node, vector in zip(missing, vectors, strict=False):
-                    index.add(node.id, vector)
-            self._index = index
-        return self._index
+        Nodes lacking a vector of the current embedder (written with deferred
+        embeddings, or after switching models) are embedded and stored now, so
+        every similarity search sees every live node.
+        """
+        with self.lock:
+            if self._index is None:
+                index = VectorIndex(self.embedder.dimensions)
+                stored = self.store.iter_embeddings(self.embedding_model)
+                index.bulk_load((node_id, unpack_f32(blob)) for node_id, blob in stored)
+                have = {node_id for node_id, _ in stored}
+                self._embed_into(index, [n for n in self.store.list_nodes() if n.id not in have])
+                self._pending_vectors.clear()
+                self._index = index
+            elif self._pending_vectors:
+                pending = self.store.get_nodes(sorted(self._pending_vectors))
+                self._pending_vectors.clear()
+                live = [node for _, node in sorted(pending.items()) if node.forgotten_at is None]
+                self._embed_into(self._index, live)
+            return self._index
+
+    def _embed_into(self, index: VectorIndex, nodes: Sequence[Node]) -> None:
+        """Embed `nodes`, store their vectors (one transaction) and add them to `index`.
+
+        The vectors are a pure function of the content, so adding them at once
+        is right even if an enclosing transaction later rolls back: the rows
+        would then be missing again and the next cold load re-embeds them.
+        """
+        if not nodes:
+            return
+        vectors = self.embed_texts([node.content for node in nodes])
+        with self.store.transaction():
+            for node, vector in zip(nodes, vectors, strict=True):
+                self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
+        for node, vector in zip(nodes, vectors, strict=True):
+            index.add(node.id, vector)
 
     def embed_texts(self, texts: Sequence[str]) -> list[list[float]]:
         # Round-trip through float32 so the index holds exactly what is stored.
@@ -425,7 +446,11 @@ class Graphonomous:
     # -- batches and statistics ---------------------------------------------
 
     def apply_batch(
-        self, operations: Sequence[object], bookkeeping: Callable[[Store], None] | None = None
+        self,
+        operations: Sequence[object],
+        bookkeeping: Callable[[Store], None] | None = None,
+        *,
+        defer_embeddings: bool = False,
     ) -> dict[str, Any]:
         """Apply a list of operations atomically (see graphonomous.store.batch).
 
@@ -434,17 +459,29 @@ class Graphonomous:
         `source_files` rows) commit in ONE transaction, or not at all; the
         vector and BM25 indexes follow after the commit.  Raises BatchError
         (or whatever `bookkeeping` raises) and then nothing is written.
+
+        With `defer_embeddings`, new or re-written nodes are stored without a
+        vector (a stale one is deleted) and embedded on the next similarity
+        search instead: bulk writers whose callers never search by similarity
+        (the memory-compat tools) then pay nothing for vectors, and a crash
+        before the next search leaves only "missing" vectors, which every
+        index load fills in.
         """
         with self.lock, self.store.transaction():
             result = apply_batch(self.store, operations)
             texts = result.changed_content
             ids = sorted(texts)
-            vectors = dict(zip(ids, self.embed_texts([texts[i] for i in ids]), strict=True))
-            for node_id, vector in vectors.items():
-                self.store.set_embedding(node_id, pack_f32(vector), self.embedding_model)
+            if defer_embeddings:
+                self.store.delete_embeddings(ids)
+                self.index_update({}, [*result.removed_node_ids, *ids])
+                self.store.after_commit(lambda: self._pending_vectors.update(ids))
+            else:
+                vectors = dict(zip(ids, self.embed_texts([texts[i] for i in ids]), strict=True))
+                for node_id, vector in vectors.items():
+                    self.store.set_embedding(node_id, pack_f32(vector), self.embedding_model)
+                self.index_update(vectors, result.removed_node_ids)
             if bookkeeping is not None:
                 bookkeeping(self.store)
-            self.index_update(vectors, result.removed_node_ids)
             self.text_index_update(texts, result.removed_node_ids)
         return result.to_dict()
 
@@ -684,8 +721,10 @@ class Graphonomous:
         goal_id: str | None = None,
         trace_id: str | None = None,
         evidence_type: str | None = None,
+        signal_id: str | None = None,
     ) -> dict[str, Any]:
-        """Record an action outcome; update causal nodes' confidence and Q-value."""
+        """Record an action outcome; update causal nodes' confidence and Q-value
+        (once per `signal_id`)."""
         self.touch()
         return learner.learn_from_outcome(
             self,
@@ -696,6 +735,7 @@ class Graphonomous:
             evidence=evidence,
             goal_id=goal_id,
             trace_id=trace_id,
+            signal_id=signal_id,
             evidence_type=evidence_type,
         )
 

@@ -139,6 +139,55 @@ def test_batch_is_all_or_nothing(graph: Graphonomous) -> None:
     assert graph.similarity_search("C", limit=5)["results"][0]["id"] in {"a", "b"}
 
 
+def _stored_vector_ids(graph: Graphonomous) -> set[str]:
+    return {node_id for node_id, _ in graph.store.iter_embeddings(graph.embedding_model)}
+
+
+def test_deferred_embeddings_are_filled_before_any_similarity_search(
+    graph: Graphonomous,
+) -> None:
+    graph.apply_batch([{"op": "add_node", "node": {"id": "a", "content": "alpha beta"}}])
+    assert graph.similarity_search("alpha", limit=1)["results"][0]["id"] == "a"  # index loaded
+    graph.apply_batch(
+        [
+            {"op": "add_node", "node": {"id": "b", "content": "pressure loss in pump"}},
+            {"op": "update_node", "id": "a", "fields": {"content": "valve torque"}},
+        ],
+        defer_embeddings=True,
+    )
+    # Nothing embedded yet; the stale vector of the re-written node is gone.
+    assert _stored_vector_ids(graph) == set()
+    hits = graph.similarity_search("valve torque", limit=2)["results"]
+    assert hits[0]["id"] == "a"
+    assert graph.similarity_search("pump pressure", limit=1)["results"][0]["id"] == "b"
+    assert _stored_vector_ids(graph) == {"a", "b"}
+    # The deferred vectors are exactly the ones an eager write stores.
+    with Graphonomous(":memory:") as eager:
+        eager.apply_batch(
+            [{"op": "add_node", "node": {"id": "b", "content": "pressure loss in pump"}}]
+        )
+        assert eager.store.get_embedding("b") == graph.store.get_embedding("b")
+
+
+def test_deferred_embeddings_survive_a_restart_and_skip_removed_nodes(tmp_path: Path) -> None:
+    path = tmp_path / "g.db"
+    with Graphonomous(path) as first:
+        first.similarity_search("warm the index", limit=1)
+        first.apply_batch(
+            [
+                {"op": "add_node", "node": {"id": "a", "content": "alpha beta gamma"}},
+                {"op": "add_node", "node": {"id": "b", "content": "to be removed"}},
+            ],
+            defer_embeddings=True,
+        )
+        first.apply_batch([{"op": "remove_node", "id": "b"}], defer_embeddings=True)
+        # closed before any search: the vectors were never computed
+    with Graphonomous(path) as second:
+        assert _stored_vector_ids(second) == set()
+        assert second.similarity_search("alpha gamma", limit=5)["results"][0]["id"] == "a"
+        assert _stored_vector_ids(second) == {"a"}
+
+
 def test_batch_merge_keeps_edges_and_provenance(graph: Graphonomous) -> None:
     graph.apply_batch(
         [

@@ -459,6 +459,31 @@ def test_view_follows_other_writers(server: McpServer, graph: Graphonomous, tmp_
     with Graphonomous(tmp_path / "g.db") as other:  # a second connection (another process)
         other.memory_view().create_entities([entity("D")])
     assert names(call(server, "search_nodes", query="")[0]) == ["B", "C", "D"]
+    assert names(call(server, "read_graph")[0]) == ["B", "C", "D"]
+
+
+def test_read_graph_is_reused_until_the_graph_changes(server: McpServer) -> None:
+    call(server, "create_entities", entities=[entity("A"), entity("B")])
+    first, first_text = call(server, "read_graph")
+    assert call(server, "read_graph") == (first, first_text)
+    call(server, "add_observations", observations=[{"entityName": "A", "contents": ["new"]}])
+    changed, changed_text = call(server, "read_graph")
+    assert changed["entities"][0]["observations"][-1] == "new" and "new" in changed_text
+    call(server, "create_relations", relations=[{"from": "A", "to": "B", "relationType": "x"}])
+    assert call(server, "read_graph")[0]["relations"] == [
+        {"from": "A", "to": "B", "relationType": "x"}
+    ]
+
+
+def test_memory_writes_defer_vectors_until_a_similarity_search(
+    server: McpServer, graph: Graphonomous
+) -> None:
+    call(
+        server, "create_entities", entities=[entity("Pump", "device", "pressure loss at the inlet")]
+    )
+    assert graph.store.iter_embeddings(graph.embedding_model) == []
+    hits = graph.similarity_search("inlet pressure loss", limit=1)["results"]
+    assert hits[0]["metadata"]["entity_name"] == "Pump"
 
 
 def test_a_reloaded_view_lists_the_same_graph(

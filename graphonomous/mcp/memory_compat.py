@@ -355,6 +355,9 @@ class MemoryView:
         # (from, to, relationType) → edge id or _SELF, in creation (stamp) order
         self._relations: dict[tuple[str, str, str], str] = {}
         self._writing_started = False
+        # read_graph's answer for the copy as of `_token` (agents re-read the
+        # whole graph often; it only changes when the token does).
+        self._whole_graph: tuple[tuple[int, int] | None, dict[str, Any]] | None = None
 
     # -- keeping the copy fresh ---------------------------------------------
 
@@ -458,7 +461,8 @@ class MemoryView:
             if not link.relation_types and not {link.source, link.target} & removed
         ]
         if operations:
-            self.graph.apply_batch(operations)
+            # The memory tools never search by similarity: vectors wait for whoever does.
+            self.graph.apply_batch(operations, defer_embeddings=True)
         now = utc_now()
         for link in kept:  # the batch format has no edge update
             self.graph.store.update_edge(link.edge_id, metadata=link.metadata(), updated_at=now)
@@ -684,12 +688,16 @@ class MemoryView:
     def read_graph(self) -> dict[str, Any]:
         """Every entity and relation: ``{entities, relations}`` in creation order.  O(V + E)."""
         with self._reading():
+            if self._whole_graph is not None and self._whole_graph[0] == self._token:
+                return self._whole_graph[1]
             entities = [entity.to_dict() for entity in self._entities.values()]
             relations = [
                 {"from": source, "to": target, "relationType": kind}
                 for source, target, kind in self._relations
             ]
-        return {"entities": entities, "relations": relations}
+            result = {"entities": entities, "relations": relations}
+            self._whole_graph = (self._token, result)
+            return result
 
     def search_nodes(self, query: str) -> dict[str, Any]:
         """server-memory's search: entities whose name, type or an observation contains
@@ -939,15 +947,27 @@ def _array_text(
     return "[\n" + ",\n".join(item_text(item, inner) for item in items) + f"\n{pad}]"
 
 
+# The last result graph_text rendered and its text: read_graph hands out the
+# same result object until the graph changes, so re-reads skip rendering.
+# (Holding the object keeps its id from being reused; results are never mutated.)
+_last_graph_text: tuple[Mapping[str, Any], str] | None = None
+
+
 def graph_text(result: Mapping[str, Any]) -> str:
     """The text of read_graph / search_nodes / open_nodes."""
-    return (
+    global _last_graph_text
+    last = _last_graph_text
+    if last is not None and last[0] is result:
+        return last[1]
+    text = (
         '{\n  "entities": '
         + _array_text(result["entities"], _entity_text, "  ")
         + ',\n  "relations": '
         + _array_text(result["relations"], _relation_text, "  ")
         + "\n}"
     )
+    _last_graph_text = (result, text)
+    return text
 
 
 def entities_text(result: Mapping[str, Any]) -> str:

@@ -387,6 +387,14 @@ class Store:
             (node_id, blob, model),
         )
 
+    def delete_embeddings(self, node_ids: Sequence[str]) -> None:
+        """Drop the stored vectors of these nodes (absent ones are ignored)."""
+        for chunk in _chunks(sorted(set(node_ids))):
+            self.execute(
+                f"DELETE FROM node_embeddings WHERE node_id IN ({_placeholders(len(chunk))})",
+                chunk,
+            )
+
     def get_embedding(self, node_id: str) -> bytes | None:
         rows = self.query("SELECT embedding FROM node_embeddings WHERE node_id = ?", (node_id,))
         return bytes(rows[0][0]) if rows else None
