@@ -374,7 +374,7 @@ def cmd_contract_fixtures(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_pulse(args: argparse.Namespace, out: TextIO) -> int:
-    return cli_pulse(args.validate, args.json, sys.stdin, out, sys.stderr)
+    return cli_pulse(args.validate, args.json, sys.stdin, out, sys.stderr, check=args.check)
 
 
 # -- scan / watch (ingestion) --------------------------------------------------
@@ -938,6 +938,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--validate",
         metavar="FILE",
         help="manifest to check (JSON file, or - for stdin); exit 0 pass/pending, 1 fail",
+    )
+    pulse.add_argument(
+        "--check",
+        action="store_true",
+        help="check our own manifest, with live runtime probes (T02, T05, T08); exit 1 on fail",
     )
     # learning (A)
     learn = commands.add_parser("learn", help="learn from outcomes and feedback")

@@ -92,6 +92,8 @@ EDGE_FIELD_ALIASES: Final[Mapping[str, str]] = {
 # --------------------------------------------------------------------------
 
 DEFAULT_AGENT_ID: Final = "default"
+# The bearer token the Streamable HTTP transport requires off loopback.
+HTTP_TOKEN_ENV_VAR: Final = "GRAPHONOMOUS_HTTP_TOKEN"
 DEFAULT_NODE_CONFIDENCE: Final = 0.5
 DEFAULT_NODE_DECAY_RATE: Final = 0.01
 DEFAULT_Q_VALUE: Final = 0.5

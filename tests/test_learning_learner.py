@@ -407,3 +407,28 @@ def test_cli_learn_outcome_and_feedback(tmp_path: Path, capsys: pytest.CaptureFi
         row = tables.outcome_rows(graph.store)[0]
         assert row["evidence"] == {"description": "worked"}
         assert math.isclose(graph.get_node(node_id)["node"]["q_value"], 0.65)
+
+
+def test_a_repeated_outcome_signal_is_applied_once(graph: Graphonomous) -> None:
+    cause = graph.store_node("restart the pump after E-47")["node"]["id"]
+    report = {
+        "action_id": "restart-1",
+        "status": "success",
+        "confidence": 0.9,
+        "causal_node_ids": [cause],
+        "signal_id": "sig-1",
+    }
+    first = graph.learn_from_outcome(**report)
+    after_first = graph.get_node(cause)["node"]
+    again = graph.learn_from_outcome(**report)  # a client retry
+    assert first["duplicate"] is False and first["updates"]
+    assert again["duplicate"] is True and again["updates"] == [] and again["weight"] == 0.0
+    assert again["outcome_id"] == first["outcome_id"]
+    assert again["outcome_node_id"] == first["outcome_node_id"]
+    assert graph.get_node(cause)["node"] == after_first
+    assert len(graph.list_nodes(node_type="outcome")["nodes"]) == 1
+    with pytest.raises(ValidationError, match="signal_id"):
+        graph.learn_from_outcome(**{**report, "status": "failure"})
+    # Without a key every report counts.
+    graph.learn_from_outcome(**{**report, "signal_id": None})
+    assert len(graph.list_nodes(node_type="outcome")["nodes"]) == 2

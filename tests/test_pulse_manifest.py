@@ -18,12 +18,14 @@ from graphonomous.pulse import (
     CONSOLIDATION_IDLE_MS,
     LOOP_ID,
     MANIFEST_URI,
-    RUNTIME_EVIDENCE,
     manifest,
     manifest_resource,
+    probes,
     validate_manifest,
     validate_own_manifest,
 )
+from graphonomous.pulse.manifest import POLICY_SUBSTRATE
+from graphonomous.pulse.probes import PROBES, runtime_evidence
 from graphonomous.store import BatchError
 from graphonomous.topology import analyze, route
 
@@ -102,10 +104,12 @@ def test_loop_shape() -> None:
     assert "connections" not in doc  # nothing is delivered async / at least once
 
 
-def test_substrates_name_only_what_exists() -> None:
+def test_substrates_are_all_named() -> None:
     doc = manifest()
-    assert doc["substrates"]["policy"] is None and doc["substrates"]["auth"] is None
     assert doc["substrates"]["memory"] == "sqlite:{db_path}"
+    assert doc["substrates"]["policy"] == POLICY_SUBSTRATE
+    assert "GRAPHONOMOUS_HTTP_TOKEN" in doc["substrates"]["auth"]
+    assert None not in doc["substrates"].values()
     placed = manifest("/data/k.db")["substrates"]
     assert placed["memory"] == "sqlite:/data/k.db"
     assert placed["audit"] == "sqlite:/data/k.db#audit_log"
@@ -122,15 +126,32 @@ def test_telemetry_names_are_the_registry_events() -> None:
 
 def test_own_manifest_passes_every_check_a_manifest_can_decide() -> None:
     bare = statuses(validate_manifest(manifest()))
-    # T08 is runtime-only; T09 is pending because policy and auth are null.
-    assert {k for k, v in bare.items() if v != "pass"} == {"T08", "T09"}
+    # Only T08 (signal deduplication) is runtime-only; everything else passes as written.
+    assert {k for k, v in bare.items() if v != "pass"} == {"T08"}
     assert bare["T02"] == "pass"  # not pending, unlike upstream's manifest
     report = validate_own_manifest()
-    assert report["overall"] == "pending"
+    assert report["overall"] == "pass"
     assert report["violations"] == []
     evidenced = {c["id"]: c for c in report["checks"] if "evidence" in c}
-    assert set(evidenced) == set(RUNTIME_EVIDENCE) == {"T02", "T05"}
+    assert set(evidenced) == {check_id for check_id, _ in PROBES} == {"T02", "T05", "T08"}
     assert all(c["status"] == "pass" for c in evidenced.values())
+
+
+def test_every_probe_holds() -> None:
+    evidence, failures = runtime_evidence()
+    assert failures == {}
+    assert set(evidence) == {"T02", "T05", "T08"}
+
+
+def test_a_refuting_probe_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> str:
+        raise probes.ProbeFailed("the repeat was applied twice")
+
+    monkeypatch.setattr(probes, "PROBES", (("T08", broken),))
+    report = validate_own_manifest()
+    t08 = next(c for c in report["checks"] if c["id"] == "T08")
+    assert t08["status"] == "fail" and "applied twice" in t08["evidence"]
+    assert report["overall"] == "fail"
 
 
 def test_schema_is_the_unchanged_upstream_copy_with_its_licence() -> None:
@@ -142,7 +163,7 @@ def test_schema_is_the_unchanged_upstream_copy_with_its_licence() -> None:
 
 
 # --------------------------------------------------------------------------
-# Runtime evidence named in RUNTIME_EVIDENCE and in the manifest's claims
+# The behaviour behind the manifest's claims (the probes re-check T02/T05/T08 live)
 # --------------------------------------------------------------------------
 
 

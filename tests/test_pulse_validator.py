@@ -369,7 +369,9 @@ CASES: list[tuple[str, Edit, str]] = [
         "pass",
     ),
     ("T08", _all(), "pending"),
-    ("T09", _all(), "pending"),
+    ("T09", _all(), "pass"),  # ours names every substrate
+    ("T09", _set("substrates", "auth", None), "pending"),
+    ("T09", _set("substrates", "policy", None), "pending"),
     (
         "T09",
         _all(_set("substrates", "policy", "opa://local"), _set("substrates", "auth", "oidc://x")),

@@ -241,6 +241,7 @@ def learn_from_outcome(
     goal_id: str | None = None,
     trace_id: str | None = None,
     evidence_type: str | None = None,
+    signal_id: str | None = None,
 ) -> dict[str, Any]:
     """Record an action's outcome and update the nodes that caused it.
 
@@ -265,7 +266,15 @@ def learn_from_outcome(
     Output: ``{"outcome_id", "outcome_node_id", "status", "signal",
     "weight", "updates": [{"node_id", "confidence_before",
     "confidence_after", "q_before", "q_after", "q_update_count",
-    "evidence_count"}], "causal_edges": [...], "goal_id", "goal_node_id"}``.
+    "evidence_count"}], "causal_edges": [...], "goal_id", "goal_node_id",
+    "duplicate": false}``.
+
+    Signal deduplication: a report carrying a `signal_id` already recorded
+    (a client retrying after a lost reply) changes nothing and returns the
+    first report's ids with ``"duplicate": true``, ``"weight": 0.0`` and
+    empty ``updates`` / ``causal_edges`` — nothing was applied this time.
+    Reusing a signal_id for a different action or status is a
+    ValidationError (the key names one report).
     Complexity: O(k + edges touching the k causal nodes).
     """
     check_id("action_id", action_id)
@@ -277,6 +286,8 @@ def learn_from_outcome(
         check_id("goal_id", goal_id)
     if trace_id is not None:
         check_id("trace_id", trace_id)
+    if signal_id is not None:
+        check_id("signal_id", signal_id)
     weight_by_type = 1.0
     if evidence_type is not None:
         check_choice("evidence_type", evidence_type, tuple(EVIDENCE_TYPE_WEIGHTS))
@@ -309,6 +320,10 @@ def learn_from_outcome(
     with graph.lock:
         store = graph.store
         with store.transaction():
+            if signal_id is not None:
+                first = tables.outcome_with_signal(store, signal_id)
+                if first is not None:
+                    return _duplicate_outcome(first, action_id, status, signal, reward, signal_id)
             causal = store.get_nodes(causal_ids)
             for node_id in causal_ids:
                 found = causal.get(node_id)
@@ -365,6 +380,7 @@ def learn_from_outcome(
                     "goal_id": goal_id,
                     "outcome_node_id": node.id,
                     "created_at": now,
+                    "signal_id": signal_id,
                 },
             )
         publish(graph, changes)
@@ -384,6 +400,37 @@ def learn_from_outcome(
         "causal_edges": edges,
         "goal_id": goal_id,
         "goal_node_id": goal_node_id,
+        "duplicate": False,
+    }
+
+
+def _duplicate_outcome(
+    first: Mapping[str, Any],
+    action_id: str,
+    status: str,
+    signal: float,
+    reward: float,
+    signal_id: str,
+) -> dict[str, Any]:
+    """The answer to a repeated outcome signal: the first report's ids, nothing applied."""
+    if (first["action_id"], first["status"]) != (action_id, status):
+        raise ValidationError(
+            "signal_id",
+            f"{signal_id!r} was already used for action {first['action_id']!r} "
+            f"with status {first['status']!r}",
+        )
+    return {
+        "outcome_id": first["id"],
+        "outcome_node_id": first["outcome_node_id"],
+        "status": status,
+        "signal": signal,
+        "weight": 0.0,
+        "reward": reward,
+        "updates": [],
+        "causal_edges": [],
+        "goal_id": first["goal_id"],
+        "goal_node_id": None,
+        "duplicate": True,
     }
 
 

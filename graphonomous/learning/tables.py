@@ -45,11 +45,11 @@ def _dumps(value: object) -> str:
 
 def insert_outcome(store: Store, row: Mapping[str, Any]) -> None:
     """One outcomes row: id, action_id, status, confidence, causal_node_ids, evidence,
-    goal_id, outcome_node_id, created_at.  O(1)."""
+    goal_id, outcome_node_id, created_at and (optional) signal_id.  O(1)."""
     execute(
         store,
         "INSERT INTO outcomes (id, action_id, status, confidence, causal_node_ids, evidence, "
-        "goal_id, outcome_node_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "goal_id, outcome_node_id, created_at, signal_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             row["id"],
             row["action_id"],
@@ -60,8 +60,20 @@ def insert_outcome(store: Store, row: Mapping[str, Any]) -> None:
             row["goal_id"],
             row["outcome_node_id"],
             row["created_at"],
+            row.get("signal_id"),
         ),
     )
+
+
+def outcome_with_signal(store: Store, signal_id: str) -> dict[str, Any] | None:
+    """The outcomes row recorded under an idempotency key (id, action_id, status,
+    goal_id, outcome_node_id), or None.  O(log rows) (unique index)."""
+    rows = query(
+        store,
+        "SELECT id, action_id, status, goal_id, outcome_node_id FROM outcomes WHERE signal_id = ?",
+        (signal_id,),
+    )
+    return dict(rows[0]) if rows else None
 
 
 def outcome_rows(store: Store) -> list[dict[str, Any]]:

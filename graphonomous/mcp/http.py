@@ -36,6 +36,7 @@ from types import FrameType
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from ..model import HTTP_TOKEN_ENV_VAR
 from .jsonrpc import (
     INVALID_REQUEST,
     ErrorEvent,
@@ -49,7 +50,7 @@ from .jsonrpc import (
 from .server import SUPPORTED_PROTOCOL_VERSIONS, McpServer
 
 ENDPOINT: Final = "/mcp"
-TOKEN_ENV_VAR: Final = "GRAPHONOMOUS_HTTP_TOKEN"
+TOKEN_ENV_VAR: Final = HTTP_TOKEN_ENV_VAR
 MAX_BODY_BYTES: Final = 16 * 1024 * 1024
 MAX_SESSIONS: Final = 1024
 SESSION_HEADER: Final = "Mcp-Session-Id"

@@ -382,6 +382,11 @@ _OUTCOME_INPUT: Final = {
         tuple(EVIDENCE_TYPE_WEIGHTS),
         "Where the evidence comes from; a measurement counts more than a self-report.",
     ),
+    "signal_id": text(
+        "Your idempotency key for this report: sending the same signal_id again (e.g. a "
+        "retry after a timeout) is recognised and applied only once.",
+        minLength=1,
+    ),
 }
 
 _FEEDBACK_INPUT: Final = {
@@ -1036,7 +1041,8 @@ LEARN_FROM_OUTCOME: Final = ToolSpec(
     output_schema=out_obj(
         {
             "outcome_id": STRING,
-            "outcome_node_id": STRING,
+            # null only when a repeated signal's first outcome node was since erased
+            "outcome_node_id": nullable("string"),
             "status": {"enum": list(OUTCOME_STATUSES)},
             "signal": NUMBER,
             "weight": NUMBER,
@@ -1058,8 +1064,9 @@ LEARN_FROM_OUTCOME: Final = ToolSpec(
             "causal_edges": array(OBJECT),
             "goal_id": nullable("string"),
             "goal_node_id": nullable("string"),
+            "duplicate": BOOLEAN,
         },
-        ("outcome_id", "outcome_node_id", "status", "updates"),
+        ("outcome_id", "outcome_node_id", "status", "updates", "duplicate"),
     ),
     annotations=WRITE,
     handler=delegate("learn_from_outcome"),

@@ -27,7 +27,6 @@ from .manifest import (
     MANIFEST_URI,
     PULSE_PROTOCOL_VERSION,
     PULSE_SCHEMA_ID,
-    RUNTIME_EVIDENCE,
     manifest,
     manifest_resource,
 )
@@ -59,7 +58,6 @@ __all__ = [
     "PENDING",
     "PULSE_PROTOCOL_VERSION",
     "PULSE_SCHEMA_ID",
-    "RUNTIME_EVIDENCE",
     "cli_pulse",
     "format_report",
     "manifest",

@@ -17,10 +17,10 @@ invented.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any, Final
 
 from .. import __version__, telemetry
+from ..model import HTTP_TOKEN_ENV_VAR
 
 LOOP_ID: Final = "graphonomous.continual_learning"
 PULSE_PROTOCOL_VERSION: Final = "0.1"
@@ -34,23 +34,12 @@ DB_PATH_PLACEHOLDER: Final = "{db_path}"
 CONSOLIDATION_IDLE_MS: Final = 30_000
 CONSOLIDATION_CHECK_INTERVAL_MS: Final = 300_000
 
+POLICY_SUBSTRATE: Final = "builtin:graphonomous.contract+graphonomous.learning.forgetting"
+AUTH_SUBSTRATE: Final = f"mcp-transport:stdio-parent-process|http-bearer-env:{HTTP_TOKEN_ENV_VAR}"
+
 # How many times a loop driver may repeat a failed retrieve.  Retrying is safe
 # because a failed retrieve commits nothing (see the phase's comment).
 RETRIEVE_MAX_RETRIES: Final = 2
-
-# Runtime evidence for checks that a manifest alone cannot settle, named so a
-# reader can re-run it.  Used by `validate_own_manifest`.
-RUNTIME_EVIDENCE: Final[Mapping[str, str]] = {
-    "T02": (
-        "act writes run in one SQLite transaction (Store.transaction): a batch whose "
-        "last operation fails leaves the graph unchanged "
-        "(tests/test_pulse_manifest.py::test_act_failure_rolls_back_the_whole_batch)"
-    ),
-    "T05": (
-        "route = 'deliberate' exactly when max_kappa > 0 (graphonomous.topology.route) "
-        "(tests/test_pulse_manifest.py::test_route_phase_is_kappa_routed)"
-    ),
-}
 
 
 def _tool_schema(machine: str, direction: str) -> str:
@@ -112,11 +101,12 @@ def _phases() -> list[dict[str, Any]]:
             "kind": "learn",
             "description": (
                 "MCP tool learn (action from_outcome): record an outcome and move the "
-                "confidence of the nodes that caused it."
+                "confidence of the nodes that caused it; a repeated signal_id is applied once."
             ),
             "inputs": {"from": "external", "schema": _tool_schema("learn", "input")},
             "outputs": {"to": "substrate:memory", "schema": _tool_schema("learn", "output")},
-            # Each report appends an outcome row and moves confidence again.
+            # Each new report appends an outcome row and moves confidence again;
+            # only a report repeating its signal_id is recognised and dropped.
             "idempotent": False,
             "on_failure": "rollback",
             "invariant": "feedback_immutability",
@@ -193,13 +183,18 @@ def manifest(db_path: str | None = None) -> dict[str, Any]:
         },
         "substrates": {
             "memory": f"sqlite:{where}",
-            # No policy engine and no caller identity inside the loop (the
-            # HTTP transport's optional bearer token guards the transport,
-            # not the phases), so these stay null and T09 stays pending.
-            "policy": None,
+            # The rules every phase's writes pass before they commit: the
+            # canonical schema contract (types, ranges, known kinds, no
+            # self-loops) and the forgetting policy (pinned nodes are never
+            # forgotten, erasure is audited).  Built in, not a remote engine:
+            # if a rule raises, the phase's on_failure applies.
+            "policy": POLICY_SUBSTRATE,
             # The append-only audit_log table in the same database file.
             "audit": f"sqlite:{where}#audit_log",
-            "auth": None,
+            # Phases are reachable only through MCP: over stdio only the parent
+            # process holds the pipes; over HTTP the server binds loopback and
+            # requires the bearer token in $GRAPHONOMOUS_HTTP_TOKEN elsewhere.
+            "auth": AUTH_SUBSTRATE,
             "transport": "mcp",
             "time": "clock:utc",
         },

@@ -33,7 +33,7 @@ from ..contract.schema import (
     parse_json,
     path_sort_key,
 )
-from .manifest import RUNTIME_EVIDENCE, manifest
+from .manifest import manifest
 
 SCHEMA_PACKAGE: Final = "graphonomous.pulse"
 SCHEMA_FILE: Final = "pulse-loop-manifest.v0.1.json"
@@ -339,12 +339,18 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _entry(ident: str, name: str, outcome: Outcome, evidence: str | None) -> dict[str, str]:
+def _entry(
+    ident: str, name: str, outcome: Outcome, evidence: str | None, refuted: str | None
+) -> dict[str, str]:
     status, detail = outcome
     entry = {"id": ident, "name": name, "status": status, "detail": detail}
     # Runtime evidence turns "cannot tell from the manifest" into a pass; it
-    # never overrides a failure the manifest itself shows.
-    if evidence is not None and status != FAIL:
+    # never overrides a failure the manifest itself shows.  A runtime probe
+    # that contradicts the manifest fails the check whatever the manifest says.
+    if refuted is not None:
+        entry["status"] = FAIL
+        entry["evidence"] = refuted
+    elif evidence is not None and status != FAIL:
         entry["status"] = PASS
         entry["evidence"] = evidence
     return entry
@@ -354,20 +360,24 @@ def validate_manifest(
     doc: Any,
     *,
     evidence: Mapping[str, str] | None = None,
+    refuted: Mapping[str, str] | None = None,
     extra_violations: list[Violation] | None = None,
 ) -> dict[str, Any]:
     """The conformance report of one parsed manifest.
 
     Input: the parsed JSON value; `evidence` maps a check id to a description
     of runtime evidence (a pending or passing check then passes and carries
-    ``"evidence"``; a failing one stays failed); `extra_violations` (e.g.
-    duplicate keys found while parsing) join R01.  Output: the report
-    described in the module docstring.  Raises ValueError for an unknown
-    check id in `evidence`.  Complexity: O(size of the manifest).
+    ``"evidence"``; a failing one stays failed); `refuted` maps a check id to
+    a runtime observation that contradicts the manifest (the check fails and
+    carries it as ``"evidence"``); `extra_violations` (e.g. duplicate keys
+    found while parsing) join R01.  Output: the report described in the
+    module docstring.  Raises ValueError for an unknown check id in
+    `evidence` or `refuted`.  Complexity: O(size of the manifest).
     Reference: PULSE v0.1 schema and conformance checks T01–T12.
     """
     evidence = dict(evidence or {})
-    unknown_ids = sorted(set(evidence) - set(CHECK_IDS))
+    refuted = dict(refuted or {})
+    unknown_ids = sorted((set(evidence) | set(refuted)) - set(CHECK_IDS))
     if unknown_ids:
         raise ValueError(f"evidence for unknown checks: {', '.join(unknown_ids)}")
     schema_found = sorted(pulse_validator().validate(doc), key=lambda v: path_sort_key(v.path))
@@ -386,9 +396,13 @@ def validate_manifest(
         if referential
         else (PASS, "phase ids unique; closure, emit and phase references resolve")
     )
-    checks = [_entry("T01", "schema validation", t01, evidence.get("T01"))]
-    checks += [_entry(i, name, check(fields), evidence.get(i)) for i, name, check in CHECKS]
-    checks.append(_entry("R01", "referential integrity", r01, evidence.get("R01")))
+    checks = [_entry("T01", "schema validation", t01, evidence.get("T01"), refuted.get("T01"))]
+    checks += [
+        _entry(i, name, check(fields), evidence.get(i), refuted.get(i)) for i, name, check in CHECKS
+    ]
+    checks.append(
+        _entry("R01", "referential integrity", r01, evidence.get("R01"), refuted.get("R01"))
+    )
     loop_id = fields.get("loop_id")
     return {
         "loop_id": loop_id if isinstance(loop_id, str) else None,
@@ -428,5 +442,9 @@ def format_report(report: Mapping[str, Any]) -> str:
 
 
 def validate_own_manifest(db_path: str | None = None) -> dict[str, Any]:
-    """The report of this package's own manifest, with its runtime evidence."""
-    return validate_manifest(manifest(db_path), evidence=RUNTIME_EVIDENCE)
+    """The report of this package's own manifest, with the runtime evidence of
+    :mod:`.probes` (run now, on throw-away in-memory graphs)."""
+    from .probes import runtime_evidence  # the probes need the facade, which needs us
+
+    evidence, refuted = runtime_evidence()
+    return validate_manifest(manifest(db_path), evidence=evidence, refuted=refuted)

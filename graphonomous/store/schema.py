@@ -202,7 +202,19 @@ _MIGRATION_3: Final = [
     "CREATE INDEX idx_source_files_root ON source_files(root)",
 ]
 
-MIGRATIONS: Final[tuple[list[str], ...]] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3)
+# Outcome signals may carry the sender's idempotency key: a repeated signal
+# (a client retrying after a timeout) is recognised and applied once.
+_MIGRATION_4: Final = [
+    "ALTER TABLE outcomes ADD COLUMN signal_id TEXT",
+    "CREATE UNIQUE INDEX idx_outcomes_signal ON outcomes(signal_id) WHERE signal_id IS NOT NULL",
+]
+
+MIGRATIONS: Final[tuple[list[str], ...]] = (
+    _MIGRATION_1,
+    _MIGRATION_2,
+    _MIGRATION_3,
+    _MIGRATION_4,
+)
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
 NODE_COLUMNS: Final = (
