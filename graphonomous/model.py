@@ -327,6 +327,22 @@ def check_id(field_name: str, value: object) -> str:
     return value
 
 
+# JSON stored in a column: sorted keys (the same value is always the same
+# text) and no NaN/Infinity (not JSON).  One shared encoder: json.dumps with
+# keyword arguments builds a new encoder per call, twice the cost on bulk writes.
+_CANONICAL_JSON: Final = json.JSONEncoder(sort_keys=True, allow_nan=False)
+
+
+def canonical_json(value: object) -> str:
+    """The JSON text stored for `value`: keys sorted, default separators.
+
+    Equal to ``json.dumps(value, sort_keys=True, allow_nan=False)``.  Raises
+    TypeError (not JSON-serialisable) or ValueError (NaN/Infinity, cycles).
+    Complexity: O(size of value).
+    """
+    return _CANONICAL_JSON.encode(value)
+
+
 def check_metadata(field_name: str, value: object) -> dict[str, Any]:
     """A JSON object; a string holding a JSON object is accepted (CLI input)."""
     if isinstance(value, str):
@@ -337,7 +353,7 @@ def check_metadata(field_name: str, value: object) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValidationError(field_name, "must be a JSON object")
     try:
-        json.dumps(value, allow_nan=False)
+        canonical_json(value)
     except (TypeError, ValueError) as exc:
         raise ValidationError(field_name, f"is not JSON-serialisable ({exc})") from exc
     return value

@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from ..model import canonical_json
 from ..store import Store
 
 FORGETTING_CONFIG_ID: Final = "default"
@@ -37,7 +38,7 @@ def query(store: Store, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Ro
 
 
 def _dumps(value: object) -> str:
-    return json.dumps(value, sort_keys=True, allow_nan=False)
+    return canonical_json(value)
 
 
 # -- outcomes ----------------------------------------------------------------

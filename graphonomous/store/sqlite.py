@@ -18,7 +18,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
-from ..model import EDGE_DIRECTIONS, Edge, Node, NotFoundError, ValidationError, check_choice
+from ..model import (
+    EDGE_DIRECTIONS,
+    Edge,
+    Node,
+    NotFoundError,
+    ValidationError,
+    canonical_json,
+    check_choice,
+)
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
 # SQLite's default limit on host parameters is 999 on old builds; stay under it.
@@ -70,7 +78,7 @@ def _node_params(node: Node) -> list[Any]:
     for column in NODE_COLUMNS:
         value = getattr(node, column)
         if column in _NODE_JSON_FIELDS:
-            value = json.dumps(value, sort_keys=True, allow_nan=False)
+            value = canonical_json(value)
         elif column == "pinned":
             value = int(value)
         params.append(value)
@@ -79,9 +87,7 @@ def _node_params(node: Node) -> list[Any]:
 
 def _edge_params(edge: Edge) -> list[Any]:
     return [
-        json.dumps(edge.metadata, sort_keys=True, allow_nan=False)
-        if column == "metadata"
-        else getattr(edge, column)
+        canonical_json(edge.metadata) if column == "metadata" else getattr(edge, column)
         for column in EDGE_COLUMNS
     ]
 
@@ -457,7 +463,7 @@ class Store:
             return
         names = sorted(fields)  # column names come from `allowed`, never from input
         values = [
-            json.dumps(fields[name], sort_keys=True, allow_nan=False)
+            canonical_json(fields[name])
             if name in _JSON_COLUMNS
             else int(fields[name])
             if isinstance(fields[name], bool)
