@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from . import retrieval
 from .embed import Embedder, VectorIndex, get_embedder, pack_f32, unpack_f32
@@ -57,10 +57,8 @@ from .retrieval import (
 )
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
 from .retrieval.region import analyze_region
+from .server_memory import MemoryView
 from .store import SCHEMA_VERSION, Store, apply_batch
-
-if TYPE_CHECKING:  # memory-compat; imported lazily at run time (the mcp package imports us)
-    from .mcp.memory_compat import MemoryView
 
 DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
 DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
@@ -674,16 +672,14 @@ class Graphonomous:
         return retrieval.to_mermaid(result, edges)
 
     # == memory-compat =========================================================
-    # Owned by graphonomous/mcp/memory_compat.py (SPEC "memory-compat"): the tool
-    # API of @modelcontextprotocol/server-memory over this graph.
+    # graphonomous/server_memory (SPEC "memory-compat"): the entities and relations
+    # of @modelcontextprotocol/server-memory over this graph.
 
     _memory_view: MemoryView | None = None
 
     def memory_view(self) -> MemoryView:
         """The entity/relation view of this graph behind the memory-compat tools and
         ``graphonomous import-memory`` (made on first use, one per graph)."""
-        from .mcp.memory_compat import MemoryView
-
         with self.lock:
             if self._memory_view is None:
                 self._memory_view = MemoryView(self)

@@ -31,6 +31,7 @@ from .model import (
     new_id,
 )
 from .pulse import cli_pulse
+from .server_memory import MemoryFileError, parse_memory_jsonl
 from .store import BatchError, StoreError
 
 EXIT_OK = 0
@@ -441,8 +442,6 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
-    from .mcp.memory_compat import MemoryFileError, parse_memory_jsonl
-
     try:
         data = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -21,17 +21,15 @@ from graphonomous.mcp import build_server
 from graphonomous.mcp.jsonrpc import Request, Response, encode
 from graphonomous.mcp.memory_compat import (
     MEMORY_TOOLS,
-    MemoryFileError,
     entities_text,
     graph_text,
     observations_text,
-    parse_memory_jsonl,
     relations_text,
-    relationship_for,
 )
 from graphonomous.mcp.server import McpServer
 from graphonomous.mcp.tools import CORE_TOOLS, SURFACES
 from graphonomous.model import MAX_CONTENT_CHARS, RELATIONSHIPS
+from graphonomous.server_memory import MemoryFileError, parse_memory_jsonl, relationship_for
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -392,7 +392,7 @@ SURFACES: Final[Mapping[str, tuple[ToolSpec, ...]]] = {
     # Seed 003: the five loop-phase machines are the production default.
     "v2": MACHINE_TOOLS,
     "v1": V1_TOOLS,
-    # server-memory's tool API (graphonomous.mcp.memory_compat)
+    # server-memory's tool API (graphonomous.mcp.memory_compat over graphonomous.server_memory)
     "memory": MEMORY_TOOLS,
     "all": (*MACHINE_TOOLS, *V1_TOOLS, *MEMORY_TOOLS),
 }

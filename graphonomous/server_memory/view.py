@@ -1,0 +1,806 @@
+"""server-memory's entities and relations as a view over our graph.
+
+Mapping (SPEC "memory-compat"):
+
+* entity → one live node of the default agent, ``node_type`` semantic, with
+  ``metadata.entity_name``, ``metadata.entity_type`` and
+  ``metadata.observations`` (the authoritative list).  Its ``content`` is
+  ``"name (entityType): obs1; obs2"`` so similarity search finds it too.
+  If several nodes carry one name, the oldest is the entity.
+* relation ``{from, to, relationType}`` → the edge between the two entity
+  nodes whose ``relationship`` is :func:`relationship_for` (relationType).
+  ``(source, target, relationship)`` is unique in our store and two relation
+  types may map to one kind, so ``metadata.relation_types`` maps every
+  relationType the edge carries to its *stamp* (a UUIDv7 made when the
+  relation was created; relations are listed in stamp order, i.e. creation
+  order, as server-memory lists them).  An edge without that map (made by
+  other tools) shows as one relation named by its relationship.
+* a self-relation (from = to; our edges cannot be self-loops) → the entity
+  node's ``metadata.self_relations``, the same relationType → stamp map.
+
+Where server-memory is sloppy we are strict: one name is created once even
+if a call repeats it; relations must join existing entities (server-memory
+accepts dangling ones); every call is one transaction, so pipelined or
+concurrent calls never lose writes.
+
+Reads are served from :class:`MemoryView`, an in-memory copy of the entities
+and relations that is checked against the database on every call (SQLite's
+change counters), so search is a substring scan over precomputed lower-case
+text rather than a file re-read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Final
+
+from ..model import (
+    DEFAULT_AGENT_ID,
+    MAX_CONTENT_CHARS,
+    NODE_TYPES,
+    RELATIONSHIPS,
+    ValidationError,
+    new_id,
+    utc_now,
+)
+from .jsonl import MemoryFile
+
+if TYPE_CHECKING:
+    from ..api import Graphonomous
+
+# Entities are facts about named things: semantic memory.
+ENTITY_NODE_TYPE: Final = NODE_TYPES[NODE_TYPES.index("semantic")]
+# The memory tools have no agent argument; everything they touch is this agent's.
+MEMORY_AGENT_ID: Final = DEFAULT_AGENT_ID
+FALLBACK_RELATIONSHIP: Final = RELATIONSHIPS[RELATIONSHIPS.index("related_to")]
+ENTITY_METADATA_KEYS: Final = ("entity_name", "entity_type", "observations", "self_relations")
+RELATION_METADATA_KEY: Final = "relation_types"
+# Separates the fields of an entity's search text; a query containing it is
+# matched field by field instead (see Entity.matches).
+_FIELD_SEPARATOR: Final = "\x00"
+# Where the copy files a self-relation instead of an edge id.
+_SELF: Final = ""
+
+# Common relation verbs of memory graphs → our relationship kinds.  Keys are
+# normalised by normalize_relation_type; every kind also maps from its own name.
+_RELATION_VERBS: Final[Mapping[str, str]] = {
+    "cause": "causes",
+    "leads to": "causes",
+    "results in": "causes",
+    "triggers": "causes",
+    "depend on": "depends_on",
+    "requires": "depends_on",
+    "relies on": "depends_on",
+    "needs": "depends_on",
+    "is part of": "part_of",
+    "belongs to": "part_of",
+    "member of": "part_of",
+    "is member of": "part_of",
+    "is a member of": "part_of",
+    "conflicts with": "contradicts",
+    "precedes": "temporal_before",
+    "before": "temporal_before",
+    "after": "temporal_after",
+    "fixes": "resolves",
+    "solves": "resolves",
+    "based on": "derived_from",
+    "is based on": "derived_from",
+    "replaces": "supersedes",
+    "replaced by": "superseded_by",
+    "is replaced by": "superseded_by",
+    "is similar to": "similar_to",
+    "relates to": "related_to",
+    "is related to": "related_to",
+    "associated with": "related_to",
+    "is associated with": "related_to",
+    "co occurs with": "co_occurs",
+}
+
+
+def normalize_relation_type(relation_type: str) -> str:
+    """Lower case, ``_``/``-`` as spaces, whitespace collapsed: ``"Part_Of"`` → ``"part of"``."""
+    return " ".join(relation_type.lower().replace("_", " ").replace("-", " ").split())
+
+
+def _relation_table() -> dict[str, str]:
+    table = {normalize_relation_type(kind): kind for kind in RELATIONSHIPS}
+    for verb, kind in _RELATION_VERBS.items():
+        if kind not in RELATIONSHIPS:
+            raise ValueError(f"relation verb {verb!r} maps to unknown relationship {kind!r}")
+        table.setdefault(normalize_relation_type(verb), kind)
+    return table
+
+
+RELATION_TABLE: Final[Mapping[str, str]] = _relation_table()
+
+
+def relationship_for(relation_type: str) -> str:
+    """Our relationship kind for a memory relationType.
+
+    Input: any string.  Output: the kind :data:`RELATION_TABLE` gives its
+    normalised form, else ``related_to``.  O(len(relation_type)).
+    """
+    return RELATION_TABLE.get(normalize_relation_type(relation_type), FALLBACK_RELATIONSHIP)
+
+
+def entity_content(name: str, entity_type: str, observations: Sequence[str]) -> str:
+    """The node content of an entity: ``"name (entityType): obs1; obs2"``."""
+    head = f"{name} ({entity_type})"
+    return f"{head}: {'; '.join(observations)}" if observations else head
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    """`items` without repeats, first occurrence kept."""
+    return list(dict.fromkeys(items))
+
+
+def _name_list(names: Iterable[str]) -> str:
+    return ", ".join(json.dumps(name, ensure_ascii=False) for name in names)
+
+
+def _stamps(value: object) -> dict[str, str]:
+    """A stored relationType → stamp map, or {} when `value` is not one."""
+    if isinstance(value, dict) and all(isinstance(s, str) for s in value.values()):
+        return dict(value)
+    return {}
+
+
+# --------------------------------------------------------------------------
+# Records of the view
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One entity as the memory tools see it (a node with entity metadata)."""
+
+    node_id: str
+    name: str
+    entity_type: str
+    observations: tuple[str, ...]
+    # relationType → stamp of the relations from this entity to itself.
+    self_relations: Mapping[str, str] = field(default_factory=dict)
+    # The node's other metadata keys, kept when the entity changes.
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    # Lower-case name, type and observations joined by _FIELD_SEPARATOR.
+    search_text: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        parts = (self.name, self.entity_type, *self.observations)
+        object.__setattr__(self, "search_text", _FIELD_SEPARATOR.join(parts).lower())
+
+    def matches(self, query: str) -> bool:
+        """server-memory's test: the lower-cased query is a substring of the lower-cased
+        name, type or one observation.  `query` must already be lower case."""
+        if _FIELD_SEPARATOR not in query:
+            return query in self.search_text
+        fields = (self.name, self.entity_type, *self.observations)
+        return any(query in text.lower() for text in fields)
+
+    def content(self) -> str:
+        return entity_content(self.name, self.entity_type, self.observations)
+
+    def metadata(self) -> dict[str, Any]:
+        out = {
+            **self.extra,
+            "entity_name": self.name,
+            "entity_type": self.entity_type,
+            "observations": list(self.observations),
+        }
+        if self.self_relations:
+            out["self_relations"] = dict(self.self_relations)
+        return out
+
+    def node_fields(self, source: str | None) -> dict[str, Any]:
+        """The add_node fields of a new entity node."""
+        return {
+            "id": self.node_id,
+            "node_type": ENTITY_NODE_TYPE,
+            "content": self.content(),
+            "metadata": self.metadata(),
+            "source": source,
+            "agent_id": MEMORY_AGENT_ID,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "entityType": self.entity_type,
+            "observations": list(self.observations),
+        }
+
+
+@dataclass(frozen=True)
+class Link:
+    """One edge between two entities, carrying one or more relation types
+    (`relation_types`: relationType → stamp)."""
+
+    edge_id: str
+    source: str  # entity names
+    target: str
+    relationship: str
+    relation_types: Mapping[str, str]
+    # The edge's other metadata keys, kept when the relation types change.
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def metadata(self) -> dict[str, Any]:
+        return {**self.extra, RELATION_METADATA_KEY: dict(self.relation_types)}
+
+
+def _entity_from_node(node_id: str, metadata: Mapping[str, Any]) -> Entity | None:
+    """The entity a node stands for, or None when it has no string entity_name."""
+    name = metadata.get("entity_name")
+    if not isinstance(name, str):
+        return None
+    entity_type = metadata.get("entity_type")
+    observations = metadata.get("observations")
+    if not isinstance(observations, list):
+        observations = []
+    return Entity(
+        node_id,
+        name,
+        entity_type if isinstance(entity_type, str) else "",
+        tuple(_unique(o for o in observations if isinstance(o, str))),
+        _stamps(metadata.get("self_relations")),
+        {k: v for k, v in metadata.items() if k not in ENTITY_METADATA_KEYS},
+    )
+
+
+def _link_from_edge(
+    edge_id: str, source: str, target: str, relationship: str, metadata: Mapping[str, Any]
+) -> Link:
+    """An edge between two entities; without a stored relationType map (made by other
+    tools) it carries one relation named by its relationship, stamped with its id."""
+    kinds = _stamps(metadata.get(RELATION_METADATA_KEY)) or {relationship: edge_id}
+    extra = {k: v for k, v in metadata.items() if k != RELATION_METADATA_KEY}
+    return Link(edge_id, source, target, relationship, kinds, extra)
+
+
+# One relation in the copy's listing: (stamp, (from, to, relationType), edge id or _SELF).
+_Stamped = tuple[str, tuple[str, str, str], str]
+
+
+def _self_stamped(entity: Entity, kinds: Iterable[str]) -> list[_Stamped]:
+    name = entity.name
+    return [(entity.self_relations[k], (name, name, k), _SELF) for k in kinds]
+
+
+def _link_stamped(link: Link, kinds: Iterable[str]) -> list[_Stamped]:
+    return [(link.relation_types[k], (link.source, link.target, k), link.edge_id) for k in kinds]
+
+
+@dataclass
+class _Change:
+    """Everything one tool call writes; applied by MemoryView._commit in one transaction."""
+
+    # name → entity, in creation order
+    new_entities: dict[str, Entity] = field(default_factory=dict)
+    # name → the entity as it will be
+    updated_entities: dict[str, Entity] = field(default_factory=dict)
+    removed_entities: list[str] = field(default_factory=list)
+    # (from, to, relationship) → a new link
+    new_links: dict[tuple[str, str, str], Link] = field(default_factory=dict)
+    # edge id → the link as it will be (no relation types left: the edge goes)
+    updated_links: dict[str, Link] = field(default_factory=dict)
+
+    def current(self, name: str, view: MemoryView) -> Entity | None:
+        """The entity named `name` with this change's edits so far (None: unknown)."""
+        if name in self.updated_entities:
+            return self.updated_entities[name]
+        if name in self.new_entities:
+            return self.new_entities[name]
+        return view.entity(name)
+
+    def put(self, entity: Entity) -> None:
+        """Record the edited `entity` (a planned new one is replaced in place)."""
+        if entity.name in self.new_entities:
+            self.new_entities[entity.name] = entity
+        else:
+            self.updated_entities[entity.name] = entity
+
+    def is_empty(self) -> bool:
+        return not (
+            self.new_entities
+            or self.updated_entities
+            or self.removed_entities
+            or self.new_links
+            or self.updated_links
+        )
+
+
+# --------------------------------------------------------------------------
+# The view
+# --------------------------------------------------------------------------
+
+
+class MemoryView:
+    """The entities and relations of one graph, as server-memory's tools see them.
+
+    Holds an in-memory copy (entities by name and relations, both in creation
+    order) tagged with a *change token*: SQLite's ``total_changes()`` of our
+    connection and ``PRAGMA data_version`` (which moves when another
+    connection commits).  Every call compares the token first and reloads
+    the copy if anything else wrote to the database, so the copy is never
+    stale; memory-tool writes update it in place.  Writes run under the
+    facade lock inside one ``BEGIN IMMEDIATE`` transaction and are planned
+    against the copy as of that transaction, so concurrent calls and other
+    processes sharing the file never lose or duplicate writes.  Get it with
+    :meth:`graphonomous.Graphonomous.memory_view`.
+    """
+
+    def __init__(self, graph: Graphonomous) -> None:
+        self.graph = graph
+        self._token: tuple[int, int] | None = None
+        self._entities: dict[str, Entity] = {}
+        self._names_by_node: dict[str, str] = {}
+        # edge id → link; (from, to, relationship) → edge id
+        self._links: dict[str, Link] = {}
+        self._links_by_key: dict[tuple[str, str, str], str] = {}
+        # (from, to, relationType) → edge id or _SELF, in creation (stamp) order
+        self._relations: dict[tuple[str, str, str], str] = {}
+        self._writing_started = False
+        # read_graph's answer for the copy as of `_token` (agents re-read the
+        # whole graph often; it only changes when the token does).
+        self._whole_graph: tuple[tuple[int, int] | None, dict[str, Any]] | None = None
+
+    # -- keeping the copy fresh ---------------------------------------------
+
+    def _read_token(self) -> tuple[int, int]:
+        store = self.graph.store
+        changes = int(store.scalar("SELECT total_changes()"))
+        return changes, int(store.scalar("PRAGMA data_version"))
+
+    def _sync(self) -> None:
+        """Reload the copy if the database changed behind it.  O(1) when it did not,
+        O(V + E) store reads when it did."""
+        token = self._read_token()  # before loading: a write in between forces a reload
+        if token != self._token:
+            self._load()
+            self._token = token
+
+    def _load(self) -> None:
+        store = self.graph.store
+        self._entities, self._names_by_node = {}, {}
+        self._links, self._links_by_key = {}, {}
+        stamped: list[_Stamped] = []
+        for node in store.list_nodes(agent_id=MEMORY_AGENT_ID):
+            entity = _entity_from_node(node.id, node.metadata)
+            if entity is not None and entity.name not in self._entities:
+                self._entities[entity.name] = entity
+                self._names_by_node[node.id] = entity.name
+                stamped += _self_stamped(entity, entity.self_relations)
+        for edge in store.list_edges():
+            source = self._names_by_node.get(edge.source_id)
+            target = self._names_by_node.get(edge.target_id)
+            if source is not None and target is not None:
+                link = _link_from_edge(edge.id, source, target, edge.relationship, edge.metadata)
+                self._links[edge.id] = link
+                self._links_by_key[(source, target, edge.relationship)] = edge.id
+                stamped += _link_stamped(link, link.relation_types)
+        stamped.sort()
+        self._relations = {key: ref for _, key, ref in stamped}
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        with self.graph.lock:
+            self._sync()
+            yield
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Facade lock + one write transaction over a fresh copy.  If anything fails
+        after writing started, the copy is dropped (reloaded by the next call)."""
+        graph = self.graph
+        with graph.lock:
+            self._writing_started = False
+            try:
+                with graph.store.transaction():
+                    self._sync()
+                    yield
+                    self._token = self._read_token()
+            except BaseException:
+                if self._writing_started:
+                    self._token = None
+                raise
+
+    # -- writing a change -----------------------------------------------------
+
+    def _node_id(self, name: str, change: _Change) -> str:
+        entity = change.new_entities.get(name) or self._entities[name]
+        return entity.node_id
+
+    def _commit(self, change: _Change, source: str | None) -> None:
+        """Write `change` (one apply_batch plus edge metadata updates), then mirror it
+        in the copy.  Must run inside _writing.  O(size of the change) statements."""
+        if change.is_empty():
+            return
+        self._writing_started = True
+        removed = set(change.removed_entities)
+        operations: list[dict[str, Any]] = [
+            {"op": "add_node", "node": entity.node_fields(source)}
+            for entity in change.new_entities.values()
+        ]
+        for name, entity in change.updated_entities.items():
+            fields: dict[str, Any] = {"metadata": entity.metadata()}
+            if entity.content() != self._entities[name].content():
+                fields["content"] = entity.content()  # (re-embedded)
+            operations.append({"op": "update_node", "id": entity.node_id, "fields": fields})
+        operations += [
+            {"op": "remove_node", "id": self._entities[name].node_id} for name in sorted(removed)
+        ]
+        for link in change.new_links.values():
+            edge = {
+                "id": link.edge_id,
+                "source_id": self._node_id(link.source, change),
+                "target_id": self._node_id(link.target, change),
+                "relationship": link.relationship,
+                "metadata": link.metadata(),
+                "agent_id": MEMORY_AGENT_ID,
+            }
+            operations.append({"op": "add_edge", "edge": edge})
+        kept = [link for link in change.updated_links.values() if link.relation_types]
+        operations += [
+            {"op": "remove_edge", "id": link.edge_id}
+            for link in change.updated_links.values()
+            if not link.relation_types and not {link.source, link.target} & removed
+        ]
+        if operations:
+            # The memory tools never search by similarity: vectors wait for whoever does.
+            self.graph.apply_batch(operations, defer_embeddings=True)
+        now = utc_now()
+        for link in kept:  # the batch format has no edge update
+            self.graph.store.update_edge(link.edge_id, metadata=link.metadata(), updated_at=now)
+        self._mirror(change, removed)
+
+    def _mirror(self, change: _Change, removed: set[str]) -> None:
+        """Apply a committed change to the copy.  New relations are appended in stamp
+        order, which keeps the listing in creation order (new stamps are the newest)."""
+        added: list[_Stamped] = []
+        for entity in change.new_entities.values():
+            self._entities[entity.name] = entity
+            self._names_by_node[entity.node_id] = entity.name
+            added += _self_stamped(entity, entity.self_relations)
+        for name, entity in change.updated_entities.items():
+            old = self._entities[name]
+            for kind in set(old.self_relations) - set(entity.self_relations):
+                del self._relations[(name, name, kind)]
+            added += _self_stamped(entity, set(entity.self_relations) - set(old.self_relations))
+            self._entities[name] = entity
+        for name in removed:
+            entity = self._entities.pop(name)
+            del self._names_by_node[entity.node_id]
+            for kind in entity.self_relations:
+                del self._relations[(name, name, kind)]
+        gone = [
+            Link(link.edge_id, link.source, link.target, link.relationship, {})
+            for link in self._links.values()
+            if link.source in removed or link.target in removed
+        ]
+        for link in gone:
+            self._put_link(link)
+        # (an updated link that went with a removed entity stays gone)
+        updated = [link for link in change.updated_links.values() if link.edge_id in self._links]
+        for link in [*change.new_links.values(), *updated]:
+            added += self._put_link(link)
+        added.sort()
+        for _, key, ref in added:
+            self._relations[key] = ref
+
+    def _put_link(self, link: Link) -> list[_Stamped]:
+        """Add, replace or (no relation types) drop a link; drops its removed relations
+        from the listing and returns its new ones."""
+        key = (link.source, link.target, link.relationship)
+        old = self._links.get(link.edge_id)
+        old_kinds = set() if old is None else set(old.relation_types)
+        for kind in old_kinds - set(link.relation_types):
+            del self._relations[(link.source, link.target, kind)]
+        if link.relation_types:
+            self._links[link.edge_id] = link
+            self._links_by_key[key] = link.edge_id
+        elif old is not None:
+            del self._links[link.edge_id]
+            del self._links_by_key[key]
+        return _link_stamped(link, set(link.relation_types) - old_kinds)
+
+    # -- planning (pure: raises ValidationError before anything is written) ----
+
+    def _plan_entities(self, entities: Iterable[Mapping[str, Any]], change: _Change) -> None:
+        """New entities for the names not yet known; the first of a repeated name wins."""
+        for index, item in enumerate(entities):
+            name = item["name"]
+            if name in self._entities or name in change.new_entities:
+                continue
+            observations = tuple(_unique(item["observations"]))
+            entity = Entity(new_id(), name, item["entityType"], observations)
+            _check_size(f"entities[{index}]", entity)
+            change.new_entities[name] = entity
+
+    def _plan_observations(
+        self, additions: Iterable[tuple[str, Sequence[str]]], change: _Change
+    ) -> list[dict[str, Any]]:
+        """Append each new observation once; returns server-memory's per-item results.
+        Every name must be known or planned."""
+        results: list[dict[str, Any]] = []
+        for index, (name, contents) in enumerate(additions):
+            entity = change.current(name, self)
+            assert entity is not None, "callers check the names first"
+            present = set(entity.observations)
+            added = [text for text in _unique(contents) if text not in present]
+            if added:
+                updated = replace(entity, observations=(*entity.observations, *added))
+                _check_size(f"observations[{index}]", updated)
+                change.put(updated)
+            results.append({"entityName": name, "addedObservations": added})
+        return results
+
+    def _plan_relations(
+        self, relations: Iterable[Mapping[str, str]], change: _Change
+    ) -> list[dict[str, str]]:
+        """Stamp each relation not present yet onto its new or existing edge (or onto
+        the entity, for a self-relation); returns the relations created, each once.
+        Every endpoint must be known or planned."""
+        created: list[dict[str, str]] = []
+        for relation in relations:
+            source, target, kind = relation["from"], relation["to"], relation["relationType"]
+            if source == target:
+                entity = change.current(source, self)
+                assert entity is not None, "callers check the names first"
+                if kind in entity.self_relations:
+                    continue
+                kinds = {**entity.self_relations, kind: new_id()}
+                change.put(replace(entity, self_relations=kinds))
+            else:
+                key = (source, target, relationship_for(kind))
+                link = self._planned_link(key, change)
+                if link is not None and kind in link.relation_types:
+                    continue
+                if link is None:
+                    change.new_links[key] = Link(new_id(), source, target, key[2], {kind: new_id()})
+                else:
+                    link = replace(link, relation_types={**link.relation_types, kind: new_id()})
+                    if key in change.new_links:
+                        change.new_links[key] = link
+                    else:
+                        change.updated_links[link.edge_id] = link
+            created.append(_relation(source, target, kind))
+        return created
+
+    def _planned_link(self, key: tuple[str, str, str], change: _Change) -> Link | None:
+        """The link of (from, to, relationship) with this change's edits so far."""
+        if key in change.new_links:
+            return change.new_links[key]
+        edge_id = self._links_by_key.get(key)
+        if edge_id is None:
+            return None
+        return change.updated_links.get(edge_id) or self._links[edge_id]
+
+    def _require_entities(self, field_name: str, names: Iterable[str], change: _Change) -> None:
+        missing = _unique(
+            n for n in names if n not in self._entities and n not in change.new_entities
+        )
+        if len(missing) == 1:
+            raise ValidationError(field_name, f"Entity with name {missing[0]} not found")
+        if missing:
+            raise ValidationError(field_name, f"Entities not found: {_name_list(missing)}")
+
+    # -- the tools ---------------------------------------------------------------
+
+    def create_entities(
+        self, entities: Sequence[Mapping[str, Any]], *, source: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Create the entities whose names are new; returns those created.
+
+        Input: ``[{name, entityType, observations}]``.  Existing names and
+        repeats of a name within the call are skipped (the first wins);
+        repeated observations are kept once.  One transaction.
+        Complexity: O(n) plus embedding the new nodes.
+        """
+        with self._writing():
+            change = _Change()
+            self._plan_entities(entities, change)
+            self._commit(change, source)
+        return [entity.to_dict() for entity in change.new_entities.values()]
+
+    def create_relations(self, relations: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
+        """Create the relations not present yet; returns those created.
+
+        Input: ``[{from, to, relationType}]``.  Every endpoint must be an
+        existing entity, else ValidationError naming the missing ones and
+        nothing is created.  O(n) plus one write transaction.
+        """
+        with self._writing():
+            change = _Change()
+            self._require_entities("relations", _endpoints(relations), change)
+            created = self._plan_relations(relations, change)
+            self._commit(change, None)
+        return created
+
+    def add_observations(self, observations: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Append observations to existing entities: ``[{entityName, contents}]`` →
+        ``[{entityName, addedObservations}]`` (only the new ones; each once).
+        An unknown entity name is a ValidationError and nothing changes."""
+        with self._writing():
+            change = _Change()
+            names = [item["entityName"] for item in observations]
+            self._require_entities("observations", names, change)
+            pairs = [(item["entityName"], item["contents"]) for item in observations]
+            results = self._plan_observations(pairs, change)
+            self._commit(change, None)
+        return results
+
+    def delete_entities(self, names: Sequence[str]) -> None:
+        """Delete the named entities with every relation touching them (unknown names
+        are ignored, as in server-memory).  O(n + E) in memory, one transaction."""
+        with self._writing():
+            change = _Change(removed_entities=[n for n in _unique(names) if n in self._entities])
+            self._commit(change, None)
+
+    def delete_observations(self, deletions: Sequence[Mapping[str, Any]]) -> None:
+        """Remove observations ``[{entityName, observations}]``; unknown entities and
+        observations are ignored, as in server-memory."""
+        with self._writing():
+            change = _Change()
+            for item in deletions:
+                entity = change.current(item["entityName"], self)
+                if entity is None:
+                    continue
+                gone = set(item["observations"])
+                kept = tuple(o for o in entity.observations if o not in gone)
+                if kept != entity.observations:
+                    change.put(replace(entity, observations=kept))
+            self._commit(change, None)
+
+    def delete_relations(self, relations: Sequence[Mapping[str, str]]) -> None:
+        """Remove relations ``[{from, to, relationType}]``; an edge goes when its last
+        relation type goes.  Unknown relations are ignored, as in server-memory."""
+        with self._writing():
+            change = _Change()
+            for relation in relations:
+                source, target, kind = relation["from"], relation["to"], relation["relationType"]
+                ref = self._relations.get((source, target, kind))
+                if ref == _SELF:
+                    entity = change.current(source, self)
+                    assert entity is not None
+                    kinds = {k: s for k, s in entity.self_relations.items() if k != kind}
+                    change.put(replace(entity, self_relations=kinds))
+                elif ref is not None:
+                    link = change.updated_links.get(ref) or self._links[ref]
+                    kinds = {k: s for k, s in link.relation_types.items() if k != kind}
+                    change.updated_links[ref] = replace(link, relation_types=kinds)
+            self._commit(change, None)
+
+    def read_graph(self) -> dict[str, Any]:
+        """Every entity and relation: ``{entities, relations}`` in creation order.  O(V + E)."""
+        with self._reading():
+            if self._whole_graph is not None and self._whole_graph[0] == self._token:
+                return self._whole_graph[1]
+            entities = [entity.to_dict() for entity in self._entities.values()]
+            relations = [
+                {"from": source, "to": target, "relationType": kind}
+                for source, target, kind in self._relations
+            ]
+            result = {"entities": entities, "relations": relations}
+            self._whole_graph = (self._token, result)
+            return result
+
+    def search_nodes(self, query: str) -> dict[str, Any]:
+        """server-memory's search: entities whose name, type or an observation contains
+        `query` ignoring case (Unicode lower case), with every relation that has at
+        least one matching endpoint.  O(total text + E)."""
+        needle = query.lower()
+        with self._reading():
+            found = [entity for entity in self._entities.values() if entity.matches(needle)]
+            return self._subgraph(found)
+
+    def open_nodes(self, names: Sequence[str]) -> dict[str, Any]:
+        """The named entities (in graph order; unknown names ignored) with every relation
+        that has at least one of them as an endpoint.  O(n + V + E)."""
+        with self._reading():
+            wanted = set(names)
+            found = [entity for entity in self._entities.values() if entity.name in wanted]
+            return self._subgraph(found)
+
+    def entity(self, name: str) -> Entity | None:
+        """The entity named `name` in the copy (call inside a read or write)."""
+        return self._entities.get(name)
+
+    def _subgraph(self, found: Sequence[Entity]) -> dict[str, Any]:
+        names = {entity.name for entity in found}
+        # (dict literals inline: this list can hold every relation of the graph)
+        relations = (
+            [
+                {"from": source, "to": target, "relationType": kind}
+                for source, target, kind in self._relations
+                if source in names or target in names
+            ]
+            if names
+            else []
+        )
+        return {"entities": [entity.to_dict() for entity in found], "relations": relations}
+
+    # -- import --------------------------------------------------------------------
+
+    def import_records(self, records: MemoryFile, *, source: str | None = None) -> dict[str, Any]:
+        """Import a parsed server-memory file in one transaction (one apply_batch).
+
+        New names become entities (a name repeated in the file merges its
+        observations into the first); known entities gain the observations
+        they lack; relations are created unless present.  Relations naming an
+        entity that is neither in the graph nor in the file are skipped and
+        reported with their line numbers (server-memory writes such lines).
+        Re-importing a file changes nothing.  Returns counts (SPEC
+        memory-compat).  O(lines) plus embedding the new and changed nodes.
+        """
+        with self._writing():
+            change = _Change()
+            file_names = _unique(item["name"] for _, item in records.entities)
+            new_names = {name for name in file_names if name not in self._entities}
+            self._plan_entities((item for _, item in records.entities), change)
+            additions = [
+                (item["name"], item["observations"])
+                for _, item in records.entities
+                if item["name"] not in new_names
+            ]
+            additions += _repeated_observations(records.entities, new_names)
+            results = self._plan_observations(additions, change)
+            skipped: list[dict[str, Any]] = []
+            usable: list[Mapping[str, str]] = []
+            for line, relation in records.relations:
+                missing = _unique(
+                    name
+                    for name in (relation["from"], relation["to"])
+                    if name not in self._entities and name not in change.new_entities
+                )
+                if missing:
+                    reason = f"unknown entity {_name_list(missing)}"
+                    skipped.append({"line": line, "reason": reason})
+                else:
+                    usable.append(relation)
+            created_relations = self._plan_relations(usable, change)
+            self._commit(change, source)
+        return {
+            "entities_created": len(change.new_entities),
+            "entities_existing": len(file_names) - len(new_names),
+            "observations_added": sum(len(r["addedObservations"]) for r in results),
+            "relations_created": len(created_relations),
+            "relations_existing": len(usable) - len(created_relations),
+            "relations_skipped": skipped,
+        }
+
+
+def _relation(source: str, target: str, relation_type: str) -> dict[str, str]:
+    return {"from": source, "to": target, "relationType": relation_type}
+
+
+def _endpoints(relations: Iterable[Mapping[str, str]]) -> Iterator[str]:
+    for relation in relations:
+        yield relation["from"]
+        yield relation["to"]
+
+
+def _check_size(field_name: str, entity: Entity) -> None:
+    size = len(entity.content())
+    if size > MAX_CONTENT_CHARS:
+        raise ValidationError(
+            field_name,
+            f"entity {_name_list([entity.name])} would hold {size} characters "
+            f"(at most {MAX_CONTENT_CHARS})",
+        )
+
+
+def _repeated_observations(
+    entities: Sequence[tuple[int, Mapping[str, Any]]], new_names: set[str]
+) -> list[tuple[str, Sequence[str]]]:
+    """Observations of the second and later lines of a new name (merged into the first)."""
+    seen: set[str] = set()
+    out: list[tuple[str, Sequence[str]]] = []
+    for _, item in entities:
+        name = item["name"]
+        if name in new_names:
+            if name in seen:
+                out.append((name, item["observations"]))
+            seen.add(name)
+    return out
