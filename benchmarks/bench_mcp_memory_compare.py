@@ -85,7 +85,8 @@ RAW_ROWS = (
 
 def raw_wire(command: list[str], size: int, fresh: str, repeats: int = 7) -> dict[str, float]:
     """Server-side latency (ms) on the raw stdio wire: seed once, then the median of
-    `repeats` calls per read row.  Graph and queries as in bench_mcp_memory.py."""
+    `repeats` calls per read row.  Same shape of graph (N entities,
+    3 observations each, 5 types, N relations) and the same query kinds as bench_mcp_memory.py."""
     entities = [
         {
             "name": f"Entity_{i:05d}",

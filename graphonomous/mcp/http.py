@@ -50,7 +50,6 @@ from .jsonrpc import (
 from .server import SUPPORTED_PROTOCOL_VERSIONS, McpServer
 
 ENDPOINT: Final = "/mcp"
-TOKEN_ENV_VAR: Final = HTTP_TOKEN_ENV_VAR
 MAX_BODY_BYTES: Final = 16 * 1024 * 1024
 MAX_SESSIONS: Final = 1024
 SESSION_HEADER: Final = "Mcp-Session-Id"
@@ -392,10 +391,10 @@ def make_http_server(
     Raises ValueError when a non-loopback bind lacks a token.
     """
     if token is None:
-        token = os.environ.get(TOKEN_ENV_VAR) or None
+        token = os.environ.get(HTTP_TOKEN_ENV_VAR) or None
     if not is_loopback(host) and token is None:
         raise ValueError(
-            f"binding {host!r} (not loopback) needs a bearer token: set {TOKEN_ENV_VAR}"
+            f"binding {host!r} (not loopback) needs a bearer token: set {HTTP_TOKEN_ENV_VAR}"
         )
     names: frozenset[str] | None = LOOPBACK_NAMES | {h.lower() for h in allowed_hosts}
     if _is_wildcard(host):
