@@ -57,7 +57,9 @@ def main() -> int:
     if "--check" in sys.argv[1:]:
         current = TABLE_FILE.read_text(encoding="utf-8") if TABLE_FILE.exists() else ""
         if current != text:
-            sys.stderr.write(f"{TABLE_FILE} is stale: run python -m graphonomous.ui.relationships\n")
+            sys.stderr.write(
+                f"{TABLE_FILE} is stale: run python -m graphonomous.ui.relationships\n"
+            )
             return 1
         return 0
     TABLE_FILE.write_text(text, encoding="utf-8")
