@@ -5,8 +5,9 @@
 // Rules: pure functions over the plane's nodes (no DOM); `alpha` cools the simulation so a
 // layout settles and stops costing frames; dragging re-heats it.
 
-const REPULSION = 5200; // px² · strength: keeps 26 px tall boxes apart
-const SPRING_LENGTH = 120; // rest length of an edge
+const REPULSION = 26000; // px² · strength: boxes are ~26 × 40–200 px
+const SPRING_LENGTH = 170; // rest length of an edge
+const GAP = 14; // px kept between two boxes by the collision pass
 const SPRING = 0.035;
 const GRAVITY = 0.012;
 const DAMPING = 0.82;
@@ -76,8 +77,33 @@ export function simulate(plane, alpha) {
     node.x += node.vx;
     node.y += node.vy;
   }
+  separate(nodes);
   plane.tick += 1;
   return alpha * ALPHA_DECAY;
+}
+
+/** Push overlapping boxes apart along the axis of least overlap (half each; pinned nodes stay). */
+function separate(nodes) {
+  const n = nodes.length;
+  for (let i = 0; i < n; i++) {
+    const p = nodes[i];
+    for (let j = i + 1; j < n; j++) {
+      const q = nodes[j];
+      const ox = (p.width + q.width) / 2 + GAP - Math.abs(p.x - q.x);
+      const oy = (p.height + q.height) / 2 + GAP - Math.abs(p.y - q.y);
+      if (ox <= 0 || oy <= 0) continue;
+      const share = p.pinned || q.pinned ? 1 : 0.5;
+      if (ox < oy) {
+        const s = (p.x < q.x ? -1 : 1) * ox * share;
+        if (!p.pinned) p.x += s;
+        if (!q.pinned) q.x -= s;
+      } else {
+        const s = (p.y < q.y ? -1 : 1) * oy * share;
+        if (!p.pinned) p.y += s;
+        if (!q.pinned) q.y -= s;
+      }
+    }
+  }
 }
 
 /** Run the layout to rest without drawing (bounded), e.g. after loading a view. */
