@@ -15,10 +15,11 @@ import random
 import subprocess
 from typing import Any
 
+from ui_tools import CLI_SCRIPT, node_binary
+
 from graphonomous.model import ValidationError
 from graphonomous.topology import analyze_document
 from graphonomous.ui.relationships import relationship_table
-from ui_tools import CLI_SCRIPT, node_binary
 
 SEED = 20261201
 SMALL_GRAPHS = 900
