@@ -10,31 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ui_tools import seed
 
 from graphonomous.api import Graphonomous
 from graphonomous.cli import main
 from graphonomous.ui import CanvasServer, make_ui_server
 from graphonomous.ui.relationships import TABLE_FILE, relationship_table, table_text
 from graphonomous.ui.views import MAX_VIEW_NODES
-
-
-def seed(graph: Graphonomous) -> None:
-    """The business example of seed 000 plus a provenance-carrying chunk node."""
-    for name in ("market-share", "revenue", "r-and-d", "product-quality", "customer-retention"):
-        graph.store_node(f"{name.replace('-', ' ')} of the company", node_id=name)
-    graph.store_node(
-        "notes on revenue",
-        node_id="notes",
-        metadata={"path": "docs/notes.md", "line_start": 3, "line_end": 9},
-    )
-    for a, b in [
-        ("market-share", "revenue"),
-        ("revenue", "r-and-d"),
-        ("r-and-d", "product-quality"),
-        ("product-quality", "market-share"),
-    ]:
-        graph.store_edge(a, b, "causal")
-    graph.store_edge("notes", "revenue", "related")
 
 
 class Client:

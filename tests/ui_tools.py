@@ -15,6 +15,8 @@ from typing import Final
 
 import pytest
 
+from graphonomous.api import Graphonomous
+
 ROOT: Final = Path(__file__).resolve().parent.parent
 UI_DIR: Final = ROOT / "graphonomous" / "ui"
 CLI_SCRIPT: Final = UI_DIR / "topology-cli.mjs"
@@ -47,3 +49,22 @@ def chromium_binary() -> str:
     if not os.access(CHROMIUM, os.X_OK):
         _missing(f"chromium at {CHROMIUM}", REQUIRE_BROWSER_ENV)
     return CHROMIUM
+
+
+def seed(graph: Graphonomous) -> None:
+    """The business example of seed 000 plus a provenance-carrying chunk node."""
+    for name in ("market-share", "revenue", "r-and-d", "product-quality", "customer-retention"):
+        graph.store_node(f"{name.replace('-', ' ')} of the company", node_id=name)
+    graph.store_node(
+        "notes on revenue",
+        node_id="notes",
+        metadata={"path": "docs/notes.md", "line_start": 3, "line_end": 9},
+    )
+    for a, b in [
+        ("market-share", "revenue"),
+        ("revenue", "r-and-d"),
+        ("r-and-d", "product-quality"),
+        ("product-quality", "market-share"),
+    ]:
+        graph.store_edge(a, b, "causal")
+    graph.store_edge("notes", "revenue", "related")

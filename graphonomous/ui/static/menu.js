@@ -122,8 +122,8 @@ export class ContextMenu {
     list.append(this.item(TEXT.details, { onClick: () => { this.close(); this.app.select(node.id); } }));
     list.append(this.item(node.pinned ? TEXT.unpin : TEXT.pin, { onClick: () => { node.pinned = !node.pinned; this.close(); } }));
     this.root.append(list, submenu);
-    this.root.style.left = `${clientX}px`;
-    this.root.style.top = `${clientY}px`;
+    this.root.style.left = `${clientX + 4}px`; // not under the pointer: hovering must open the submenu
+    this.root.style.top = `${clientY + 4}px`;
     this.root.hidden = false;
   }
 
