@@ -79,6 +79,9 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     sync_api = _sync_api()
     executable = chromium_binary()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "INDEX.md").write_text(
+        "# κ canvas screenshots (tests/test_ui_browser.py)\n\n", encoding="utf-8"
+    )
     with sync_api.sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
             str(tmp_path_factory.mktemp("chromium-profile")),

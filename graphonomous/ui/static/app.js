@@ -14,7 +14,7 @@ import {
 } from './graph.js';
 import { ALPHA_MIN, settle, simulate } from './layout.js';
 import { ContextMenu, unbendPlan, bendTarget, impactLabel } from './menu.js';
-import { drawBackground, drawEdges, drawNodes, drawTopology, haloBoxes, edgeSegment } from './renderer.js';
+import { drawBackground, drawEdges, drawNodes, drawTopology, drawnPairs, haloBoxes, edgeSegment } from './renderer.js';
 import { analyzeTopology, setRelationshipTable, toCanonical, previewEdgeImpact, canonicalJSON } from './topology.js';
 
 const MODE_COLORS = Object.freeze({ RETRIEVAL: '#00ff88', DELIBERATION: '#00ccff' });
@@ -517,7 +517,7 @@ window.canvasApp = {
     return { x: x + r.left, y: y + r.top };
   },
   edgeScreenSegments: () => app.plane.edges.map((e) => {
-    const seg = edgeSegment(app.plane, e);
+    const seg = edgeSegment(app.plane, e, drawnPairs(app.plane));
     const r = canvas.getBoundingClientRect();
     const shift = ([x, y]) => { const [sx, sy] = toScreen(x, y); return [sx + r.left, sy + r.top]; };
     return seg && { id: e.id, a: e.a, b: e.b, kind: e.props.kind, from: shift(seg.from), to: shift(seg.to) };

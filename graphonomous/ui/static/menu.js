@@ -100,6 +100,8 @@ export class ContextMenu {
       if (!submenu.hidden) return;
       submenu.hidden = false;
       this.fillConnect(submenu, node); // lazily: only now are the previews computed
+      const r = this.root.getBoundingClientRect();
+      this.place(r.left, r.top);
     };
     connect.addEventListener('mouseenter', openSubmenu);
     connect.addEventListener('click', (ev) => {
@@ -122,9 +124,18 @@ export class ContextMenu {
     list.append(this.item(TEXT.details, { onClick: () => { this.close(); this.app.select(node.id); } }));
     list.append(this.item(node.pinned ? TEXT.unpin : TEXT.pin, { onClick: () => { node.pinned = !node.pinned; this.close(); } }));
     this.root.append(list, submenu);
-    this.root.style.left = `${clientX + 4}px`; // not under the pointer: hovering must open the submenu
-    this.root.style.top = `${clientY + 4}px`;
+    this.place(clientX + 4, clientY + 4); // not under the pointer: hovering must open the submenu
+  }
+
+  /** Show the menu at (x, y), shifted so that it stays inside the window. */
+  place(x, y) {
+    this.root.style.left = `${x}px`;
+    this.root.style.top = `${y}px`;
     this.root.hidden = false;
+    const r = this.root.getBoundingClientRect();
+    const margin = 8;
+    if (r.right > innerWidth - margin) this.root.style.left = `${Math.max(margin, x - (r.right - innerWidth + margin))}px`;
+    if (r.bottom > innerHeight - margin) this.root.style.top = `${Math.max(margin, y - (r.bottom - innerHeight + margin))}px`;
   }
 
   fillConnect(submenu, node) {

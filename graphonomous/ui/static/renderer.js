@@ -91,19 +91,42 @@ function borderPoint(n, tx, ty) {
   return [n.x + dx * s, n.y + dy * s];
 }
 
-/** Edge geometry in world space: from border to border along the κ arc direction (or a→b). */
-export function edgeSegment(plane, edge) {
+const RECIPROCAL_OFFSET = 4; // px between the two lines of an arc pair a→b, b→a
+
+/** Edge geometry in world space: from border to border along the κ arc direction (or a→b);
+ *  when the reverse pair is also drawn, both lines move RECIPROCAL_OFFSET to their right. */
+export function edgeSegment(plane, edge, pairs = null) {
   const arc = edgeArc(edge);
   const [from, to] = arc ?? [edge.a, edge.b];
   const a = plane._byId.get(from);
   const b = plane._byId.get(to);
   if (!a || !b) return null;
-  return { from: borderPoint(a, b.x, b.y), to: borderPoint(b, a.x, a.y), directed: arc !== null };
+  let p = borderPoint(a, b.x, b.y);
+  let q = borderPoint(b, a.x, a.y);
+  if (pairs && pairs.has(`${to}\u0000${from}`)) {
+    const len = Math.hypot(q[0] - p[0], q[1] - p[1]) || 1;
+    const nx = (-(q[1] - p[1]) / len) * RECIPROCAL_OFFSET;
+    const ny = ((q[0] - p[0]) / len) * RECIPROCAL_OFFSET;
+    p = [p[0] + nx, p[1] + ny];
+    q = [q[0] + nx, q[1] + ny];
+  }
+  return { from: p, to: q, directed: arc !== null };
+}
+
+/** The set of drawn (from, to) pairs, for spotting reciprocal arcs. */
+export function drawnPairs(plane) {
+  const pairs = new Set();
+  for (const edge of plane.edges) {
+    const [from, to] = edgeArc(edge) ?? [edge.a, edge.b];
+    pairs.add(`${from}\u0000${to}`);
+  }
+  return pairs;
 }
 
 export function drawEdges(ctx, plane, toScreen, zoom) {
+  const pairs = drawnPairs(plane);
   for (const edge of plane.edges) {
-    const seg = edgeSegment(plane, edge);
+    const seg = edgeSegment(plane, edge, pairs);
     if (!seg) continue;
     const fault = isFaultLine(plane, edge);
     const [x0, y0] = toScreen(...seg.from);
