@@ -579,8 +579,9 @@ class PathFinder {
 }
 
 function greedyShortPaths(g, flow, s, t, limit) {
-  const intoT = new Map();
-  for (let k = g.inStart[t]; k < g.inStart[t + 1]; k++) intoT.set(g.tail[g.inArcs[k]], g.inArcs[k]);
+  // intoT[x] = the arc x→t, or -1 (scratch array reused across calls, reset before returning).
+  const intoT = g.intoT ?? (g.intoT = new Int32Array(g.n).fill(-1));
+  for (let k = g.inStart[t]; k < g.inStart[t + 1]; k++) intoT[g.tail[g.inArcs[k]]] = g.inArcs[k];
   let value = 0;
   for (let e = g.outStart[s]; e < g.outStart[s + 1]; e++) {
     if (value >= limit) break;
@@ -589,13 +590,14 @@ function greedyShortPaths(g, flow, s, t, limit) {
       flow[e] = 1;
       value++;
     } else {
-      const e2 = intoT.get(x);
-      if (e2 !== undefined) {
+      const e2 = intoT[x];
+      if (e2 >= 0) {
         flow[e] = flow[e2] = 1;
         value++;
       }
     }
   }
+  for (let k = g.inStart[t]; k < g.inStart[t + 1]; k++) intoT[g.tail[g.inArcs[k]]] = -1;
   return [value, g.outDegree(s) + g.inDegree(t)];
 }
 
