@@ -237,6 +237,16 @@ def test_retrieval_mode_on_a_dag(browser_context: Any, tmp_path: Path) -> None:
         color = page.js("getComputedStyle(document.getElementById('hud-mode')).color")
         assert color == "rgb(0, 255, 136)"
         page.shot("02-dag-retrieval", "a two-node DAG: no halo, HUD mode RETRIEVAL in green")
+        # Read-only server: Connect to… still previews and edits the canvas, never the graph.
+        page.right_click("b")
+        page.page.hover("[data-testid=menu-connect]")
+        item = page.page.locator("#menu .submenu .menu-item[data-target=a]")
+        assert item.text_content() == "→ a cause (κ: 0→1 — creates feedback loop)"
+        item.click()
+        page.wait_until("canvasApp.hud().mode === 'DELIBERATION'")
+        assert page.hud()["kappa"] == "1"
+        assert "canvas only" in page.js("document.getElementById('banner').textContent")
+        assert graph.graph_stats()["edge_count"] == 1
         assert page.errors() == []
     finally:
         page.close()
@@ -439,3 +449,56 @@ def test_recompute_at_100_nodes_is_under_50_ms(canvas: Canvas) -> None:
     assert statistics.median(times) < 50
     canvas.shot("11-hundred-nodes", "a 100-node ring with chords: one big SCC, recomputed < 50 ms")
     assert canvas.errors() == []
+
+
+def test_drag_pan_and_zoom(canvas: Canvas) -> None:
+    canvas.place()
+    pos = canvas.js("canvasApp.screenPosition('notes')")
+    mouse = canvas.page.mouse
+    mouse.move(pos["x"], pos["y"])
+    mouse.down()
+    mouse.move(pos["x"] - 60, pos["y"] + 40, steps=6)
+    mouse.up()
+    moved = canvas.js("canvasApp.screenPosition('notes')")
+    assert abs(moved["x"] - (pos["x"] - 60)) < 2 and abs(moved["y"] - (pos["y"] + 40)) < 2
+    # Pan: drag the empty background; every node moves by the same offset.
+    before = canvas.js("canvasApp.screenPosition('revenue')")
+    mouse.move(640, 760)
+    mouse.down()
+    mouse.move(700, 720, steps=6)
+    mouse.up()
+    after = canvas.js("canvasApp.screenPosition('revenue')")
+    assert abs(after["x"] - before["x"] - 60) < 2 and abs(after["y"] - before["y"] + 40) < 2
+    canvas.page.mouse.wheel(0, -400)
+    canvas.wait_until("canvasApp.hud().zoom !== '1.00'")
+    assert float(canvas.hud()["zoom"]) > 1
+    assert canvas.errors() == []
+
+
+def test_expand_neighbourhood_from_a_search_region(browser_context: Any, tmp_path: Path) -> None:
+    graph = Graphonomous(tmp_path / "chain.db")
+    words = ["amber", "basalt", "cobalt", "dolomite", "emerald", "feldspar", "garnet", "hematite"]
+    for i, word in enumerate(words):
+        graph.store_node(f"{word} mineral sample", node_id=word)
+        if i:
+            graph.store_edge(words[i - 1], word, "follows")
+    page = Canvas(browser_context, graph, allow_writes=False)
+    try:
+        page.page.fill("#search", "garnet")
+        page.page.press("#search", "Enter")
+        page.wait_until("document.getElementById('panel').dataset.kind === 'search'")
+        shown = set(page.js("canvasApp.app.plane.nodes.map(n => n.id)"))
+        assert "emerald" not in shown
+        page.js("canvasApp.select('feldspar')")
+        page.page.wait_for_selector("#panel[data-kind=node]")
+        page.page.click("#panel button:has-text('Expand neighbourhood')")
+        walk = graph.graph_traverse("feldspar", depth=1, limit=400)
+        expected = shown | {n["id"] for n in walk["nodes"]}
+        assert "emerald" in expected
+        page.wait_until(f"canvasApp.hud().nodes === '{len(expected)}'")
+        assert set(page.js("canvasApp.app.plane.nodes.map(n => n.id)")) == expected
+        page.shot("12-expand", "search garnet, then Expand neighbourhood on feldspar (+emerald)")
+        assert page.errors() == []
+    finally:
+        page.close()
+        graph.close()
