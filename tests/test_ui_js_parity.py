@@ -169,3 +169,40 @@ def test_cli_rejects_bad_input_naming_the_field() -> None:
     assert run.returncode == 2
     assert b"invalid edges[0].relationship: unknown relationship 'loves'" in run.stderr
     assert run.stdout == b""
+
+
+_WORK_SCRIPT = """
+import { readFileSync } from 'node:fs';
+import * as T from %(engine)s;
+T.setRelationshipTable(JSON.parse(readFileSync(%(table)s, 'utf8')));
+const cases = JSON.parse(readFileSync(0, 'utf8'));
+console.log(JSON.stringify(cases.map((doc) => {
+  const adj = T.adjacencyFromDocument(doc);
+  const sccs = T.analyzeTopology(adj).sccs;
+  const big = sccs.reduce((a, s) => (s.nodes.length > a.length ? s.nodes : a), []);
+  return [big, T.kappaWork(adj, big)];
+})));
+"""
+
+
+def test_work_counts_match_python_so_budgets_trip_alike() -> None:
+    """Arc-inspection counts are equal, so a spent work budget trips at the same point."""
+    from graphonomous.topology import adjacency_from_json, kappa_work
+
+    node = node_binary()
+    rng = random.Random(SEED + 1)
+    docs = [_large(rng) for _ in range(6)] + [_small(rng) for _ in range(40)]
+    static = CLI_SCRIPT.parent / "static"
+    script = _WORK_SCRIPT % {
+        "engine": json.dumps((static / "topology.js").as_uri()),
+        "table": json.dumps(str(static / "relationships.json")),
+    }
+    run = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        input=json.dumps(docs).encode(),
+        capture_output=True,
+        timeout=300,
+        check=True,
+    )
+    for doc, (members, work) in zip(docs, json.loads(run.stdout), strict=True):
+        assert kappa_work(adjacency_from_json(doc), members) == work
