@@ -207,12 +207,19 @@ def protected_ids(store: Store) -> set[str]:
 def elapsed_intervals(since: str | None, now: str) -> float:
     """Share of `DECAY_INTERVAL_S` elapsed between `since` and now, in [0, 1].
 
-    1.0 for a first run (no previous one: one interval, as the timer would).  O(1).
+    `since` is the previous run's start or, before any run, the oldest live
+    node's creation (`_graph_began`); None (an empty graph) gives 0.  O(1).
     """
     if since is None:
-        return 1.0
+        return 0.0
     seconds = (parse_time(now) - parse_time(since)).total_seconds()
     return max(0.0, min(1.0, seconds / DECAY_INTERVAL_S))
+
+
+def _graph_began(store: Store) -> str | None:
+    """Creation time of the oldest live node (None for an empty graph).  One query."""
+    rows = bookkeeping.query(store, "SELECT min(created_at) FROM nodes WHERE forgotten_at IS NULL")
+    return str(rows[0][0]) if rows and rows[0][0] is not None else None
 
 
 def stage_decay(run: Run) -> dict[str, Any]:
@@ -222,7 +229,7 @@ def stage_decay(run: Run) -> dict[str, Any]:
     Output: ``{"nodes_decayed", "nodes_exempt_accessed", "edges_decayed",
     "elapsed_intervals"}``.  Complexity: two UPDATE statements, O(N + E) rows.
     """
-    units = elapsed_intervals(run.since, run.now)
+    units = elapsed_intervals(run.since or _graph_began(run.store), run.now)
     cases = " ".join("WHEN ? THEN ?" for _ in TIMESCALE_DECAY_FACTOR)
     case_params: list[Any] = [x for item in TIMESCALE_DECAY_FACTOR.items() for x in item]
     case_params.append(units)

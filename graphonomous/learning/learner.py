@@ -168,31 +168,35 @@ _HEDGE_PATTERN: Final = re.compile(r"\b(?:" + "|".join(map(re.escape, HEDGES)) +
 # -- outcomes --------------------------------------------------------------------
 
 
-# Credit assignment: an outcome rarely says which of its k causal nodes made
-# the difference, so each receives 1/k of the update (the whole update when
-# it is the only cause).  One failed answer built from five nodes therefore
-# moves each of them by a fifth of what a failure of that node alone would:
-# the right node that merely ranked among four wrong ones is not punished as
-# if it had failed by itself.  The query-dependent part of the lesson is kept
-# as experience (retrieval.experience), not in these query-independent values.
+# Credit assignment.  An outcome naming at most ATTRIBUTED_MAX_CAUSES nodes is an
+# attribution: the agent says what it acted on (a fact and a procedure, say),
+# and seed 003/004's updates apply in full.  An outcome over more nodes is a
+# *bundle*, typically the top results of a retrieval: it says the bundle did or
+# did not answer, evidence about relevance to that question (kept as experience,
+# retrieval.experience) and, at 1/k, about utility (Q) — not about the truth of
+# any one member, and not that its members belong together.
+ATTRIBUTED_MAX_CAUSES: Final = 2
+
+
+def is_attribution(causes: int) -> bool:
+    """Whether an outcome with this many causes attributes itself to them.  O(1)."""
+    return causes <= ATTRIBUTED_MAX_CAUSES
+
+
 def credit_share(causes: int) -> float:
-    """Each cause's share of an outcome's Q update: 1/k for k causes.  O(1)."""
-    return 1.0 / max(1, causes)
+    """Each cause's share of the Q update: 1 for an attribution, 1/k for a bundle.  O(1)."""
+    return 1.0 if is_attribution(causes) else 1.0 / causes
 
 
 def belief_share(causes: int) -> float:
-    """Share of the confidence step: 1 for a single named cause, 0 for a bundle.
+    """Share of the confidence step: 1 for an attribution, 0 for a bundle.
 
-    Confidence is belief that a node is true.  An outcome that names one cause
-    is the agent's judgement of that node (seed 003's update applies in full).
-    An outcome over a bundle of k > 1 nodes, typically the top results of a
-    retrieval, says that the bundle did or did not answer: evidence about
-    *relevance* to that question, which experience and Q record, not about the
-    truth of any one member.  Measured on LoCoMo (eval_learning, effort 3, two
-    conversations): moving the members' confidence by even 1/k of the step
-    cost 0.027 R@5 on unseen questions.  O(1).
+    Measured on LoCoMo (eval_learning, effort 3, two dev conversations, bundles
+    of five): moving the members' confidence even by 1/k of the step cost 0.027
+    unseen-question R@5, strengthening the edges among co-used members 0.02.
+    O(1).
     """
-    return 1.0 if causes <= 1 else 0.0
+    return 1.0 if is_attribution(causes) else 0.0
 
 
 def _evidence_object(evidence: Mapping[str, Any] | str | None) -> dict[str, Any]:
@@ -307,18 +311,19 @@ def learn_from_outcome(
       action_id, status, evidence, trace_id, …) with ``derived_from`` edges to
       each causal node and, when `goal_id` names a live goal node, a
       ``part_of`` edge to it; an ``outcomes`` row;
-    - per causal node (k causes, share 1/k: `credit_share`): confidence
-      c' = bounded_step(c, 0.2 · s · w / k) where s is the status signal
-      (STATUS_SIGNALS) and w = outcome confidence × evidence-type weight;
-      q' = q + 0.3 / k · (reward − q) (Q_REWARDS); q_update_count and
+    - per causal node: confidence c' = bounded_step(c, 0.2 · s · w · b) where s
+      is the status signal (STATUS_SIGNALS), w = outcome confidence ×
+      evidence-type weight and b = `belief_share` (1 for an attribution of
+      at most two causes, 0 for a bundle); q' = q + 0.3 · `credit_share` ·
+      (reward − q) (Q_REWARDS; 1/k for a bundle of k); q_update_count and
       evidence_count + 1;
     - the query it answers (``evidence["query"]``, else the retrieval of this
       process that returned the causal nodes) is kept in the outcome node's
       ``metadata.retrieval.query``, with ``metadata.reward``: the experience
       that later retrievals of similar queries consult
       (`retrieval.experience`);
-    - a rewarded outcome (reward > 0.5) counts one co-activation on every
-      edge between two of its causes (consolidation strengthens those);
+    - a rewarded attribution (reward > 0.5) counts one co-activation on the
+      edge between its causes (consolidation strengthens it);
     - causal-kind edges into causal nodes: ``metadata.causal_strength``
       moved like confidence, the intervention appended to
       ``metadata.intervention_history`` (last 20 kept).
@@ -430,11 +435,8 @@ def learn_from_outcome(
                     }
                 )
             entry = {"outcome_id": outcome_id, "action_id": action_id, "status": status, "at": now}
-            # A causal edge between two named causes is itself what the outcome
-            # tested: it moves by the whole step (seed 003), not a member's share.
-            edge_step = CONFIDENCE_LEARNING_RATE * signal * weight
-            edges = _update_causal_edges(store, causal_ids, edge_step, entry, now)
-            if reward > NEUTRAL_REWARD:
+            edges = _update_causal_edges(store, causal_ids, step, entry, now)
+            if reward > NEUTRAL_REWARD and is_attribution(len(causal_ids)):
                 _count_co_use(store, causal_ids)
             if goal_node_id is not None:
                 link(store, node.id, goal_node_id, OUTCOME_GOAL_RELATIONSHIP, now)
