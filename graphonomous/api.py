@@ -846,7 +846,10 @@ class Graphonomous:
     def gdpr_erase(self, node_id: str, reason: str | None = None) -> dict[str, Any]:
         """Erase a node and every trace of it, including from the file's free pages."""
         self.touch()
-        return forgetting.gdpr_erase(self, node_id, reason)
+        result = forgetting.gdpr_erase(self, node_id, reason)
+        with self.lock:  # queries that returned it may quote it: drop them too
+            self.retrieval_trace.forget([node_id])
+        return result
 
     def forgetting_config(
         self,

@@ -170,33 +170,22 @@ _HEDGE_PATTERN: Final = re.compile(r"\b(?:" + "|".join(map(re.escape, HEDGES)) +
 
 # Credit assignment.  An outcome naming at most ATTRIBUTED_MAX_CAUSES nodes is an
 # attribution: the agent says what it acted on (a fact and a procedure, say),
-# and seed 003/004's updates apply in full.  An outcome over more nodes is a
-# *bundle*, typically the top results of a retrieval: it says the bundle did or
-# did not answer, evidence about relevance to that question (kept as experience,
-# retrieval.experience) and, at 1/k, about utility (Q) — not about the truth of
-# any one member, and not that its members belong together.
+# and seed 003/004's updates (confidence, Q, co-activation) apply in full.  An
+# outcome over more nodes is a *bundle*, typically the top results of a
+# retrieval: it says that the bundle did or did not answer one question.  That
+# is evidence about relevance to questions like it, which experience keeps
+# (retrieval.experience); it says nothing about the truth (confidence) or the
+# general utility (Q) of any one member, nor that the members belong together.
+# Measured on LoCoMo (benchmarks/eval_learning.py, bundles of five, dev half):
+# moving the members' confidence even by 1/k of the step cost 0.027
+# unseen-question R@5 (two conversations, effort 3), their Q by 1/k 0.014 at
+# effort 3 (three conversations), strengthening their shared edges 0.02.
 ATTRIBUTED_MAX_CAUSES: Final = 2
 
 
 def is_attribution(causes: int) -> bool:
     """Whether an outcome with this many causes attributes itself to them.  O(1)."""
     return causes <= ATTRIBUTED_MAX_CAUSES
-
-
-def credit_share(causes: int) -> float:
-    """Each cause's share of the Q update: 1 for an attribution, 1/k for a bundle.  O(1)."""
-    return 1.0 if is_attribution(causes) else 1.0 / causes
-
-
-def belief_share(causes: int) -> float:
-    """Share of the confidence step: 1 for an attribution, 0 for a bundle.
-
-    Measured on LoCoMo (eval_learning, effort 3, two dev conversations, bundles
-    of five): moving the members' confidence even by 1/k of the step cost 0.027
-    unseen-question R@5, strengthening the edges among co-used members 0.02.
-    O(1).
-    """
-    return 1.0 if is_attribution(causes) else 0.0
 
 
 def _evidence_object(evidence: Mapping[str, Any] | str | None) -> dict[str, Any]:
@@ -311,12 +300,13 @@ def learn_from_outcome(
       action_id, status, evidence, trace_id, …) with ``derived_from`` edges to
       each causal node and, when `goal_id` names a live goal node, a
       ``part_of`` edge to it; an ``outcomes`` row;
-    - per causal node: confidence c' = bounded_step(c, 0.2 · s · w · b) where s
-      is the status signal (STATUS_SIGNALS), w = outcome confidence ×
-      evidence-type weight and b = `belief_share` (1 for an attribution of
-      at most two causes, 0 for a bundle); q' = q + 0.3 · `credit_share` ·
-      (reward − q) (Q_REWARDS; 1/k for a bundle of k); q_update_count and
-      evidence_count + 1;
+    - per causal node of an *attribution* (at most ATTRIBUTED_MAX_CAUSES
+      causes): confidence c' = bounded_step(c, 0.2 · s · w) where s is the
+      status signal (STATUS_SIGNALS) and w = outcome confidence ×
+      evidence-type weight; q' = q + 0.3 · (reward − q) (Q_REWARDS);
+      q_update_count + 1.  Every causal node: evidence_count + 1.  A *bundle*
+      (more causes) changes neither confidence nor Q: its lesson is the
+      experience below;
     - the query it answers (``evidence["query"]``, else the retrieval of this
       process that returned the causal nodes) is kept in the outcome node's
       ``metadata.retrieval.query``, with ``metadata.reward``: the experience
@@ -359,8 +349,8 @@ def learn_from_outcome(
         weight_by_type = EVIDENCE_TYPE_WEIGHTS[evidence_type]
     signal = outcome_signal(status, evidence_data)
     weight = outcome_confidence * weight_by_type
-    share = credit_share(len(causal_ids))
-    step = CONFIDENCE_LEARNING_RATE * signal * weight * belief_share(len(causal_ids))
+    attributed = is_attribution(len(causal_ids))
+    step = CONFIDENCE_LEARNING_RATE * signal * weight if attributed else 0.0
     reward = Q_REWARDS[status]
     outcome_id = new_id()
     query = _outcome_query(graph, evidence_data, causal_ids)
@@ -379,7 +369,7 @@ def learn_from_outcome(
                 "goal_id": goal_id,
                 "outcome_id": outcome_id,
                 "reward": reward,
-                "credit_share": share,
+                "attributed": attributed,
                 **({RETRIEVAL_KEY: {QUERY_KEY: query}} if query is not None else {}),
             },
         }
@@ -405,12 +395,17 @@ def learn_from_outcome(
             for node_id in causal_ids:
                 cause = causal[node_id]
                 after = bounded_step(cause.confidence, step)
-                q_after = cause.q_value + Q_LEARNING_RATE * share * (reward - cause.q_value)
+                q_after = (
+                    cause.q_value + Q_LEARNING_RATE * (reward - cause.q_value)
+                    if attributed
+                    else cause.q_value
+                )
+                q_count = cause.q_update_count + attributed
                 store.update_node(
                     node_id,
                     confidence=after,
                     q_value=q_after,
-                    q_update_count=cause.q_update_count + 1,
+                    q_update_count=q_count,
                     evidence_count=cause.evidence_count + 1,
                     updated_at=now,
                 )
@@ -430,13 +425,13 @@ def learn_from_outcome(
                         "confidence_after": after,
                         "q_before": cause.q_value,
                         "q_after": q_after,
-                        "q_update_count": cause.q_update_count + 1,
+                        "q_update_count": q_count,
                         "evidence_count": cause.evidence_count + 1,
                     }
                 )
             entry = {"outcome_id": outcome_id, "action_id": action_id, "status": status, "at": now}
             edges = _update_causal_edges(store, causal_ids, step, entry, now)
-            if reward > NEUTRAL_REWARD and is_attribution(len(causal_ids)):
+            if reward > NEUTRAL_REWARD and attributed:
                 _count_co_use(store, causal_ids)
             if goal_node_id is not None:
                 link(store, node.id, goal_node_id, OUTCOME_GOAL_RELATIONSHIP, now)

@@ -168,6 +168,7 @@ class RetrievalSettings:
     utility_weight: float = UTILITY_WEIGHT
     experience_gain: float = EXPERIENCE_GAIN
     experience_penalty: float = EXPERIENCE_PENALTY
+    experience_floor: float | None = None  # None: experience.unrelated_similarity(embedder)
     superseded_factor: float = SUPERSEDED_FACTOR
     ppr_restart: float = PPR_RESTART
     ppr_push_epsilon: float = PUSH_EPSILON
@@ -755,7 +756,9 @@ def _experience(run: _Run, vector: list[float] | None) -> int:
         index.dimensions,
         run.entries,
         graph.embed_texts,
-        unrelated_similarity(graph.embedder.name),
+        unrelated_similarity(graph.embedder.name)
+        if run.settings.experience_floor is None
+        else run.settings.experience_floor,
     )
     gain, penalty = run.settings.experience_gain, run.settings.experience_penalty
     for node_id, evidence in found.items():
