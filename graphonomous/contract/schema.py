@@ -120,6 +120,8 @@ class Violation:
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PATH_TOKEN = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
+# One step of a path (member name, index or quoted key); positions.py walks paths with it.
+PATH_TOKEN: Final = _PATH_TOKEN
 
 
 def key_path(path: str, key: str) -> str:
