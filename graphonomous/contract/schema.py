@@ -296,10 +296,18 @@ def _walk_objects(value: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]
             yield from _walk_objects(item, index_path(path, index))
 
 
+def package_text(package: str, name: str) -> str:
+    """The text of a data file shipped in `package` (``importlib.resources``).
+
+    The only place package data is read: the vendored single-file checker
+    replaces this function with one returning its embedded copies.
+    """
+    return resources.files(package).joinpath(name).read_text(encoding="utf-8")
+
+
 def load_package_schema(package: str, name: str) -> dict[str, Any]:
-    """Load a schema shipped as package data (``importlib.resources``)."""
-    text = resources.files(package).joinpath(name).read_text(encoding="utf-8")
-    schema = json.loads(text)
+    """Load a schema shipped as package data (see :func:`package_text`)."""
+    schema = json.loads(package_text(package, name))
     if not isinstance(schema, dict):
         raise SchemaError(f"{package}/{name}: a schema document must be a JSON object")
     return schema
