@@ -15,11 +15,11 @@ library only); prints the same reports, byte for byte, as
 Exit status: 0 valid, 1 some document invalid, 2 some input unusable.
 
 Provenance (the generator's inputs):
-    graphonomous/contract/schema.py  sha256 1d1ea1c93f39aea0bc39f6a359d34deb203fc135da7f9a528db7eadc04311941
+    graphonomous/contract/schema.py  sha256 2b550a267fddb06ca1ae815c101aa122aaaef96a035006386fe2e45c10ab097b
     graphonomous/contract/checker.py  sha256 ad6c61d7194701a38788c997302fa7aedc798b7212dfe0c2f9a664be91895103
     graphonomous/contract/positions.py  sha256 01ce7568b513eed7119f9978d4f2eafc832fc56f70f4ab0a2384f22c9e7cfb6a
-    graphonomous/contract/sources.py  sha256 75a41718cb0471b0699968ed86e6888e9bd91f960058db0380a59bdda91379b6
-    graphonomous/contract/report.py  sha256 9f5b15f85b53a2ad613a05f6caa4dec91908fcd5ceb8eb4366e11cce51405fe5
+    graphonomous/contract/sources.py  sha256 927a0d672006dfe6ef34e37404708757838417f5f5bb7382ca830e8083a8cb12
+    graphonomous/contract/report.py  sha256 0e319adbb53c2803fcf7b01ce35b6f4037834ffb0c6819aa842f1be2793162e9
     graphonomous/contract/run.py  sha256 06a4a50079b7b1ff9c081a9beb09bc4e27b2f31c0bd2bf102adf42f99ec5d90d
     graphonomous/contract/topology.schema.json  sha256 75680b64e3b6254dae224d9d1855c167df45ffa4af6b7f6b00cece7307b8c4cb
     graphonomous/contract/fixture.schema.json  sha256 3139637de098327915e822c4fa8ea9221f70baffbe5d73ac7913a3f0267f9e62
@@ -353,6 +353,10 @@ class SchemaValidator:
         self._root = schema
         self._hint = hint
         self._patterns: dict[str, re.Pattern[str]] = {}
+        # Per-validator caches (the schema is immutable once built): resolved
+        # references, and each subschema's (handler, value) list in keyword order.
+        self._resolved: dict[str, Schema] = {}
+        self._plans: dict[int, tuple[Mapping[str, Any], list[tuple[_Handler, Any]]]] = {}
         if isinstance(schema, Mapping) and "$schema" in schema and schema["$schema"] != DIALECT:
             raise SchemaError(f"#: only the 2020-12 dialect ({DIALECT}) is supported")
         self._check_schema(schema, "#")
@@ -471,16 +475,22 @@ class SchemaValidator:
         if schema is False:
             out.append(Violation(path, "no value is allowed here", "false"))
             return
-        assert isinstance(schema, Mapping)
-        for keyword, value in schema.items():
-            handler = _HANDLERS.get(keyword)
-            if handler is not None:
-                handler(self, value, schema, instance, path, out)
+        cached = self._plans.get(id(schema))
+        if cached is None or cached[0] is not schema:
+            assert isinstance(schema, Mapping)
+            plan = [(_HANDLERS[k], v) for k, v in schema.items() if k in _HANDLERS]
+            cached = (schema, plan)
+            self._plans[id(schema)] = cached
+        for handler, value in cached[1]:
+            handler(self, value, schema, instance, path, out)
 
     def _ref(
         self, value: str, _s: Mapping[str, Any], inst: Any, path: str, out: list[Violation]
     ) -> None:
-        self._apply(self.resolve(value), inst, path, out)
+        target = self._resolved.get(value)
+        if target is None:
+            target = self._resolved[value] = self.resolve(value)
+        self._apply(target, inst, path, out)
 
     def _type(
         self, value: Any, _s: Mapping[str, Any], inst: Any, path: str, out: list[Violation]
@@ -1604,7 +1614,6 @@ class Document:
     embedded: bool = False
     part: bool = False  # one of several documents of its file (a JSON Lines line, a response)
     line: int = 1
-    column: int = 1
 
     def locate(self, path: str) -> tuple[int, int]:
         """The (line, column) in `source` of the key or value at document path `path`."""
@@ -1954,7 +1963,9 @@ class Transcript:
             embedded=embedded,
             part=True,
         )
-        document.line, document.column = positions.line_column(root)
+        # One message per line: its line; a multi-line transcript: where the document starts.
+        one_line = "\n" not in positions.text
+        document.line = positions.first_line if one_line else positions.line_column(root)[0]
         self.inputs.documents.append(document)
 
 
@@ -2023,7 +2034,6 @@ class DocumentResult:
         return {
             "source": doc.source,
             "line": doc.line,
-            "column": doc.column,
             "origin": doc.origin,
             "pointer": json_pointer(doc.root),
             "kind": self.kind,

@@ -91,7 +91,6 @@ class DocumentResult:
         return {
             "source": doc.source,
             "line": doc.line,
-            "column": doc.column,
             "origin": doc.origin,
             "pointer": json_pointer(doc.root),
             "kind": self.kind,

@@ -334,6 +334,10 @@ class SchemaValidator:
         self._root = schema
         self._hint = hint
         self._patterns: dict[str, re.Pattern[str]] = {}
+        # Per-validator caches (the schema is immutable once built): resolved
+        # references, and each subschema's (handler, value) list in keyword order.
+        self._resolved: dict[str, Schema] = {}
+        self._plans: dict[int, tuple[Mapping[str, Any], list[tuple[_Handler, Any]]]] = {}
         if isinstance(schema, Mapping) and "$schema" in schema and schema["$schema"] != DIALECT:
             raise SchemaError(f"#: only the 2020-12 dialect ({DIALECT}) is supported")
         self._check_schema(schema, "#")
@@ -452,16 +456,22 @@ class SchemaValidator:
         if schema is False:
             out.append(Violation(path, "no value is allowed here", "false"))
             return
-        assert isinstance(schema, Mapping)
-        for keyword, value in schema.items():
-            handler = _HANDLERS.get(keyword)
-            if handler is not None:
-                handler(self, value, schema, instance, path, out)
+        cached = self._plans.get(id(schema))
+        if cached is None or cached[0] is not schema:
+            assert isinstance(schema, Mapping)
+            plan = [(_HANDLERS[k], v) for k, v in schema.items() if k in _HANDLERS]
+            cached = (schema, plan)
+            self._plans[id(schema)] = cached
+        for handler, value in cached[1]:
+            handler(self, value, schema, instance, path, out)
 
     def _ref(
         self, value: str, _s: Mapping[str, Any], inst: Any, path: str, out: list[Violation]
     ) -> None:
-        self._apply(self.resolve(value), inst, path, out)
+        target = self._resolved.get(value)
+        if target is None:
+            target = self._resolved[value] = self.resolve(value)
+        self._apply(target, inst, path, out)
 
     def _type(
         self, value: Any, _s: Mapping[str, Any], inst: Any, path: str, out: list[Violation]

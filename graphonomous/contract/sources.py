@@ -106,7 +106,6 @@ class Document:
     embedded: bool = False
     part: bool = False  # one of several documents of its file (a JSON Lines line, a response)
     line: int = 1
-    column: int = 1
 
     def locate(self, path: str) -> tuple[int, int]:
         """The (line, column) in `source` of the key or value at document path `path`."""
@@ -456,7 +455,9 @@ class Transcript:
             embedded=embedded,
             part=True,
         )
-        document.line, document.column = positions.line_column(root)
+        # One message per line: its line; a multi-line transcript: where the document starts.
+        one_line = "\n" not in positions.text
+        document.line = positions.first_line if one_line else positions.line_column(root)[0]
         self.inputs.documents.append(document)
 
 
