@@ -47,9 +47,9 @@ def test_the_hook_flags_exactly_the_drifted_documents(tmp_path: Path) -> None:
         "GIT_COMMITTER_EMAIL": "t@example.invalid",
     }
     env.pop("PYTHONPATH", None)  # the hook must use the graphonomous pre-commit installed
+    command = [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "graphonomous-contract"]
     result = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "graphonomous-contract"]
-        + ["--all-files", "--verbose", "--color", "never"],
+        [*command, "--all-files", "--verbose", "--color", "never"],
         cwd=repo,
         env=env,
         capture_output=True,
