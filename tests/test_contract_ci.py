@@ -35,7 +35,7 @@ from graphonomous.contract import (
     run_check,
 )
 from graphonomous.contract.positions import TextIndex, nearest_offset
-from graphonomous.contract.sources import TOOL_KINDS
+from graphonomous.contract.sources import MACHINE_KINDS, TOOL_KINDS
 
 GOOD: dict[str, Any] = {
     "sccs": [
@@ -316,6 +316,15 @@ def test_the_transcript_tool_table_names_real_tools() -> None:
 
     known = set(V1_BY_NAME) | {"preview_edge_impact"}  # seed 000's name, not on our surface
     assert set(TOOL_KINDS) <= known
+
+
+def test_the_machine_table_names_real_actions_of_the_same_tools() -> None:
+    from graphonomous.mcp.machines import MACHINES
+
+    by_name = {machine.name: machine for machine in MACHINES}
+    for (machine, action), kind in MACHINE_KINDS.items():
+        v1_tool = by_name[machine].action(action).tool.name
+        assert TOOL_KINDS[v1_tool] == kind, (machine, action, v1_tool)
 
 
 # --------------------------------------------------------------------------
