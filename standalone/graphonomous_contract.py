@@ -19,7 +19,7 @@ Provenance (the generator's inputs):
     graphonomous/contract/checker.py  sha256 ad6c61d7194701a38788c997302fa7aedc798b7212dfe0c2f9a664be91895103
     graphonomous/contract/positions.py  sha256 01ce7568b513eed7119f9978d4f2eafc832fc56f70f4ab0a2384f22c9e7cfb6a
     graphonomous/contract/sources.py  sha256 927a0d672006dfe6ef34e37404708757838417f5f5bb7382ca830e8083a8cb12
-    graphonomous/contract/report.py  sha256 0e319adbb53c2803fcf7b01ce35b6f4037834ffb0c6819aa842f1be2793162e9
+    graphonomous/contract/report.py  sha256 4c6c73d889fd52c7ef58f123c97c763ca85636c01a858960c24ba91861c04fec
     graphonomous/contract/run.py  sha256 06a4a50079b7b1ff9c081a9beb09bc4e27b2f31c0bd2bf102adf42f99ec5d90d
     graphonomous/contract/topology.schema.json  sha256 75680b64e3b6254dae224d9d1855c167df45ffa4af6b7f6b00cece7307b8c4cb
     graphonomous/contract/fixture.schema.json  sha256 3139637de098327915e822c4fa8ea9221f70baffbe5d73ac7913a3f0267f9e62
@@ -2079,11 +2079,17 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+def shown_pointer(pointer: str) -> str:
+    """A pointer for messages: the root's empty pointer is shown as ``""``."""
+    return pointer or '""'
+
+
 def finding_text(result: DocumentResult, finding: Finding) -> str:
-    """``file:line:col: path: message  [rule]`` — the line people and editors read."""
+    """``file:line:col: path (pointer /p): message  [rule]`` — what people and editors read."""
     violation = finding.violation
     where = f"{result.document.source}:{finding.line}:{finding.column}"
-    return f"{where}: {violation.path}: {violation.message}  [{violation.rule}]"
+    pointer = shown_pointer(finding.pointer)
+    return f"{where}: {violation.path} (pointer {pointer}): {violation.message}  [{violation.rule}]"
 
 
 # --------------------------------------------------------------------------
@@ -2151,7 +2157,7 @@ def render_github(report: RunReport) -> str:
         for finding in result.findings:
             violation = finding.violation
             message = (
-                f"{finding.pointer or '/'} ({violation.path}) in {result.kind} document "
+                f"{shown_pointer(finding.pointer)} ({violation.path}) in {result.kind} document "
                 f"{result.label}: {violation.message}"
             )
             properties: dict[str, str | int] = {
@@ -2227,10 +2233,7 @@ def render_junit(report: RunReport) -> str:
         failures += 1
         count = len(result.findings)
         message = f"invalid {result.kind} document: {count} violation{'' if count == 1 else 's'}"
-        body = "\n".join(
-            f"{finding_text(result, finding)} (pointer {finding.pointer or '/'})"
-            for finding in result.findings
-        )
+        body = "\n".join(finding_text(result, finding) for finding in result.findings)
         cases.append(junit_testcase(name, result.document.source, ("contract", message, body)))
     for problem in report.problems:
         failures += 1
@@ -2270,9 +2273,7 @@ def render_sarif(report: RunReport, version: str) -> str:
                                     "startColumn": finding.column,
                                 },
                             },
-                            "logicalLocations": [
-                                {"fullyQualifiedName": finding.pointer or "/", "kind": "member"}
-                            ],
+                            **_logical(finding.pointer),
                         }
                     ],
                 }
@@ -2299,6 +2300,13 @@ def render_sarif(report: RunReport, version: str) -> str:
     }
     payload = {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
     return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def _logical(pointer: str) -> dict[str, Any]:
+    """The logical location (the JSON pointer) of a result; none for the document root."""
+    if not pointer:
+        return {}
+    return {"logicalLocations": [{"fullyQualifiedName": pointer, "kind": "member"}]}
 
 
 def _uri(source: str) -> str:

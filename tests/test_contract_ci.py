@@ -190,8 +190,14 @@ def test_directory_glob_and_jsonl_flag_exactly_the_drifted_documents(sample: Pat
     assert out.splitlines()[-1] == "6 documents, 6 violations"
     drifted_line = line_of(sample / "out/deep/drifted.json", '"overall_routing"')
     kappa_line = line_of(sample / "out/deep/drifted.json", '"kappa"')
-    assert f"out/deep/drifted.json:{drifted_line}:3: $.overall_routing: unknown key" in out
-    assert f"out/deep/drifted.json:{kappa_line}:7: $.sccs[0].kappa: must be an integer" in out
+    assert (
+        f"out/deep/drifted.json:{drifted_line}:3: $.overall_routing (pointer /overall_routing): "
+        "unknown key 'overall_routing' is not allowed here; use 'routing'"
+    ) in out
+    assert (
+        f"out/deep/drifted.json:{kappa_line}:7: $.sccs[0].kappa (pointer /sccs/0/kappa): "
+        "must be an integer"
+    ) in out
     assert "out/capture.jsonl:3: invalid topology document: 3 violations" in out
     assert "good.json" not in out and "preview.json" not in out and "notes.txt" not in out
     same_code, same_out, _ = run("out/**/*.json*")
@@ -451,8 +457,8 @@ def test_junit_has_one_test_case_per_document(sample: Path) -> None:
     }
     body = failed["out/deep/drifted.json: topology document"].text or ""
     drifted_line = line_of(sample / "out/deep/drifted.json", '"overall_routing"')
-    assert f"out/deep/drifted.json:{drifted_line}:3: $.overall_routing" in body
-    assert "(pointer /sccs/0/kappa)" in body
+    assert f"out/deep/drifted.json:{drifted_line}:3: $.overall_routing (pointer /over" in body
+    assert "$.sccs[0].kappa (pointer /sccs/0/kappa): must be an integer" in body
 
 
 def test_junit_reports_unusable_inputs_as_failing_cases(sample: Path) -> None:

@@ -60,7 +60,11 @@ def test_the_hook_flags_exactly_the_drifted_documents(tmp_path: Path) -> None:
     assert result.returncode == 1, output
     lines = (repo / "out" / "drifted.json").read_text().splitlines()
     key_line = next(n for n, line in enumerate(lines, 1) if '"overall_routing"' in line)
-    assert f"out/drifted.json:{key_line}:3: $.overall_routing: unknown key" in output
+    assert (
+        f"out/drifted.json:{key_line}:3: $.overall_routing (pointer /overall_routing): unknown key"
+        in output
+    )
+    assert "$.sccs[0].kappa (pointer /sccs/0/kappa): must be an integer" in output
     assert "out/capture.jsonl:2: invalid topology document" in output
     assert "good.json" not in output and "preview.json" not in output
     assert "README.md" not in output

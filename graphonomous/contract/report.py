@@ -136,11 +136,17 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+def shown_pointer(pointer: str) -> str:
+    """A pointer for messages: the root's empty pointer is shown as ``""``."""
+    return pointer or '""'
+
+
 def finding_text(result: DocumentResult, finding: Finding) -> str:
-    """``file:line:col: path: message  [rule]`` — the line people and editors read."""
+    """``file:line:col: path (pointer /p): message  [rule]`` — what people and editors read."""
     violation = finding.violation
     where = f"{result.document.source}:{finding.line}:{finding.column}"
-    return f"{where}: {violation.path}: {violation.message}  [{violation.rule}]"
+    pointer = shown_pointer(finding.pointer)
+    return f"{where}: {violation.path} (pointer {pointer}): {violation.message}  [{violation.rule}]"
 
 
 # --------------------------------------------------------------------------
@@ -208,7 +214,7 @@ def render_github(report: RunReport) -> str:
         for finding in result.findings:
             violation = finding.violation
             message = (
-                f"{finding.pointer or '/'} ({violation.path}) in {result.kind} document "
+                f"{shown_pointer(finding.pointer)} ({violation.path}) in {result.kind} document "
                 f"{result.label}: {violation.message}"
             )
             properties: dict[str, str | int] = {
@@ -284,10 +290,7 @@ def render_junit(report: RunReport) -> str:
         failures += 1
         count = len(result.findings)
         message = f"invalid {result.kind} document: {count} violation{'' if count == 1 else 's'}"
-        body = "\n".join(
-            f"{finding_text(result, finding)} (pointer {finding.pointer or '/'})"
-            for finding in result.findings
-        )
+        body = "\n".join(finding_text(result, finding) for finding in result.findings)
         cases.append(junit_testcase(name, result.document.source, ("contract", message, body)))
     for problem in report.problems:
         failures += 1
@@ -327,9 +330,7 @@ def render_sarif(report: RunReport, version: str) -> str:
                                     "startColumn": finding.column,
                                 },
                             },
-                            "logicalLocations": [
-                                {"fullyQualifiedName": finding.pointer or "/", "kind": "member"}
-                            ],
+                            **_logical(finding.pointer),
                         }
                     ],
                 }
@@ -356,6 +357,13 @@ def render_sarif(report: RunReport, version: str) -> str:
     }
     payload = {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
     return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def _logical(pointer: str) -> dict[str, Any]:
+    """The logical location (the JSON pointer) of a result; none for the document root."""
+    if not pointer:
+        return {}
+    return {"logicalLocations": [{"fullyQualifiedName": pointer, "kind": "member"}]}
 
 
 def _uri(source: str) -> str:
