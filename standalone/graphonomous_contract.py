@@ -15,7 +15,7 @@ library only); prints the same reports, byte for byte, as
 Exit status: 0 valid, 1 some document invalid, 2 some input unusable.
 
 Provenance (the generator's inputs):
-    graphonomous/contract/schema.py  sha256 2b550a267fddb06ca1ae815c101aa122aaaef96a035006386fe2e45c10ab097b
+    graphonomous/contract/schema.py  sha256 a4108e428eeb1a5380fa6fb72c26596e3eacf9c328d96b8ed59a5cd1a035db2d
     graphonomous/contract/checker.py  sha256 ad6c61d7194701a38788c997302fa7aedc798b7212dfe0c2f9a664be91895103
     graphonomous/contract/positions.py  sha256 01ce7568b513eed7119f9978d4f2eafc832fc56f70f4ab0a2384f22c9e7cfb6a
     graphonomous/contract/sources.py  sha256 927a0d672006dfe6ef34e37404708757838417f5f5bb7382ca830e8083a8cb12
@@ -279,14 +279,16 @@ def parse_json(text: str) -> tuple[Any, list[Violation]]:
     repeated: list[tuple[dict[str, Any], list[str]]] = []
 
     def build_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj: dict[str, Any] = {}
+        obj = dict(pairs)  # the last value wins, at the first key's position
+        if len(obj) == len(pairs):
+            return obj  # the common case: no repeated key
+        seen: set[str] = set()
         duplicates: list[str] = []
-        for key, value in pairs:
-            if key in obj and key not in duplicates:
+        for key, _ in pairs:
+            if key in seen and key not in duplicates:
                 duplicates.append(key)
-            obj[key] = value
-        if duplicates:
-            repeated.append((obj, duplicates))
+            seen.add(key)
+        repeated.append((obj, duplicates))
         return obj
 
     value = json.loads(text, object_pairs_hook=build_object, parse_constant=_reject_constant)

@@ -259,14 +259,16 @@ def parse_json(text: str) -> tuple[Any, list[Violation]]:
     repeated: list[tuple[dict[str, Any], list[str]]] = []
 
     def build_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj: dict[str, Any] = {}
+        obj = dict(pairs)  # the last value wins, at the first key's position
+        if len(obj) == len(pairs):
+            return obj  # the common case: no repeated key
+        seen: set[str] = set()
         duplicates: list[str] = []
-        for key, value in pairs:
-            if key in obj and key not in duplicates:
+        for key, _ in pairs:
+            if key in seen and key not in duplicates:
                 duplicates.append(key)
-            obj[key] = value
-        if duplicates:
-            repeated.append((obj, duplicates))
+            seen.add(key)
+        repeated.append((obj, duplicates))
         return obj
 
     value = json.loads(text, object_pairs_hook=build_object, parse_constant=_reject_constant)
