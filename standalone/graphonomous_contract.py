@@ -16,9 +16,9 @@ Exit status: 0 valid, 1 some document invalid, 2 some input unusable.
 
 Provenance (the generator's inputs):
     graphonomous/contract/schema.py  sha256 a4108e428eeb1a5380fa6fb72c26596e3eacf9c328d96b8ed59a5cd1a035db2d
-    graphonomous/contract/checker.py  sha256 ad6c61d7194701a38788c997302fa7aedc798b7212dfe0c2f9a664be91895103
+    graphonomous/contract/checker.py  sha256 50972bb0faa4445a49f8535765c6b5176d2d18f64a94f7f7bf9928f9b9d4fda2
     graphonomous/contract/positions.py  sha256 01ce7568b513eed7119f9978d4f2eafc832fc56f70f4ab0a2384f22c9e7cfb6a
-    graphonomous/contract/sources.py  sha256 927a0d672006dfe6ef34e37404708757838417f5f5bb7382ca830e8083a8cb12
+    graphonomous/contract/sources.py  sha256 7e7cd4092807d36b68a28d6b4cb85615207de68c962580220e83f5c2e475e8e3
     graphonomous/contract/report.py  sha256 4c6c73d889fd52c7ef58f123c97c763ca85636c01a858960c24ba91861c04fec
     graphonomous/contract/run.py  sha256 06a4a50079b7b1ff9c081a9beb09bc4e27b2f31c0bd2bf102adf42f99ec5d90d
     graphonomous/contract/topology.schema.json  sha256 75680b64e3b6254dae224d9d1855c167df45ffa4af6b7f6b00cece7307b8c4cb
@@ -915,6 +915,27 @@ def check_retrieve_context(doc: Any) -> list[Violation]:
     return check_topology(doc["topology"], path="$.topology")
 
 
+def _canonical_keys(doc: Mapping[str, Any]) -> set[str]:
+    """The document's keys after undoing drift (camelCase, old names)."""
+    keys = set()
+    for key in doc:
+        snake = camel_to_snake(key)
+        keys.add(DRIFTED_KEYS.get(snake, snake))
+    return keys
+
+
+def is_contract_document(doc: Any) -> bool:
+    """Whether `doc` has a key of some contract kind (after undoing drift).
+
+    Used where a value may or may not be a contract document (an MCP result
+    whose tool is unknown); :func:`detect_kind` then names its kind.
+    """
+    if not isinstance(doc, dict):
+        return False
+    keys = _canonical_keys(doc)
+    return bool(keys & (_TOPOLOGY_KEYS | _PREVIEW_KEYS)) or "topology" in keys
+
+
 def detect_kind(doc: Any) -> str:
     """Guess the document kind: "topology", "analyze_topology", "preview" or "retrieve_context".
 
@@ -924,10 +945,7 @@ def detect_kind(doc: Any) -> str:
     """
     if not isinstance(doc, dict):
         return "topology"
-    keys = set()
-    for key in doc:
-        snake = camel_to_snake(key)
-        keys.add(DRIFTED_KEYS.get(snake, snake))
+    keys = _canonical_keys(doc)
     if keys & _TOPOLOGY_KEYS:
         return "analyze_topology" if RECOMMENDATION_KEY in keys else "topology"
     if keys & _PREVIEW_KEYS:
@@ -1761,6 +1779,9 @@ def _read_json(source: str, text: str, kind: str, mode: str, inputs: Inputs) -> 
     if mode == "mcp" or (mode == "auto" and is_jsonrpc(value)):
         Transcript(source, inputs).feed(value, duplicates, positions)
         return
+    if mode == "auto" and is_tool_result(value):
+        Transcript(source, inputs).bare_result(value, duplicates, positions, 1)
+        return
     inputs.documents.append(Document(source, value, kind, duplicates, positions))
 
 
@@ -1789,6 +1810,8 @@ def _read_lines(source: str, text: str, kind: str, chosen: str, mode: str, input
             inputs.problems.append(InputProblem(source, _NOT_JSONRPC, number))
         elif chosen == "mcp" or (mode == "auto" and is_jsonrpc(value)):
             transcript.feed(value, duplicates, positions)
+        elif mode == "auto" and is_tool_result(value):
+            transcript.bare_result(value, duplicates, positions, number)
         else:
             inputs.documents.append(
                 Document(source, value, kind, duplicates, positions, part=True, line=number)
@@ -1844,6 +1867,28 @@ class Transcript:
         else:
             self._message(value, "$", duplicates, positions)
 
+    def bare_result(
+        self,
+        value: Mapping[str, Any],
+        duplicates: list[Violation],
+        positions: _Positions,
+        line: int,
+    ) -> None:
+        """A captured CallToolResult on its own (no JSON-RPC envelope): its tool is unknown."""
+        if value.get("isError") is True:
+            self.inputs.notes.append(
+                InputProblem(self.source, "an MCP error result, not a contract document", line)
+            )
+            return
+        before = len(self.inputs.documents)
+        self.tool_result(value, "$", "tool result", None, duplicates, positions, line)
+        if len(self.inputs.documents) == before:
+            self.inputs.notes.append(
+                InputProblem(
+                    self.source, "an MCP tool result without a contract document; not checked", line
+                )
+            )
+
     def _message(
         self, message: Any, path: str, duplicates: list[Violation], positions: _Positions
     ) -> None:
@@ -1866,33 +1911,18 @@ class Transcript:
             return
         call = self.pending.pop(key, None)
         origin_id = json.dumps(message["id"], ensure_ascii=False)
+        result = message.get("result")
         if call is None:
-            if _looks_like_contract_result(message.get("result")):
-                self.inputs.notes.append(
-                    InputProblem(
-                        self.source,
-                        f"response id {origin_id} has no tools/call request earlier in the "
-                        "transcript, so its tool is unknown; not checked",
-                        line,
-                    )
-                )
+            # No request in the transcript (a capture of responses only): check the
+            # result when it carries a contract document, whatever its tool was.
+            if isinstance(result, dict) and result.get("isError") is not True:
+                origin = f"response (id {origin_id}; its request is not in the transcript)"
+                root = key_path(path, "result")
+                self.tool_result(result, root, origin, None, duplicates, positions, line)
             return
         if call.kind is None:
             return  # the response of a tool outside the contract
         origin = f"tools/call {call.tool} (id {origin_id})"
-        self._result(message, path, origin, call.kind, duplicates, positions, line)
-
-    def _result(
-        self,
-        message: Mapping[str, Any],
-        path: str,
-        origin: str,
-        kind: str,
-        duplicates: list[Violation],
-        positions: _Positions,
-        line: int,
-    ) -> None:
-        result = message.get("result")
         if not isinstance(result, dict) or result.get("isError") is True:
             self.inputs.notes.append(
                 InputProblem(
@@ -1900,40 +1930,63 @@ class Transcript:
                 )
             )
             return
-        if "structuredContent" in result:
-            root = key_path(key_path(path, "result"), "structuredContent")
-            self._add(result["structuredContent"], root, origin, kind, duplicates, positions)
+        self.tool_result(
+            result, key_path(path, "result"), origin, call.kind, duplicates, positions, line
+        )
+
+    def tool_result(
+        self,
+        result: Mapping[str, Any],
+        path: str,
+        origin: str,
+        kind: str | None,
+        duplicates: list[Violation],
+        positions: _Positions,
+        line: int,
+    ) -> None:
+        """Check the document an MCP CallToolResult at `path` carries.
+
+        `kind` None: the tool is unknown, so the result is checked (as
+        ``auto``) only when it holds a contract document
+        (:func:`is_contract_document`); otherwise it is left alone.
+        """
+        found = self._document_of(result, path, origin, line, report=kind is not None)
+        if found is None:
             return
+        value, root, inner, embedded = found
+        if kind is None and not is_contract_document(value):
+            return
+        own = inner if embedded else _rebase(duplicates, root)
+        self._add(value, root, origin, kind or "auto", own, positions, embedded=embedded)
+
+    def _document_of(
+        self, result: Mapping[str, Any], path: str, origin: str, line: int, *, report: bool
+    ) -> tuple[Any, str, list[Violation], bool] | None:
+        """(document, its path, its own duplicate keys, embedded?) of a result, or None.
+
+        The document is ``structuredContent``, else the JSON text of the first
+        text content item.  When there is none (or the text is not JSON) and
+        `report` is true, that is recorded as an unusable input.
+        """
+        if "structuredContent" in result:
+            return result["structuredContent"], key_path(path, "structuredContent"), [], False
         content = result.get("content")
+        problem = f"{origin}: the result has neither structuredContent nor a text content item"
         for index, item in enumerate(content if isinstance(content, list) else []):
             if isinstance(item, dict) and item.get("type") == "text":
                 text = item.get("text")
-                root = key_path(
-                    index_path(key_path(key_path(path, "result"), "content"), index), "text"
-                )
+                root = key_path(index_path(key_path(path, "content"), index), "text")
                 if not isinstance(text, str):
                     break
-                parsed = _parse(self.source, text, line)
-                if isinstance(parsed, InputProblem):
-                    self.inputs.problems.append(
-                        InputProblem(
-                            self.source,
-                            f"{origin}: content[{index}].text is not JSON: "
-                            f"{parsed.message.split(' is not JSON: ', 1)[-1]}",
-                            line,
-                        )
-                    )
-                    return
-                value, inner = parsed
-                self._add(value, root, origin, kind, inner, positions, embedded=True)
-                return
-        self.inputs.problems.append(
-            InputProblem(
-                self.source,
-                f"{origin}: the result has neither structuredContent nor a text content item",
-                line,
-            )
-        )
+                try:
+                    value, inner = parse_json(text)
+                except ValueError as exc:
+                    problem = f"{origin}: content[{index}].text is not JSON: {exc}"
+                    break
+                return value, root, inner, True
+        if report:
+            self.inputs.problems.append(InputProblem(self.source, problem, line))
+        return None
 
     def _add(
         self,
@@ -1941,19 +1994,11 @@ class Transcript:
         root: str,
         origin: str,
         kind: str,
-        duplicates: list[Violation],
+        own: list[Violation],
         positions: _Positions,
         *,
         embedded: bool = False,
     ) -> None:
-        if embedded:
-            own = duplicates
-        else:  # the message's duplicate keys inside this document, rebased onto it
-            own = [
-                Violation("$" + violation.path[len(root) :], violation.message, violation.rule)
-                for violation in duplicates
-                if violation.path == root or violation.path.startswith((root + ".", root + "["))
-            ]
         document = Document(
             self.source,
             value,
@@ -1971,9 +2016,22 @@ class Transcript:
         self.inputs.documents.append(document)
 
 
-def _looks_like_contract_result(result: Any) -> bool:
-    """A response worth a note when unpaired: it carries a structured result."""
-    return isinstance(result, dict) and "structuredContent" in result
+def _rebase(duplicates: list[Violation], root: str) -> list[Violation]:
+    """The repeated keys found inside the value at `root`, with paths relative to it."""
+    return [
+        Violation("$" + violation.path[len(root) :], violation.message, violation.rule)
+        for violation in duplicates
+        if violation.path == root or violation.path.startswith((root + ".", root + "["))
+    ]
+
+
+def is_tool_result(value: Any) -> bool:
+    """An MCP CallToolResult (``content`` list) rather than a contract document."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("content"), list)
+        and not is_contract_document(value)
+    )
 
 
 # ==========================================================================

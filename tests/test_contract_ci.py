@@ -317,6 +317,27 @@ def test_transcript_as_one_json_array_and_explicit_mcp_mode(sample: Path) -> Non
     assert code == 2 and "not a JSON-RPC message" in out
 
 
+def test_captured_responses_without_requests_are_checked_by_their_keys(sample: Path) -> None:
+    responses = [m for m in transcript_messages() if "result" in m]
+    bare = [answer(9, drifted())["result"], {"content": [{"type": "text", "text": "hi"}]}]
+    lines = [json.dumps(m) for m in responses + bare]
+    (sample / "responses.jsonl").write_text("\n".join(lines) + "\n")
+    code, out, _ = run("responses.jsonl", fmt="json")
+    report = json.loads(out)
+    assert code == 1
+    checked = [(d["line"], d["kind"], d["valid"]) for d in report["documents"]]
+    assert checked == [
+        (2, "analyze_topology", True),
+        (3, "retrieve_context", False),
+        (4, "analyze_topology", False),  # from the JSON text of content[0]
+        (7, "topology", False),  # a bare CallToolResult
+    ]
+    assert report["documents"][0]["origin"].startswith("response (id 1; its request is not")
+    assert report["documents"][3]["origin"] == "tool result"
+    # graph_stats' result (line 5) is no contract document; the error result (6) is left alone
+    assert [note["line"] for note in report["notes"]] == [8]
+
+
 def test_the_transcript_tool_table_names_real_tools() -> None:
     from graphonomous.mcp.v1 import V1_BY_NAME
 

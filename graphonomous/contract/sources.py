@@ -14,12 +14,16 @@ An operand is ``-`` (stdin), a file, a directory (every ``*.json``,
   text content item.  Requests and responses are paired by id.
 
 In ``auto`` mode a JSON-RPC message (an object with ``"jsonrpc"``, or an
-array of them) is read as a transcript wherever it appears.
+array of them) is read as a transcript wherever it appears.  A response
+whose request is not in the file (a capture of responses only), and a bare
+CallToolResult (``{"content": [...], "structuredContent": ...}``), are
+checked when they carry a contract document
+(:func:`~graphonomous.contract.checker.is_contract_document`), as ``auto``.
 
 Rules of this file: every input that cannot be read or parsed becomes an
 :class:`InputProblem` naming the file and line (the run goes on with the
-others); every contract tool response that is not checked (an error result,
-a response without a request) becomes a note; output order is operand
+others); every contract tool response that is not checked (an error result, a
+bare tool result without a contract document) becomes a note; output order is operand
 order, then file name order, then line order.
 """
 
@@ -33,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+from graphonomous.contract.checker import is_contract_document
 from graphonomous.contract.positions import TextIndex, locate, nearest_offset
 from graphonomous.contract.schema import Violation, index_path, key_path, parse_json
 
@@ -251,6 +256,9 @@ def _read_json(source: str, text: str, kind: str, mode: str, inputs: Inputs) -> 
     if mode == "mcp" or (mode == "auto" and is_jsonrpc(value)):
         Transcript(source, inputs).feed(value, duplicates, positions)
         return
+    if mode == "auto" and is_tool_result(value):
+        Transcript(source, inputs).bare_result(value, duplicates, positions, 1)
+        return
     inputs.documents.append(Document(source, value, kind, duplicates, positions))
 
 
@@ -279,6 +287,8 @@ def _read_lines(source: str, text: str, kind: str, chosen: str, mode: str, input
             inputs.problems.append(InputProblem(source, _NOT_JSONRPC, number))
         elif chosen == "mcp" or (mode == "auto" and is_jsonrpc(value)):
             transcript.feed(value, duplicates, positions)
+        elif mode == "auto" and is_tool_result(value):
+            transcript.bare_result(value, duplicates, positions, number)
         else:
             inputs.documents.append(
                 Document(source, value, kind, duplicates, positions, part=True, line=number)
@@ -334,6 +344,28 @@ class Transcript:
         else:
             self._message(value, "$", duplicates, positions)
 
+    def bare_result(
+        self,
+        value: Mapping[str, Any],
+        duplicates: list[Violation],
+        positions: _Positions,
+        line: int,
+    ) -> None:
+        """A captured CallToolResult on its own (no JSON-RPC envelope): its tool is unknown."""
+        if value.get("isError") is True:
+            self.inputs.notes.append(
+                InputProblem(self.source, "an MCP error result, not a contract document", line)
+            )
+            return
+        before = len(self.inputs.documents)
+        self.tool_result(value, "$", "tool result", None, duplicates, positions, line)
+        if len(self.inputs.documents) == before:
+            self.inputs.notes.append(
+                InputProblem(
+                    self.source, "an MCP tool result without a contract document; not checked", line
+                )
+            )
+
     def _message(
         self, message: Any, path: str, duplicates: list[Violation], positions: _Positions
     ) -> None:
@@ -356,33 +388,18 @@ class Transcript:
             return
         call = self.pending.pop(key, None)
         origin_id = json.dumps(message["id"], ensure_ascii=False)
+        result = message.get("result")
         if call is None:
-            if _looks_like_contract_result(message.get("result")):
-                self.inputs.notes.append(
-                    InputProblem(
-                        self.source,
-                        f"response id {origin_id} has no tools/call request earlier in the "
-                        "transcript, so its tool is unknown; not checked",
-                        line,
-                    )
-                )
+            # No request in the transcript (a capture of responses only): check the
+            # result when it carries a contract document, whatever its tool was.
+            if isinstance(result, dict) and result.get("isError") is not True:
+                origin = f"response (id {origin_id}; its request is not in the transcript)"
+                root = key_path(path, "result")
+                self.tool_result(result, root, origin, None, duplicates, positions, line)
             return
         if call.kind is None:
             return  # the response of a tool outside the contract
         origin = f"tools/call {call.tool} (id {origin_id})"
-        self._result(message, path, origin, call.kind, duplicates, positions, line)
-
-    def _result(
-        self,
-        message: Mapping[str, Any],
-        path: str,
-        origin: str,
-        kind: str,
-        duplicates: list[Violation],
-        positions: _Positions,
-        line: int,
-    ) -> None:
-        result = message.get("result")
         if not isinstance(result, dict) or result.get("isError") is True:
             self.inputs.notes.append(
                 InputProblem(
@@ -390,40 +407,63 @@ class Transcript:
                 )
             )
             return
-        if "structuredContent" in result:
-            root = key_path(key_path(path, "result"), "structuredContent")
-            self._add(result["structuredContent"], root, origin, kind, duplicates, positions)
+        self.tool_result(
+            result, key_path(path, "result"), origin, call.kind, duplicates, positions, line
+        )
+
+    def tool_result(
+        self,
+        result: Mapping[str, Any],
+        path: str,
+        origin: str,
+        kind: str | None,
+        duplicates: list[Violation],
+        positions: _Positions,
+        line: int,
+    ) -> None:
+        """Check the document an MCP CallToolResult at `path` carries.
+
+        `kind` None: the tool is unknown, so the result is checked (as
+        ``auto``) only when it holds a contract document
+        (:func:`is_contract_document`); otherwise it is left alone.
+        """
+        found = self._document_of(result, path, origin, line, report=kind is not None)
+        if found is None:
             return
+        value, root, inner, embedded = found
+        if kind is None and not is_contract_document(value):
+            return
+        own = inner if embedded else _rebase(duplicates, root)
+        self._add(value, root, origin, kind or "auto", own, positions, embedded=embedded)
+
+    def _document_of(
+        self, result: Mapping[str, Any], path: str, origin: str, line: int, *, report: bool
+    ) -> tuple[Any, str, list[Violation], bool] | None:
+        """(document, its path, its own duplicate keys, embedded?) of a result, or None.
+
+        The document is ``structuredContent``, else the JSON text of the first
+        text content item.  When there is none (or the text is not JSON) and
+        `report` is true, that is recorded as an unusable input.
+        """
+        if "structuredContent" in result:
+            return result["structuredContent"], key_path(path, "structuredContent"), [], False
         content = result.get("content")
+        problem = f"{origin}: the result has neither structuredContent nor a text content item"
         for index, item in enumerate(content if isinstance(content, list) else []):
             if isinstance(item, dict) and item.get("type") == "text":
                 text = item.get("text")
-                root = key_path(
-                    index_path(key_path(key_path(path, "result"), "content"), index), "text"
-                )
+                root = key_path(index_path(key_path(path, "content"), index), "text")
                 if not isinstance(text, str):
                     break
-                parsed = _parse(self.source, text, line)
-                if isinstance(parsed, InputProblem):
-                    self.inputs.problems.append(
-                        InputProblem(
-                            self.source,
-                            f"{origin}: content[{index}].text is not JSON: "
-                            f"{parsed.message.split(' is not JSON: ', 1)[-1]}",
-                            line,
-                        )
-                    )
-                    return
-                value, inner = parsed
-                self._add(value, root, origin, kind, inner, positions, embedded=True)
-                return
-        self.inputs.problems.append(
-            InputProblem(
-                self.source,
-                f"{origin}: the result has neither structuredContent nor a text content item",
-                line,
-            )
-        )
+                try:
+                    value, inner = parse_json(text)
+                except ValueError as exc:
+                    problem = f"{origin}: content[{index}].text is not JSON: {exc}"
+                    break
+                return value, root, inner, True
+        if report:
+            self.inputs.problems.append(InputProblem(self.source, problem, line))
+        return None
 
     def _add(
         self,
@@ -431,19 +471,11 @@ class Transcript:
         root: str,
         origin: str,
         kind: str,
-        duplicates: list[Violation],
+        own: list[Violation],
         positions: _Positions,
         *,
         embedded: bool = False,
     ) -> None:
-        if embedded:
-            own = duplicates
-        else:  # the message's duplicate keys inside this document, rebased onto it
-            own = [
-                Violation("$" + violation.path[len(root) :], violation.message, violation.rule)
-                for violation in duplicates
-                if violation.path == root or violation.path.startswith((root + ".", root + "["))
-            ]
         document = Document(
             self.source,
             value,
@@ -461,6 +493,19 @@ class Transcript:
         self.inputs.documents.append(document)
 
 
-def _looks_like_contract_result(result: Any) -> bool:
-    """A response worth a note when unpaired: it carries a structured result."""
-    return isinstance(result, dict) and "structuredContent" in result
+def _rebase(duplicates: list[Violation], root: str) -> list[Violation]:
+    """The repeated keys found inside the value at `root`, with paths relative to it."""
+    return [
+        Violation("$" + violation.path[len(root) :], violation.message, violation.rule)
+        for violation in duplicates
+        if violation.path == root or violation.path.startswith((root + ".", root + "["))
+    ]
+
+
+def is_tool_result(value: Any) -> bool:
+    """An MCP CallToolResult (``content`` list) rather than a contract document."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("content"), list)
+        and not is_contract_document(value)
+    )
