@@ -18,9 +18,9 @@ Provenance (the generator's inputs):
     graphonomous/contract/schema.py  sha256 a4108e428eeb1a5380fa6fb72c26596e3eacf9c328d96b8ed59a5cd1a035db2d
     graphonomous/contract/checker.py  sha256 50972bb0faa4445a49f8535765c6b5176d2d18f64a94f7f7bf9928f9b9d4fda2
     graphonomous/contract/positions.py  sha256 01ce7568b513eed7119f9978d4f2eafc832fc56f70f4ab0a2384f22c9e7cfb6a
-    graphonomous/contract/sources.py  sha256 7e7cd4092807d36b68a28d6b4cb85615207de68c962580220e83f5c2e475e8e3
+    graphonomous/contract/sources.py  sha256 711e1e6bd818e1119488418e53a5482356c6871bd4e67ee0075916911a98320e
     graphonomous/contract/report.py  sha256 4c6c73d889fd52c7ef58f123c97c763ca85636c01a858960c24ba91861c04fec
-    graphonomous/contract/run.py  sha256 06a4a50079b7b1ff9c081a9beb09bc4e27b2f31c0bd2bf102adf42f99ec5d90d
+    graphonomous/contract/run.py  sha256 9e0422224010b76d4b9183a445774ca57ed16bc6ddce94e12ad88325e57ea2ab
     graphonomous/contract/topology.schema.json  sha256 75680b64e3b6254dae224d9d1855c167df45ffa4af6b7f6b00cece7307b8c4cb
     graphonomous/contract/fixture.schema.json  sha256 3139637de098327915e822c4fa8ea9221f70baffbe5d73ac7913a3f0267f9e62
 """
@@ -1764,6 +1764,8 @@ def _parse(source: str, text: str, line: int | None) -> tuple[Any, list[Violatio
         return InputProblem(source, f"{source} is not JSON: {exc.msg} at {where}", line)
     except ValueError as exc:
         return InputProblem(source, f"{source} is not JSON: {exc}", line)
+    except RecursionError:
+        return InputProblem(source, f"{source} is nested too deeply to be read", line)
 
 
 def _read_json(source: str, text: str, kind: str, mode: str, inputs: Inputs) -> None:
@@ -1980,7 +1982,7 @@ class Transcript:
                     break
                 try:
                     value, inner = parse_json(text)
-                except ValueError as exc:
+                except (ValueError, RecursionError) as exc:
                     problem = f"{origin}: content[{index}].text is not JSON: {exc}"
                     break
                 return value, root, inner, True
@@ -2419,18 +2421,24 @@ def check_inputs(inputs: Inputs) -> RunReport:
     pass runs only over texts that hold an invalid document.
     """
     results: list[DocumentResult] = []
+    problems = list(inputs.problems)
     for document in inputs.documents:
         chosen = detect_kind(document.value) if document.kind == "auto" else document.kind
+        try:
+            found = check_document(document.value, chosen)
+        except RecursionError:  # far deeper than any contract document can be
+            where = document.line if document.part else None
+            problems.append(InputProblem(document.source, "nested too deeply to check", where))
+            continue
         violations = sorted(
-            document.duplicates + check_document(document.value, chosen),
-            key=lambda violation: path_sort_key(violation.path),
+            document.duplicates + found, key=lambda violation: path_sort_key(violation.path)
         )
         findings = []
         for violation in violations:
             line, column = document.locate(violation.path)
             findings.append(Finding(violation, line, column, json_pointer(violation.path)))
         results.append(DocumentResult(document, chosen, findings))
-    return RunReport(results, list(inputs.problems), list(inputs.notes))
+    return RunReport(results, problems, list(inputs.notes))
 
 
 def report_unusable(message: str, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:

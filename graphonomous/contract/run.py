@@ -41,7 +41,7 @@ from graphonomous.contract.report import (
     RunReport,
 )
 from graphonomous.contract.schema import load_package_schema, path_sort_key
-from graphonomous.contract.sources import INPUT_MODES, Inputs, collect
+from graphonomous.contract.sources import INPUT_MODES, InputProblem, Inputs, collect
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
@@ -64,18 +64,24 @@ def check_inputs(inputs: Inputs) -> RunReport:
     pass runs only over texts that hold an invalid document.
     """
     results: list[DocumentResult] = []
+    problems = list(inputs.problems)
     for document in inputs.documents:
         chosen = detect_kind(document.value) if document.kind == "auto" else document.kind
+        try:
+            found = check_document(document.value, chosen)
+        except RecursionError:  # far deeper than any contract document can be
+            where = document.line if document.part else None
+            problems.append(InputProblem(document.source, "nested too deeply to check", where))
+            continue
         violations = sorted(
-            document.duplicates + check_document(document.value, chosen),
-            key=lambda violation: path_sort_key(violation.path),
+            document.duplicates + found, key=lambda violation: path_sort_key(violation.path)
         )
         findings = []
         for violation in violations:
             line, column = document.locate(violation.path)
             findings.append(Finding(violation, line, column, json_pointer(violation.path)))
         results.append(DocumentResult(document, chosen, findings))
-    return RunReport(results, list(inputs.problems), list(inputs.notes))
+    return RunReport(results, problems, list(inputs.notes))
 
 
 def report_unusable(message: str, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:

@@ -241,6 +241,8 @@ def _parse(source: str, text: str, line: int | None) -> tuple[Any, list[Violatio
         return InputProblem(source, f"{source} is not JSON: {exc.msg} at {where}", line)
     except ValueError as exc:
         return InputProblem(source, f"{source} is not JSON: {exc}", line)
+    except RecursionError:
+        return InputProblem(source, f"{source} is nested too deeply to be read", line)
 
 
 def _read_json(source: str, text: str, kind: str, mode: str, inputs: Inputs) -> None:
@@ -457,7 +459,7 @@ class Transcript:
                     break
                 try:
                     value, inner = parse_json(text)
-                except ValueError as exc:
+                except (ValueError, RecursionError) as exc:
                     problem = f"{origin}: content[{index}].text is not JSON: {exc}"
                     break
                 return value, root, inner, True
