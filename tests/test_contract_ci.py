@@ -590,3 +590,10 @@ def test_cli_wiring_accepts_many_operands(sample: Path, capsys: pytest.CaptureFi
     assert code == 1
     assert out.splitlines()[-1] == "2 documents, 3 violations"
     assert out.count("::error file=out/deep/drifted.json,") == 3
+
+
+def test_absurdly_deep_input_is_unusable_not_a_traceback(sample: Path) -> None:
+    (sample / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    code, out, _ = run("deep.json", "out/good.json")
+    assert code == 2
+    assert "error: deep.json: deep.json is nested too deeply to be read" in out
