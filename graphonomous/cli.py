@@ -17,7 +17,7 @@ from typing import Any, NoReturn, TextIO
 
 from . import __version__, ingest
 from .api import Graphonomous
-from .contract import DOCUMENT_KINDS, FIXTURE_MODES, cli_check, cli_fixtures
+from .contract.cli import add_contract_commands, cli_contract
 from .learning import forgetting, goals, learner
 from .mcp import DEFAULT_PORT, TRANSPORTS
 from .mcp.tools import DEFAULT_SURFACE, SURFACES
@@ -380,14 +380,8 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
             raise CliError(str(exc), EXIT_USAGE) from exc
 
 
-def cmd_contract_check(args: argparse.Namespace, out: TextIO) -> int:
-    return cli_check(args.file, args.json, sys.stdin, out, sys.stderr, kind=args.kind)
-
-
-def cmd_contract_fixtures(args: argparse.Namespace, out: TextIO) -> int:
-    return cli_fixtures(
-        args.run, args.mode, args.fixtures, args.json, out, sys.stderr, timeout_s=args.timeout
-    )
+def cmd_contract(args: argparse.Namespace, out: TextIO) -> int:
+    return cli_contract(args, sys.stdin, out, sys.stderr)
 
 
 def cmd_pulse(args: argparse.Namespace, out: TextIO) -> int:
@@ -934,23 +928,9 @@ def build_parser() -> argparse.ArgumentParser:
     contract_commands = contract.add_subparsers(
         dest="contract_command", metavar="ACTION", parser_class=_Parser, required=True
     )
-    check = command(
-        "check", cmd_contract_check, "validate a topology/preview document", contract_commands
+    add_contract_commands(
+        lambda name, help_text: command(name, cmd_contract, help_text, contract_commands)
     )
-    check.add_argument("file", help="JSON file, or - for stdin")
-    check.add_argument("--kind", choices=DOCUMENT_KINDS, default="auto")
-    fixtures = command(
-        "fixtures",
-        cmd_contract_fixtures,
-        "run another implementation (stdin JSON -> stdout JSON) on the shared fixtures",
-        contract_commands,
-    )
-    fixtures.add_argument("--run", required=True, metavar="CMD", help="command to run (no shell)")
-    fixtures.add_argument("--mode", choices=FIXTURE_MODES, default="exact")
-    fixtures.add_argument(
-        "--fixtures", metavar="DIR", help="fixtures directory (default ./fixtures)"
-    )
-    fixtures.add_argument("--timeout", type=_float_arg, default=30.0, help="seconds per fixture")
 
     pulse = command(
         "pulse",

@@ -4,8 +4,12 @@
   an edge-impact preview and the ``topology`` field of retrieve_context;
 * :mod:`.schema` — the stdlib JSON Schema interpreter (reused by PULSE);
 * :mod:`.checker` — schema plus semantic rules, every violation with its path;
+* :mod:`.positions` — JSON paths → line and column in the source text;
+* :mod:`.sources` — files, directories, globs, JSON Lines, MCP transcripts;
+* :mod:`.report` — text / JSON / GitHub / JUnit / SARIF reports;
+* :mod:`.run` — many-document checks and the published schemas;
 * :mod:`.fixtures` — run another implementation on the shared fixtures;
-* :mod:`.cli` — the ``graphonomous contract check|fixtures`` commands.
+* :mod:`.cli` — the ``graphonomous contract check|schema|fixtures`` commands.
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from graphonomous.contract.checker import (
     format_report,
     topology_schema,
 )
-from graphonomous.contract.cli import cli_check, cli_fixtures
+from graphonomous.contract.cli import cli_check, cli_contract, cli_fixtures
 from graphonomous.contract.fixtures import (
+    FIXTURE_FORMATS,
     FIXTURE_MODES,
     FixtureReport,
     FixtureResult,
@@ -40,6 +45,9 @@ from graphonomous.contract.fixtures import (
     format_fixture_report,
     run_fixtures,
 )
+from graphonomous.contract.positions import json_pointer, locate
+from graphonomous.contract.report import REPORT_FORMATS, RunReport
+from graphonomous.contract.run import SCHEMA_KINDS, check_inputs, published_schema, run_check
 from graphonomous.contract.schema import (
     SchemaError,
     SchemaValidator,
@@ -52,20 +60,26 @@ from graphonomous.contract.schema import (
 __all__ = [
     "DOCUMENT_KINDS",
     "DRIFTED_KEYS",
+    "FIXTURE_FORMATS",
     "FIXTURE_MODES",
     "FLOAT_TOLERANCE",
+    "REPORT_FORMATS",
+    "SCHEMA_KINDS",
     "FixtureReport",
     "FixtureResult",
+    "RunReport",
     "SchemaError",
     "SchemaValidator",
     "Violation",
     "camel_to_snake",
     "check_analyze_topology",
     "check_document",
+    "check_inputs",
     "check_preview",
     "check_retrieve_context",
     "check_topology",
     "cli_check",
+    "cli_contract",
     "cli_fixtures",
     "compare_preview",
     "compare_topology",
@@ -79,8 +93,12 @@ __all__ = [
     "format_fixture_report",
     "format_report",
     "json_equal",
+    "json_pointer",
     "load_package_schema",
+    "locate",
     "parse_json",
+    "published_schema",
+    "run_check",
     "run_fixtures",
     "topology_schema",
 ]

@@ -199,6 +199,27 @@ def check_retrieve_context(doc: Any) -> list[Violation]:
     return check_topology(doc["topology"], path="$.topology")
 
 
+def _canonical_keys(doc: Mapping[str, Any]) -> set[str]:
+    """The document's keys after undoing drift (camelCase, old names)."""
+    keys = set()
+    for key in doc:
+        snake = camel_to_snake(key)
+        keys.add(DRIFTED_KEYS.get(snake, snake))
+    return keys
+
+
+def is_contract_document(doc: Any) -> bool:
+    """Whether `doc` has a key of some contract kind (after undoing drift).
+
+    Used where a value may or may not be a contract document (an MCP result
+    whose tool is unknown); :func:`detect_kind` then names its kind.
+    """
+    if not isinstance(doc, dict):
+        return False
+    keys = _canonical_keys(doc)
+    return bool(keys & (_TOPOLOGY_KEYS | _PREVIEW_KEYS)) or "topology" in keys
+
+
 def detect_kind(doc: Any) -> str:
     """Guess the document kind: "topology", "analyze_topology", "preview" or "retrieve_context".
 
@@ -208,10 +229,7 @@ def detect_kind(doc: Any) -> str:
     """
     if not isinstance(doc, dict):
         return "topology"
-    keys = set()
-    for key in doc:
-        snake = camel_to_snake(key)
-        keys.add(DRIFTED_KEYS.get(snake, snake))
+    keys = _canonical_keys(doc)
     if keys & _TOPOLOGY_KEYS:
         return "analyze_topology" if RECOMMENDATION_KEY in keys else "topology"
     if keys & _PREVIEW_KEYS:

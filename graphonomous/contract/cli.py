@@ -1,8 +1,10 @@
-"""Command-line wrappers: ``graphonomous contract check`` and ``contract fixtures``.
+"""Command-line wrappers: ``graphonomous contract check|schema|fixtures``.
 
-The lead's ``graphonomous/cli.py`` owns argument parsing; these functions do
-the work and return the exit status, taking the streams as arguments so tests
-and other front ends can drive them.
+The lead's ``graphonomous/cli.py`` owns the top-level parser; it hands this
+module a function that makes subcommands (:func:`add_contract_commands`) and
+calls :func:`cli_contract` with the parsed arguments, so every contract
+option lives here.  The functions take the streams as arguments so tests and
+other front ends can drive them.
 
 Exit status: 0 valid / all fixtures passed, 1 invalid / some fixture failed,
 2 unusable input (unreadable file, not JSON, no fixtures, bad option).
@@ -10,30 +12,43 @@ Exit status: 0 valid / all fixtures passed, 1 invalid / some fixture failed,
 
 from __future__ import annotations
 
+import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final, TextIO
 
-from graphonomous.contract.checker import DOCUMENT_KINDS, check_document, detect_kind, format_report
 from graphonomous.contract.fixtures import (
     DEFAULT_TIMEOUT_S,
+    FIXTURE_FORMATS,
     FIXTURE_MODES,
+    discover_fixtures,
+    format_fixture_github,
+    format_fixture_junit,
     format_fixture_report,
     run_fixtures,
 )
-from graphonomous.contract.schema import parse_json, path_sort_key
+from graphonomous.contract.run import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    add_check_arguments,
+    add_schema_arguments,
+    main_check_args,
+    report_unusable,
+    run_check,
+    run_schema,
+)
 
-EXIT_OK: Final = 0
-EXIT_INVALID: Final = 1
-EXIT_UNUSABLE: Final = 2
 DEFAULT_FIXTURES_DIR: Final = "fixtures"
+# Makes one subcommand parser: (name, help) -> parser (the caller adds --db/--json).
+SubcommandFactory = Callable[[str, str], argparse.ArgumentParser]
 
 
-def _unusable(message: str, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:
-    print(f"graphonomous contract: {message}", file=stderr)
-    if as_json:
-        print(json.dumps({"valid": False, "error": message}, ensure_ascii=False), file=stdout)
-    return EXIT_UNUSABLE
+def _version() -> str:
+    from graphonomous import __version__
+
+    return __version__
 
 
 def cli_check(
@@ -48,35 +63,112 @@ def cli_check(
     """``graphonomous contract check FILE|- [--json]``: check one JSON document.
 
     Reads the file (``-``: stdin), parses it strictly (NaN, Infinity and
-    repeated keys are rejected) and prints the report of :func:`check_document`.
-    Returns 0 when valid, 1 when invalid, 2 when the input cannot be read or
-    is not JSON.
+    repeated keys are rejected) and prints the report of
+    :func:`~graphonomous.contract.checker.check_document`.  Returns 0 when
+    valid, 1 when invalid, 2 when the input cannot be read or is not JSON.
+    Many documents: :func:`~graphonomous.contract.run.run_check`.
     """
-    if kind not in DOCUMENT_KINDS:
-        return _unusable(
-            f"--kind must be one of {', '.join(DOCUMENT_KINDS)}", as_json, stdout, stderr
-        )
-    source = "stdin" if path_or_dash == "-" else path_or_dash
-    try:
-        text = (
-            stdin.read() if path_or_dash == "-" else Path(path_or_dash).read_text(encoding="utf-8")
-        )
-    except (OSError, UnicodeDecodeError) as exc:
-        return _unusable(f"cannot read {source}: {exc}", as_json, stdout, stderr)
-    try:
-        doc, duplicates = parse_json(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        return _unusable(f"{source} is not JSON: {exc.msg} at {where}", as_json, stdout, stderr)
-    except ValueError as exc:
-        return _unusable(f"{source} is not JSON: {exc}", as_json, stdout, stderr)
-    chosen = detect_kind(doc) if kind == "auto" else kind
-    violations = sorted(
-        duplicates + check_document(doc, chosen),
-        key=lambda violation: path_sort_key(violation.path),
+    return run_check(
+        [path_or_dash], stdin, stdout, stderr, kind=kind, as_json=as_json, version=_version()
     )
-    print(format_report(violations, as_json, kind=chosen), file=stdout)
-    return EXIT_OK if not violations else EXIT_INVALID
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
+    return value
+
+
+def add_contract_commands(make: SubcommandFactory) -> None:
+    """Declare ``check``, ``schema`` and ``fixtures`` with `make` (a :data:`SubcommandFactory`)."""
+    check = make("check", "validate topology / preview documents (files, dirs, globs, JSONL, MCP)")
+    add_check_arguments(check)
+    schema = make("schema", "print the published JSON Schema of a document kind")
+    add_schema_arguments(schema)
+    fixtures = make(
+        "fixtures", "run another implementation (stdin JSON -> stdout JSON) on the shared fixtures"
+    )
+    fixtures.add_argument("--run", metavar="CMD", help="command to run (no shell)")
+    fixtures.add_argument("--mode", choices=FIXTURE_MODES, default="exact")
+    fixtures.add_argument(
+        "--fixtures", metavar="DIR", help="fixtures directory (default ./fixtures)"
+    )
+    fixtures.add_argument(
+        "--timeout", type=_positive_float, default=DEFAULT_TIMEOUT_S, help="seconds per fixture"
+    )
+    fixtures.add_argument("--format", dest="report_format", choices=FIXTURE_FORMATS, default=None)
+    fixtures.add_argument(
+        "--fail-fast", action="store_true", help="stop at the first failing fixture"
+    )
+    fixtures.add_argument(
+        "--list", action="store_true", help="list the fixtures (file and name) and exit"
+    )
+
+
+def cli_contract(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Run the ``contract`` subcommand named by ``args.contract_command``."""
+    as_json = bool(getattr(args, "json", False))
+    if args.contract_command == "check":
+        return main_check_args(args, stdin, stdout, stderr, _version())
+    if args.contract_command == "schema":
+        return run_schema(args.kind, stdout, stderr)
+    report_format = args.report_format or ("json" if as_json else "text")
+    if args.list:
+        return cli_list_fixtures(args.fixtures, report_format == "json", stdout, stderr)
+    if args.run is None:
+        return report_unusable("--run CMD is required (or --list)", as_json, stdout, stderr)
+    return cli_fixtures(
+        args.run,
+        args.mode,
+        args.fixtures,
+        report_format == "json",
+        stdout,
+        stderr,
+        timeout_s=args.timeout,
+        report_format=report_format,
+        fail_fast=args.fail_fast,
+    )
+
+
+def _fixtures_directory(
+    fixtures_dir: str | None, as_json: bool, stdout: TextIO, stderr: TextIO
+) -> Path | int:
+    directory = Path(fixtures_dir if fixtures_dir is not None else DEFAULT_FIXTURES_DIR)
+    if directory.is_dir():
+        return directory
+    hint = "" if fixtures_dir is not None else " (the default; pass --fixtures DIR)"
+    return report_unusable(
+        f"fixtures directory {directory} does not exist{hint}", as_json, stdout, stderr
+    )
+
+
+def cli_list_fixtures(
+    fixtures_dir: str | None, as_json: bool, stdout: TextIO, stderr: TextIO
+) -> int:
+    """``contract fixtures --list``: each fixture's file (relative) and name, in run order."""
+    directory = _fixtures_directory(fixtures_dir, as_json, stdout, stderr)
+    if isinstance(directory, int):
+        return directory
+    entries = []
+    for kind, path in discover_fixtures(directory):
+        try:
+            name = json.loads(path.read_text(encoding="utf-8")).get("name", path.stem)
+        except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+            name = path.stem  # a broken fixture is reported when it is run
+        entries.append(
+            {"file": path.relative_to(directory).as_posix(), "kind": kind, "name": str(name)}
+        )
+    if not entries:
+        return report_unusable(f"no fixtures found in {directory}", as_json, stdout, stderr)
+    if as_json:
+        print(json.dumps(entries, indent=2, ensure_ascii=False), file=stdout)
+    else:
+        print("\n".join(f"{entry['file']}  {entry['name']}" for entry in entries), file=stdout)
+    return EXIT_OK
 
 
 def cli_fixtures(
@@ -88,29 +180,39 @@ def cli_fixtures(
     stderr: TextIO,
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    report_format: str | None = None,
+    fail_fast: bool = False,
 ) -> int:
-    """``graphonomous contract fixtures --run CMD [--mode] [--fixtures DIR] [--json]``.
+    """``graphonomous contract fixtures --run CMD [--mode] [--fixtures DIR] [--format F]``.
 
-    Runs CMD on every fixture (see :func:`run_fixtures`) and prints the report.
-    `fixtures_dir` None means ``./fixtures``.  Returns 0 when every fixture
-    passed, 1 when some failed, 2 for a bad mode, a missing directory, an
-    empty command or a directory without fixtures.
+    Runs CMD on every fixture (see :func:`run_fixtures`) and prints the report
+    (`report_format` None: text, or JSON when `as_json`).  `fixtures_dir`
+    None means ``./fixtures``.  Returns 0 when every fixture passed, 1 when
+    some failed (or were skipped by `fail_fast`), 2 for a bad mode, a missing
+    directory, an empty command or a directory without fixtures.
     """
     if mode not in FIXTURE_MODES:
-        return _unusable(
+        return report_unusable(
             f"--mode must be one of {', '.join(FIXTURE_MODES)}", as_json, stdout, stderr
         )
-    directory = Path(fixtures_dir if fixtures_dir is not None else DEFAULT_FIXTURES_DIR)
-    if not directory.is_dir():
-        hint = "" if fixtures_dir is not None else " (the default; pass --fixtures DIR)"
-        return _unusable(
-            f"fixtures directory {directory} does not exist{hint}", as_json, stdout, stderr
+    chosen = report_format or ("json" if as_json else "text")
+    if chosen not in FIXTURE_FORMATS:
+        return report_unusable(
+            f"--format must be one of {', '.join(FIXTURE_FORMATS)}", as_json, stdout, stderr
         )
+    directory = _fixtures_directory(fixtures_dir, as_json, stdout, stderr)
+    if isinstance(directory, int):
+        return directory
     try:
-        report = run_fixtures(run, directory, mode, timeout_s)
+        report = run_fixtures(run, directory, mode, timeout_s, fail_fast=fail_fast)
     except ValueError as exc:
-        return _unusable(str(exc), as_json, stdout, stderr)
-    print(format_fixture_report(report, as_json), file=stdout)
+        return report_unusable(str(exc), as_json, stdout, stderr)
+    if chosen == "junit":
+        print(format_fixture_junit(report), file=stdout)
+    elif chosen == "github":
+        print(format_fixture_github(report), file=stdout)
+    else:
+        print(format_fixture_report(report, chosen == "json"), file=stdout)
     if report.problems:
         return EXIT_UNUSABLE
     return EXIT_OK if report.ok else EXIT_INVALID

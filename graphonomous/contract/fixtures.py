@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from graphonomous.contract.checker import check_document
+from graphonomous.contract.report import github_command, junit_document, junit_testcase
 from graphonomous.contract.schema import (
     SchemaValidator,
     Violation,
@@ -53,6 +54,8 @@ from graphonomous.contract.schema import (
 from graphonomous.model import ValidationError
 
 FIXTURE_MODES: Final = ("exact", "semantic")
+FIXTURE_FORMATS: Final = ("text", "json", "junit", "github")
+FIXTURE_SUITE: Final = "graphonomous contract fixtures"
 FIXTURE_KINDS: Final = ("topology", "preview")  # subdirectory = document kind
 FIXTURE_SCHEMA_FILE: Final = "fixture.schema.json"
 DEFAULT_TIMEOUT_S: Final = 30.0
@@ -102,6 +105,8 @@ class FixtureReport:
     mode: str
     results: list[FixtureResult] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # Fixture files not run because --fail-fast stopped at an earlier failure.
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -117,8 +122,8 @@ class FixtureReport:
 
     @property
     def ok(self) -> bool:
-        """True when at least one fixture ran and every fixture passed."""
-        return not self.problems and self.total > 0 and self.failed == 0
+        """True when at least one fixture ran, every fixture passed and none was skipped."""
+        return not self.problems and self.total > 0 and self.failed == 0 and not self.skipped
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +135,7 @@ class FixtureReport:
             "passed": self.passed,
             "failed": self.failed,
             "problems": list(self.problems),
+            "skipped": list(self.skipped),
             "results": [result.to_dict() for result in self.results],
         }
 
@@ -147,15 +153,68 @@ def format_fixture_report(report: FixtureReport, as_json: bool = False) -> str:
     ]
     lines += [f"problem: {problem}" for problem in report.problems]
     for result in report.results:
-        lines.append(f"{'PASS' if result.passed else 'FAIL'} {result.file}")
-        if result.error is not None:
-            lines += [f"    {line}" for line in result.error.splitlines()]
-        lines += [f"    {violation}  [{violation.rule}]" for violation in result.violations]
+        lines.append(
+            f"{'PASS' if result.passed else 'FAIL'} {result.file} ({result.duration_ms:.1f} ms)"
+        )
+        lines += [f"    {line}" for line in failure_lines(result)]
+    lines += [f"SKIP {file} (--fail-fast stopped the run)" for file in report.skipped]
     verdict = "OK" if report.ok else "FAILED"
+    skipped = f", {len(report.skipped)} skipped" if report.skipped else ""
     lines.append(
-        f"{report.total} fixtures: {report.passed} passed, {report.failed} failed — {verdict}"
+        f"{report.total} fixtures: {report.passed} passed, {report.failed} failed{skipped}"
+        f" — {verdict}"
     )
     return "\n".join(lines)
+
+
+def format_fixture_junit(report: FixtureReport) -> str:
+    """JUnit XML: one test case per fixture (classname = its kind), with its time.
+
+    A fixture --fail-fast did not run is a test case with ``<skipped/>``;
+    run-level problems (no fixtures) are one failing test case.
+    """
+    cases: list[list[str]] = []
+    failures = 0
+    for result in report.results:
+        failure = None
+        if not result.passed:
+            failures += 1
+            reasons = failure_lines(result)
+            failure = ("fixture", reasons[0] if reasons else "failed", "\n".join(reasons))
+        name = f"{result.file} ({result.name})"
+        cases.append(junit_testcase(name, result.kind, failure, result.duration_ms / 1000.0))
+    for file in report.skipped:
+        head = junit_testcase(file, file.split("/", 1)[0], None)[0][: -len("/>")]
+        cases.append([head + ">", '      <skipped message="--fail-fast"/>', "    </testcase>"])
+    for problem in report.problems:
+        failures += 1
+        cases.append(junit_testcase("fixtures", "run", ("run", problem, problem)))
+    total_s = sum(result.duration_ms for result in report.results) / 1000.0
+    return junit_document(FIXTURE_SUITE, cases, failures, total_s)
+
+
+def format_fixture_github(report: FixtureReport) -> str:
+    """One ``::error`` annotation per failing fixture (file = the fixture file), then totals."""
+    lines = []
+    for result in report.results:
+        if result.passed:
+            continue
+        reasons = failure_lines(result)
+        properties = {
+            "file": f"{report.fixtures_dir}/{result.file}",
+            "title": f"graphonomous contract fixture {result.name}",
+        }
+        lines.append(github_command("error", "\n".join(reasons) or "failed", properties))
+    for problem in report.problems:
+        lines.append(github_command("error", problem, {"title": "graphonomous contract fixtures"}))
+    lines.append(format_fixture_report(report).splitlines()[-1])
+    return "\n".join(lines)
+
+
+def failure_lines(result: FixtureResult) -> list[str]:
+    """Why a fixture failed: the run error's lines, then each violation (empty when it passed)."""
+    lines = result.error.splitlines() if result.error is not None else []
+    return lines + [f"{violation}  [{violation.rule}]" for violation in result.violations]
 
 
 # --------------------------------------------------------------------------
@@ -178,12 +237,15 @@ def run_fixtures(
     fixtures_dir: Path,
     mode: str = "exact",
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    *,
+    fail_fast: bool = False,
 ) -> FixtureReport:
     """Run `command` on every fixture under `fixtures_dir` and judge its output.
 
     Input: the command (a string is split with :func:`shlex.split`; no shell
     is involved), the fixtures directory, ``"exact"`` or ``"semantic"`` and a
-    per-fixture timeout in seconds.  Output: a :class:`FixtureReport`.
+    per-fixture timeout in seconds; `fail_fast` stops at the first failing
+    fixture (the rest are listed as skipped).  Output: a :class:`FixtureReport`.
     Complexity: one process per fixture; judging is linear in the size of the
     output plus O(V + E) of the fixture graph per SCC in semantic mode.
     """
@@ -200,8 +262,14 @@ def run_fixtures(
             f"no fixtures found: expected {fixtures_dir}/topology/*.json "
             f"or {fixtures_dir}/preview/*.json"
         )
-    for kind, path in files:
-        report.results.append(_run_one(argv, fixtures_dir, kind, path, mode, timeout_s))
+    for position, (kind, path) in enumerate(files):
+        result = _run_one(argv, fixtures_dir, kind, path, mode, timeout_s)
+        report.results.append(result)
+        if fail_fast and not result.passed:
+            report.skipped = [
+                later.relative_to(fixtures_dir).as_posix() for _, later in files[position + 1 :]
+            ]
+            break
     return report
 
 

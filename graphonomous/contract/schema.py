@@ -120,6 +120,8 @@ class Violation:
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PATH_TOKEN = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
+# One step of a path (member name, index or quoted key); positions.py walks paths with it.
+PATH_TOKEN: Final = _PATH_TOKEN
 
 
 def key_path(path: str, key: str) -> str:
@@ -257,14 +259,16 @@ def parse_json(text: str) -> tuple[Any, list[Violation]]:
     repeated: list[tuple[dict[str, Any], list[str]]] = []
 
     def build_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj: dict[str, Any] = {}
+        obj = dict(pairs)  # the last value wins, at the first key's position
+        if len(obj) == len(pairs):
+            return obj  # the common case: no repeated key
+        seen: set[str] = set()
         duplicates: list[str] = []
-        for key, value in pairs:
-            if key in obj and key not in duplicates:
+        for key, _ in pairs:
+            if key in seen and key not in duplicates:
                 duplicates.append(key)
-            obj[key] = value
-        if duplicates:
-            repeated.append((obj, duplicates))
+            seen.add(key)
+        repeated.append((obj, duplicates))
         return obj
 
     value = json.loads(text, object_pairs_hook=build_object, parse_constant=_reject_constant)
@@ -294,10 +298,18 @@ def _walk_objects(value: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]
             yield from _walk_objects(item, index_path(path, index))
 
 
+def package_text(package: str, name: str) -> str:
+    """The text of a data file shipped in `package` (``importlib.resources``).
+
+    The only place package data is read: the vendored single-file checker
+    replaces this function with one returning its embedded copies.
+    """
+    return resources.files(package).joinpath(name).read_text(encoding="utf-8")
+
+
 def load_package_schema(package: str, name: str) -> dict[str, Any]:
-    """Load a schema shipped as package data (``importlib.resources``)."""
-    text = resources.files(package).joinpath(name).read_text(encoding="utf-8")
-    schema = json.loads(text)
+    """Load a schema shipped as package data (see :func:`package_text`)."""
+    schema = json.loads(package_text(package, name))
     if not isinstance(schema, dict):
         raise SchemaError(f"{package}/{name}: a schema document must be a JSON object")
     return schema
@@ -324,6 +336,10 @@ class SchemaValidator:
         self._root = schema
         self._hint = hint
         self._patterns: dict[str, re.Pattern[str]] = {}
+        # Per-validator caches (the schema is immutable once built): resolved
+        # references, and each subschema's (handler, value) list in keyword order.
+        self._resolved: dict[str, Schema] = {}
+        self._plans: dict[int, tuple[Mapping[str, Any], list[tuple[_Handler, Any]]]] = {}
         if isinstance(schema, Mapping) and "$schema" in schema and schema["$schema"] != DIALECT:
             raise SchemaError(f"#: only the 2020-12 dialect ({DIALECT}) is supported")
         self._check_schema(schema, "#")
@@ -442,16 +458,22 @@ class SchemaValidator:
         if schema is False:
             out.append(Violation(path, "no value is allowed here", "false"))
             return
-        assert isinstance(schema, Mapping)
-        for keyword, value in schema.items():
-            handler = _HANDLERS.get(keyword)
-            if handler is not None:
-                handler(self, value, schema, instance, path, out)
+        cached = self._plans.get(id(schema))
+        if cached is None or cached[0] is not schema:
+            assert isinstance(schema, Mapping)
+            plan = [(_HANDLERS[k], v) for k, v in schema.items() if k in _HANDLERS]
+            cached = (schema, plan)
+            self._plans[id(schema)] = cached
+        for handler, value in cached[1]:
+            handler(self, value, schema, instance, path, out)
 
     def _ref(
         self, value: str, _s: Mapping[str, Any], inst: Any, path: str, out: list[Violation]
     ) -> None:
-        self._apply(self.resolve(value), inst, path, out)
+        target = self._resolved.get(value)
+        if target is None:
+            target = self._resolved[value] = self.resolve(value)
+        self._apply(target, inst, path, out)
 
     def _type(
         self, value: Any, _s: Mapping[str, Any], inst: Any, path: str, out: list[Violation]

@@ -1,0 +1,513 @@
+"""Find the documents a ``contract check`` run covers: files, directories, globs, JSONL, MCP logs.
+
+An operand is ``-`` (stdin), a file, a directory (every ``*.json``,
+``*.jsonl`` and ``*.ndjson`` below it, hidden entries skipped) or a glob
+(``out/**/*.json``; ``**`` crosses directories).  Each file is read as:
+
+* **json** — one JSON document (the whole file);
+* **jsonl** — JSON Lines: one document per non-blank line (``.jsonl`` and
+  ``.ndjson`` files in ``auto`` mode);
+* **mcp** — a JSON-RPC transcript: messages (or batches) one per line, or
+  one JSON array of messages.  Every ``tools/call`` response of a tool that
+  returns a contract document (:data:`TOOL_KINDS`, :data:`MACHINE_KINDS`) is
+  checked in place: its ``structuredContent``, else the JSON text of its first
+  text content item.  Requests and responses are paired by id.
+
+In ``auto`` mode a JSON-RPC message (an object with ``"jsonrpc"``, or an
+array of them) is read as a transcript wherever it appears.  A response
+whose request is not in the file (a capture of responses only), and a bare
+CallToolResult (``{"content": [...], "structuredContent": ...}``), are
+checked when they carry a contract document
+(:func:`~graphonomous.contract.checker.is_contract_document`), as ``auto``.
+
+Rules of this file: every input that cannot be read or parsed becomes an
+:class:`InputProblem` naming the file and line (the run goes on with the
+others); every contract tool response that is not checked (an error result, a
+bare tool result without a contract document) becomes a note; output order is operand
+order, then file name order, then line order.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+from graphonomous.contract.checker import is_contract_document
+from graphonomous.contract.positions import TextIndex, locate, nearest_offset
+from graphonomous.contract.schema import Violation, index_path, key_path, parse_json
+
+INPUT_MODES: Final = ("auto", "json", "jsonl", "mcp")
+JSONL_SUFFIXES: Final = (".jsonl", ".ndjson")
+DOCUMENT_SUFFIXES: Final = (".json", *JSONL_SUFFIXES)
+STDIN_NAME: Final = "stdin"
+_NOT_JSONRPC: Final = "not a JSON-RPC message (an object with 'jsonrpc') or an array of them"
+
+# MCP tools whose result is a contract document, by tool name (v1 surface and
+# seed 000's names) → document kind.  The contract cannot import the MCP
+# package (it sits below it), so the names are listed here; the MCP tests
+# keep them true.
+TOOL_KINDS: Final[Mapping[str, str]] = {
+    "retrieve_context": "retrieve_context",
+    "analyze_topology": "analyze_topology",
+    "topology_analyze": "analyze_topology",
+    "preview_edge_impact": "preview",
+}
+# The v2 surface's machines: (tool, action) → document kind.
+MACHINE_KINDS: Final[Mapping[tuple[str, str], str]] = {
+    ("retrieve", "context"): "retrieve_context",
+    ("route", "topology"): "analyze_topology",
+}
+
+
+class _Positions:
+    """Lazy offsets and line index of one text (computed only if a violation needs a line)."""
+
+    def __init__(self, text: str, first_line: int) -> None:
+        self.text = text
+        self.first_line = first_line
+        self._offsets: dict[str, int] | None = None
+        self._index: TextIndex | None = None
+
+    def line_column(self, text_path: str) -> tuple[int, int]:
+        if text_path == "$" and self._offsets is None:  # the root: no scan needed
+            start = len(self.text) - len(self.text.lstrip(" \t\n\r"))
+            prefix = self.text[:start]
+            return self.first_line + prefix.count("\n"), start - (prefix.rfind("\n") + 1) + 1
+        if self._offsets is None:
+            try:
+                self._offsets = locate(self.text)
+            except (ValueError, RecursionError):
+                self._offsets = {}
+            self._index = TextIndex(self.text)
+        assert self._index is not None
+        offset = nearest_offset(self._offsets, text_path)
+        line, column = self._index.line_column(offset if offset is not None else 0)
+        return line + self.first_line - 1, column
+
+
+@dataclass
+class Document:
+    """One document to check, and where it came from.
+
+    `source` is the file name as given (``stdin`` for ``-``); `origin` says
+    what inside the file it is (None: the whole file or line); `root` is the
+    document's path inside the parsed text; `embedded` documents were a JSON
+    string inside that text, so each of their violations is placed on the
+    string.
+    """
+
+    source: str
+    value: Any
+    kind: str
+    duplicates: list[Violation]
+    positions: _Positions
+    root: str = "$"
+    origin: str | None = None
+    embedded: bool = False
+    part: bool = False  # one of several documents of its file (a JSON Lines line, a response)
+    line: int = 1
+
+    def locate(self, path: str) -> tuple[int, int]:
+        """The (line, column) in `source` of the key or value at document path `path`."""
+        if self.embedded:
+            return self.positions.line_column(self.root)
+        return self.positions.line_column(self.root + path[1:])
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """Input that could not be checked: `line` None means the whole file."""
+
+    source: str
+    message: str
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "line": self.line, "message": self.message}
+
+    def __str__(self) -> str:
+        where = self.source if self.line is None else f"{self.source}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class Inputs:
+    """Everything found: documents in order, unusable inputs and notes."""
+
+    documents: list[Document] = field(default_factory=list)
+    problems: list[InputProblem] = field(default_factory=list)
+    notes: list[InputProblem] = field(default_factory=list)
+    # True when the run is one plain JSON document from one file or stdin,
+    # the case whose report keeps its original format.
+    single: bool = False
+
+
+# --------------------------------------------------------------------------
+# Operands → files
+# --------------------------------------------------------------------------
+
+
+def expand_operands(operands: list[str]) -> tuple[list[str], list[InputProblem]]:
+    """File names (``-`` for stdin) for the operands, each once; operands that match none."""
+    files: list[str] = []
+    problems: list[InputProblem] = []
+    seen: set[str] = set()
+    for operand in operands:
+        found = _expand_one(operand)
+        if isinstance(found, InputProblem):
+            problems.append(found)
+            continue
+        for name in found:
+            if name not in seen:
+                seen.add(name)
+                files.append(name)
+    return files, problems
+
+
+def _expand_one(operand: str) -> list[str] | InputProblem:
+    if operand == "-":
+        return ["-"]
+    path = Path(operand)
+    if path.is_dir():
+        found = sorted(_walk(path))
+        if not found:
+            suffixes = ", ".join(f"*{suffix}" for suffix in DOCUMENT_SUFFIXES)
+            return InputProblem(operand, f"no {suffixes} files in this directory")
+        return found
+    if path.exists() or not glob.has_magic(operand):
+        return [operand]  # a missing plain name is reported when it is read
+    matches = sorted(
+        Path(name).as_posix() for name in glob.glob(operand, recursive=True) if Path(name).is_file()
+    )
+    return matches or InputProblem(operand, "no files match this pattern")
+
+
+def _walk(directory: Path) -> Iterator[str]:
+    for root, dirs, names in os.walk(directory):
+        dirs[:] = [name for name in dirs if not name.startswith(".")]
+        for name in names:
+            if not name.startswith(".") and name.endswith(DOCUMENT_SUFFIXES):
+                yield (Path(root) / name).as_posix()
+
+
+# --------------------------------------------------------------------------
+# Files → documents
+# --------------------------------------------------------------------------
+
+
+def collect(operands: list[str], kind: str, mode: str, stdin: TextIO) -> Inputs:
+    """Read every operand and split it into documents (see the module docstring)."""
+    if mode not in INPUT_MODES:
+        raise ValueError(f"--input must be one of {', '.join(INPUT_MODES)}; got {mode!r}")
+    files, problems = expand_operands(operands)
+    inputs = Inputs(problems=problems)
+    for name in files:
+        source = STDIN_NAME if name == "-" else name
+        try:
+            text = stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            inputs.problems.append(InputProblem(source, f"cannot read {source}: {exc}"))
+            continue
+        chosen = mode
+        if mode == "auto":
+            chosen = "jsonl" if name.endswith(JSONL_SUFFIXES) else "json"
+        if chosen == "json" or (chosen == "mcp" and _is_one_value(text)):
+            _read_json(source, text, kind, mode, inputs)
+        else:
+            _read_lines(source, text, kind, chosen, mode, inputs)
+    inputs.single = (
+        len(operands) == 1
+        and files == operands
+        and mode in ("auto", "json")
+        and not files[0].endswith(JSONL_SUFFIXES)
+        and len(inputs.documents) + len(inputs.problems) == 1
+        and all(doc.origin is None for doc in inputs.documents)
+        and not inputs.notes
+    )
+    return inputs
+
+
+def _parse(source: str, text: str, line: int | None) -> tuple[Any, list[Violation]] | InputProblem:
+    try:
+        return parse_json(text)
+    except json.JSONDecodeError as exc:
+        at = exc.lineno if line is None else line
+        where = f"line {at} column {exc.colno}"
+        return InputProblem(source, f"{source} is not JSON: {exc.msg} at {where}", line)
+    except ValueError as exc:
+        return InputProblem(source, f"{source} is not JSON: {exc}", line)
+    except RecursionError:
+        return InputProblem(source, f"{source} is nested too deeply to be read", line)
+
+
+def _read_json(source: str, text: str, kind: str, mode: str, inputs: Inputs) -> None:
+    parsed = _parse(source, text, None)
+    if isinstance(parsed, InputProblem):
+        inputs.problems.append(parsed)
+        return
+    value, duplicates = parsed
+    positions = _Positions(text, 1)
+    if mode == "mcp" and not is_jsonrpc(value):
+        inputs.problems.append(InputProblem(source, _NOT_JSONRPC))
+        return
+    if mode == "mcp" or (mode == "auto" and is_jsonrpc(value)):
+        Transcript(source, inputs).feed(value, duplicates, positions)
+        return
+    if mode == "auto" and is_tool_result(value):
+        Transcript(source, inputs).bare_result(value, duplicates, positions, 1)
+        return
+    inputs.documents.append(Document(source, value, kind, duplicates, positions))
+
+
+def _is_one_value(text: str) -> bool:
+    """Whether the whole text is one JSON value (a transcript saved as one array)."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_lines(source: str, text: str, kind: str, chosen: str, mode: str, inputs: Inputs) -> None:
+    transcript = Transcript(source, inputs)
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue  # a blank line holds no document
+        parsed = _parse(source, line, number)
+        if isinstance(parsed, InputProblem):
+            inputs.problems.append(parsed)
+            continue
+        value, duplicates = parsed
+        positions = _Positions(line, number)
+        if chosen == "mcp" and not is_jsonrpc(value):
+            inputs.problems.append(InputProblem(source, _NOT_JSONRPC, number))
+        elif chosen == "mcp" or (mode == "auto" and is_jsonrpc(value)):
+            transcript.feed(value, duplicates, positions)
+        elif mode == "auto" and is_tool_result(value):
+            transcript.bare_result(value, duplicates, positions, number)
+        else:
+            inputs.documents.append(
+                Document(source, value, kind, duplicates, positions, part=True, line=number)
+            )
+
+
+def is_jsonrpc(value: Any) -> bool:
+    """A JSON-RPC message (an object with ``jsonrpc``) or a non-empty array of them."""
+    if isinstance(value, dict):
+        return "jsonrpc" in value
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(item, dict) and "jsonrpc" in item for item in value)
+    )
+
+
+# --------------------------------------------------------------------------
+# MCP transcripts
+# --------------------------------------------------------------------------
+
+
+def tool_kind(name: Any, arguments: Any) -> str | None:
+    """The document kind a tools/call returns (None: not a contract document)."""
+    if not isinstance(name, str):
+        return None
+    if name in TOOL_KINDS:
+        return TOOL_KINDS[name]
+    action = arguments.get("action") if isinstance(arguments, dict) else None
+    return MACHINE_KINDS.get((name, action)) if isinstance(action, str) else None
+
+
+@dataclass
+class _Call:
+    tool: str
+    kind: str | None  # None: a tool whose result is not a contract document
+    line: int
+
+
+class Transcript:
+    """Pairs tools/call requests with their responses across the messages of one file."""
+
+    def __init__(self, source: str, inputs: Inputs) -> None:
+        self.source = source
+        self.inputs = inputs
+        self.pending: dict[str, _Call] = {}
+
+    def feed(self, value: Any, duplicates: list[Violation], positions: _Positions) -> None:
+        """Take one parsed message, batch or array of messages (the whole of one text)."""
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                self._message(item, index_path("$", index), duplicates, positions)
+        else:
+            self._message(value, "$", duplicates, positions)
+
+    def bare_result(
+        self,
+        value: Mapping[str, Any],
+        duplicates: list[Violation],
+        positions: _Positions,
+        line: int,
+    ) -> None:
+        """A captured CallToolResult on its own (no JSON-RPC envelope): its tool is unknown."""
+        if value.get("isError") is True:
+            self.inputs.notes.append(
+                InputProblem(self.source, "an MCP error result, not a contract document", line)
+            )
+            return
+        before = len(self.inputs.documents)
+        self.tool_result(value, "$", "tool result", None, duplicates, positions, line)
+        if len(self.inputs.documents) == before:
+            self.inputs.notes.append(
+                InputProblem(
+                    self.source, "an MCP tool result without a contract document; not checked", line
+                )
+            )
+
+    def _message(
+        self, message: Any, path: str, duplicates: list[Violation], positions: _Positions
+    ) -> None:
+        if not isinstance(message, dict) or "id" not in message:
+            return  # a notification or not a message: nothing to pair
+        key = json.dumps(message["id"], sort_keys=True)
+        line = positions.line_column(path)[0]
+        if message.get("method") == "tools/call":
+            params = message.get("params")
+            params = params if isinstance(params, dict) else {}
+            name = params.get("name")
+            kind = tool_kind(name, params.get("arguments"))
+            action = None
+            if kind is not None and name not in TOOL_KINDS:
+                action = params["arguments"].get("action")
+            label = f"{name}/{action}" if action else str(name)
+            self.pending[key] = _Call(label, kind, line)
+            return
+        if "method" in message or ("result" not in message and "error" not in message):
+            return
+        call = self.pending.pop(key, None)
+        origin_id = json.dumps(message["id"], ensure_ascii=False)
+        result = message.get("result")
+        if call is None:
+            # No request in the transcript (a capture of responses only): check the
+            # result when it carries a contract document, whatever its tool was.
+            if isinstance(result, dict) and result.get("isError") is not True:
+                origin = f"response (id {origin_id}; its request is not in the transcript)"
+                root = key_path(path, "result")
+                self.tool_result(result, root, origin, None, duplicates, positions, line)
+            return
+        if call.kind is None:
+            return  # the response of a tool outside the contract
+        origin = f"tools/call {call.tool} (id {origin_id})"
+        if not isinstance(result, dict) or result.get("isError") is True:
+            self.inputs.notes.append(
+                InputProblem(
+                    self.source, f"{origin} returned an error, not a contract document", line
+                )
+            )
+            return
+        self.tool_result(
+            result, key_path(path, "result"), origin, call.kind, duplicates, positions, line
+        )
+
+    def tool_result(
+        self,
+        result: Mapping[str, Any],
+        path: str,
+        origin: str,
+        kind: str | None,
+        duplicates: list[Violation],
+        positions: _Positions,
+        line: int,
+    ) -> None:
+        """Check the document an MCP CallToolResult at `path` carries.
+
+        `kind` None: the tool is unknown, so the result is checked (as
+        ``auto``) only when it holds a contract document
+        (:func:`is_contract_document`); otherwise it is left alone.
+        """
+        found = self._document_of(result, path, origin, line, report=kind is not None)
+        if found is None:
+            return
+        value, root, inner, embedded = found
+        if kind is None and not is_contract_document(value):
+            return
+        own = inner if embedded else _rebase(duplicates, root)
+        self._add(value, root, origin, kind or "auto", own, positions, embedded=embedded)
+
+    def _document_of(
+        self, result: Mapping[str, Any], path: str, origin: str, line: int, *, report: bool
+    ) -> tuple[Any, str, list[Violation], bool] | None:
+        """(document, its path, its own duplicate keys, embedded?) of a result, or None.
+
+        The document is ``structuredContent``, else the JSON text of the first
+        text content item.  When there is none (or the text is not JSON) and
+        `report` is true, that is recorded as an unusable input.
+        """
+        if "structuredContent" in result:
+            return result["structuredContent"], key_path(path, "structuredContent"), [], False
+        content = result.get("content")
+        problem = f"{origin}: the result has neither structuredContent nor a text content item"
+        for index, item in enumerate(content if isinstance(content, list) else []):
+            if isinstance(item, dict) and item.get("type") == "text":
+                text = item.get("text")
+                root = key_path(index_path(key_path(path, "content"), index), "text")
+                if not isinstance(text, str):
+                    break
+                try:
+                    value, inner = parse_json(text)
+                except (ValueError, RecursionError) as exc:
+                    problem = f"{origin}: content[{index}].text is not JSON: {exc}"
+                    break
+                return value, root, inner, True
+        if report:
+            self.inputs.problems.append(InputProblem(self.source, problem, line))
+        return None
+
+    def _add(
+        self,
+        value: Any,
+        root: str,
+        origin: str,
+        kind: str,
+        own: list[Violation],
+        positions: _Positions,
+        *,
+        embedded: bool = False,
+    ) -> None:
+        document = Document(
+            self.source,
+            value,
+            kind,
+            own,
+            positions,
+            root=root,
+            origin=origin,
+            embedded=embedded,
+            part=True,
+        )
+        # One message per line: its line; a multi-line transcript: where the document starts.
+        one_line = "\n" not in positions.text
+        document.line = positions.first_line if one_line else positions.line_column(root)[0]
+        self.inputs.documents.append(document)
+
+
+def _rebase(duplicates: list[Violation], root: str) -> list[Violation]:
+    """The repeated keys found inside the value at `root`, with paths relative to it."""
+    return [
+        Violation("$" + violation.path[len(root) :], violation.message, violation.rule)
+        for violation in duplicates
+        if violation.path == root or violation.path.startswith((root + ".", root + "["))
+    ]
+
+
+def is_tool_result(value: Any) -> bool:
+    """An MCP CallToolResult (``content`` list) rather than a contract document."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("content"), list)
+        and not is_contract_document(value)
+    )
