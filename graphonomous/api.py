@@ -55,6 +55,7 @@ from .retrieval import (
     build_snapshot,
     store_fingerprint,
 )
+from .retrieval.metrics import stored_graph_metrics
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
 from .retrieval.region import analyze_region
 from .server_memory import MemoryView
@@ -663,6 +664,10 @@ class Graphonomous:
         if query is not None:
             arguments["query"] = query
         return analyze_region(self, arguments)
+
+    def graph_metrics(self, backend: str | None = None) -> dict[str, Any]:
+        """Spectral metrics of the live graph: λ₂ per component, Louvain Q, entropy H."""
+        return stored_graph_metrics(self, backend)
 
     def retrieval_mermaid(self, result: Mapping[str, Any]) -> str:
         """A Mermaid flowchart of a `retrieve_context` result (edges read from the store)."""

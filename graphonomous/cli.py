@@ -341,6 +341,27 @@ def cmd_topology(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_metrics(args: argparse.Namespace, out: TextIO) -> int:
+    from .algorithms.spectral import graph_from_document, graph_metrics
+    from .retrieval.metrics import default_backend, metrics_box
+
+    backend = args.backend or default_backend()
+    if args.file is None:
+        with _open(args) as graph:
+            metrics = graph.graph_metrics(backend)
+    else:
+        document = _read_json_arg(args.file, "metrics input")
+        metrics = {
+            "source": "document",
+            **graph_metrics(graph_from_document(document), backend=backend),
+        }
+    if args.json:
+        emit_json(metrics, out)
+    else:
+        out.write(metrics_box(metrics))
+    return EXIT_OK
+
+
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     import logging
 
@@ -905,6 +926,18 @@ def build_parser() -> argparse.ArgumentParser:
     topo.add_argument("file", nargs="?", default="-", help="JSON file, or - for stdin (default)")
     topo.add_argument("--reference", action="store_true", help="brute-force reference output")
     topo.add_argument("--preview", nargs=2, metavar=("SRC", "DST"), help="preview adding SRC->DST")
+
+    metrics = command(
+        "metrics",
+        cmd_metrics,
+        'spectral metrics (λ₂, Louvain Q, entropy) of the graph or a {"nodes", "edges"} document',
+    )
+    metrics.add_argument(
+        "file", nargs="?", default=None, help="JSON file or - (default: the graph)"
+    )
+    metrics.add_argument(
+        "--backend", choices=("pure", "numpy"), help="eigensolver (default: numpy if present)"
+    )
 
     contract = commands.add_parser("contract", help="check JSON against the canonical schema")
     contract_commands = contract.add_subparsers(

@@ -373,6 +373,7 @@ def test_resource_registry(server: McpServer) -> None:
         "graphonomous://graph/recent",
         "graphonomous://consolidation/log",
         "graphonomous://pulse/manifest",
+        "graphonomous://graph/metrics",
     ]
     templates = rpc(server, "resources/templates/list")["result"]["resourceTemplates"]
     assert [t["uriTemplate"] for t in templates] == ["graphonomous://graph/node/{id}"]
@@ -407,6 +408,16 @@ def test_recent_resource(server: McpServer, graph: Graphonomous) -> None:
     # Touch the oldest node: it becomes the most recent.
     graph.store.update_node(ids[0], last_accessed_at="9999-01-01T00:00:00.000Z")
     assert read(server, "graphonomous://graph/recent")["nodes"][0]["id"] == ids[0]
+
+
+def test_metrics_resource(server: McpServer) -> None:
+    for name in ("a", "b", "c"):
+        tool(server, "store_node", content=name, node_id=name)
+    tool(server, "store_edge", source_id="a", target_id="b")
+    metrics = read(server, "graphonomous://graph/metrics")
+    assert metrics["node_count"] == 3 and metrics["component_count"] == 2
+    assert metrics["isolated_count"] == 1 and metrics["algebraic_connectivity"] == 0.0
+    assert metrics["components"][0]["algebraic_connectivity"] == pytest.approx(2.0)
 
 
 def test_goals_snapshot_resource(server: McpServer, graph: Graphonomous) -> None:

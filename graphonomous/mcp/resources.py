@@ -4,7 +4,8 @@ Seed 003 names five resources, shared by every surface:
 ``graphonomous://runtime/health``, ``graphonomous://goals/snapshot``, the
 template ``graphonomous://graph/node/{id}``, ``graphonomous://graph/recent``
 and ``graphonomous://consolidation/log``.  A sixth, ``graphonomous://pulse/manifest``,
-is this package's PULSE loop manifest (:mod:`graphonomous.pulse`).
+is this package's PULSE loop manifest (:mod:`graphonomous.pulse`), a seventh,
+``graphonomous://graph/metrics``, seed 002's spectral metrics.
 
 A reader returns a JSON-ready value, which the server sends as one
 ``application/json`` text content — or a ``str``, sent as it is (the manifest
@@ -190,6 +191,12 @@ def read_consolidation_log(ctx: ResourceContext) -> dict[str, Any]:
     return result
 
 
+def read_metrics(ctx: ResourceContext) -> dict[str, Any]:
+    """Spectral metrics of the live graph (facade graph_metrics)."""
+    result: dict[str, Any] = ctx.graph.graph_metrics()
+    return result
+
+
 def read_manifest(ctx: ResourceContext) -> str:
     """The PULSE loop manifest naming this server's database file (JSON text)."""
     return manifest_resource(getattr(ctx.graph, "db_path", None))
@@ -226,6 +233,13 @@ CONSOLIDATION_LOG: Final = ResourceSpec(
     ),
     reader=read_consolidation_log,
 )
+METRICS: Final = ResourceSpec(
+    uri="graphonomous://graph/metrics",
+    name="graph-metrics",
+    title="Graph metrics",
+    description="Spectral metrics: λ₂ per component, Louvain modularity Q, community entropy.",
+    reader=read_metrics,
+)
 PULSE_MANIFEST: Final = ResourceSpec(
     uri=MANIFEST_URI,
     name="pulse-manifest",
@@ -241,5 +255,5 @@ NODE: Final = ResourceTemplate(
     reader=read_node,
 )
 
-RESOURCES: Final = (HEALTH, GOALS, RECENT, CONSOLIDATION_LOG, PULSE_MANIFEST)
+RESOURCES: Final = (HEALTH, GOALS, RECENT, CONSOLIDATION_LOG, PULSE_MANIFEST, METRICS)
 RESOURCE_TEMPLATES: Final = (NODE,)
