@@ -611,6 +611,29 @@ def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_FAILED if report["summary"]["failed"] else EXIT_OK
 
 
+def cmd_bench_graphmembench(args: argparse.Namespace, out: TextIO) -> int:
+    from .bench import format_report, run_graphmembench
+
+    try:
+        report = run_graphmembench(
+            args.tier, questions=args.questions, seed=args.seed, density=args.density
+        )
+    except ValueError as exc:
+        raise CliError(f"bench graphmembench: {exc}", EXIT_USAGE) from exc
+    if args.json_out is not None:
+        text = json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        if args.json_out == "-":
+            out.write(text)
+        else:
+            try:
+                Path(args.json_out).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise CliError(f"cannot write {args.json_out}: {exc.strerror}") from exc
+    if args.json_out != "-":
+        out.write(format_report(report))
+    return EXIT_FAILED if report["summary"]["failed"] else EXIT_OK
+
+
 # -- learning (B): consolidate, goal, coverage ---------------------------------
 
 
@@ -1029,6 +1052,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     capabilities.add_argument(
         "--category", type=int, action="append", help="only this category (repeatable)"
+    )
+    gmb = bench_commands.add_parser(
+        "graphmembench",
+        help="GraphMemBench v2 κ tiers T1-T8 (topology on/off); exit 1 if a target is missed",
+        description="GraphMemBench v2 κ tiers T1-T8; exit 1 if a tier misses a target",
+    )
+    gmb.set_defaults(handler=cmd_bench_graphmembench)
+    gmb.add_argument("--tier", type=int, action="append", help="only this tier 1-8 (repeatable)")
+    gmb.add_argument("--questions", type=int, default=100, help="questions per tier (default 100)")
+    gmb.add_argument("--seed", type=int, default=42)
+    gmb.add_argument("--density", type=int, default=2, help="T4 chords per ring (default 2)")
+    gmb.add_argument(
+        "--json", dest="json_out", metavar="OUT", help="also write the report as JSON (- = stdout)"
     )
     # learning (B)
     consolidate = command("consolidate", cmd_consolidate, "run one consolidation cycle")
