@@ -30,7 +30,7 @@ from ..model import (
 )
 from ..records import node_from_fields
 from ..store import Store
-from . import beliefs, tables
+from . import beliefs, goals, tables
 from .common import IndexChanges, bounded_step, insert_node, link, publish
 
 if TYPE_CHECKING:
@@ -330,6 +330,8 @@ def learn_from_outcome(
                 if found is None or found.forgotten_at is not None:
                     raise ValidationError("causal_node_ids", f"no live node with id {node_id!r}")
             goal_node_id = _resolve_goal_node(store, goal_id) if goal_id is not None else None
+            if goal_id is not None and goal_node_id is None:
+                raise ValidationError("goal_id", f"no live goal with id {goal_id!r}")
             insert_node(graph, node, vector, changes)
             updates = []
             for node_id in causal_ids:
@@ -383,6 +385,15 @@ def learn_from_outcome(
                     "signal_id": signal_id,
                 },
             )
+            goal_update = (
+                goals.apply_outcome(
+                    graph,
+                    goal_id,
+                    {"outcome_id": outcome_id, "status": status, "confidence": outcome_confidence},
+                )
+                if goal_id is not None
+                else None
+            )
         publish(graph, changes)
     telemetry.emit(
         OUTCOME_EVENT,
@@ -400,6 +411,7 @@ def learn_from_outcome(
         "causal_edges": edges,
         "goal_id": goal_id,
         "goal_node_id": goal_node_id,
+        "goal_update": goal_update,
         "duplicate": False,
     }
 
