@@ -149,7 +149,7 @@ def test_unknown_actions_and_parameters(graph: Graphonomous) -> None:
 def test_review_goal_decisions(graph: Graphonomous) -> None:
     goal = _create(graph, title="Reset valve V2 after an E-47 alarm")
     empty = graph.review_goal(goal["id"])
-    assert empty["decision"] == "learn" and empty["transition"] is None
+    assert empty["decision"] == "learn_first" and empty["transition"] is None
     for text in (
         "To reset valve V2 close the intake and recalibrate",
         "Alarm E-47 on valve V2 means pressure loss; reset after fixing the leak",

@@ -288,7 +288,7 @@ RETRIEVE: Final = Machine(
         _act("context", "retrieve_context", "κ-aware ranked retrieval with topology"),
         _act("episodic", "retrieve_episodic", "episodes in a time range"),
         _act("procedural", "retrieve_procedural", "procedures for a task, with steps"),
-        _act("coverage", "coverage_query", "is knowledge enough? act / learn / escalate"),
+        _act("coverage", "coverage_query", "is knowledge enough? act / learn_first / escalate"),
         _act("trace_evidence", "trace_evidence_path", "most credible paths between two nodes"),
         _act("frontier", "epistemic_frontier", "where evidence is most uncertain (Wilson)"),
     ),
@@ -303,7 +303,7 @@ ROUTE: Final = Machine(
         _act("deliberate", "deliberate", "plans for reasoning through feedback loops"),
         _act("attention_survey", "attention_survey", "what needs attention across goals"),
         _act("attention_cycle", "attention_run_cycle", "triage and dispatch an attention cycle"),
-        _act("review_goal", "review_goal", "coverage-driven act / learn / escalate for a goal"),
+        _act("review_goal", "review_goal", "act / learn_first / escalate for a goal"),
     ),
 )
 ACT: Final = Machine(

@@ -935,7 +935,7 @@ COVERAGE_QUERY: Final = ToolSpec(
     title="Is my knowledge enough for a task?",
     description=(
         "Before acting, check whether the graph knows enough: covered and missing topics, "
-        "confidence, uncertainty and contradiction risk, and a recommendation — act, learn "
+        "confidence, uncertainty and contradiction risk, and a recommendation — act, learn_first "
         "(gather knowledge first) or escalate (conflicting knowledge: ask a human). Runs "
         "retrieve_context, so results count as accessed."
     ),
@@ -1207,7 +1207,7 @@ REVIEW_GOAL: Final = ToolSpec(
     name="review_goal",
     title="Decide whether to pursue a goal now",
     description=(
-        "Coverage check of a goal's knowledge: act (enough, reliable knowledge), learn "
+        "Coverage check of a goal's knowledge: act (enough, reliable knowledge), learn_first "
         "(gaps to fill first) or escalate (conflicts: needs a human). With apply, the goal's "
         "status follows the decision."
     ),
