@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from ..contract.schema import Violation, key_path
 from ..model import ValidationError
 from .tools import ArgumentCheck, Handler, ToolAnnotations, ToolSpec, choice, obj
+from .upstream import machine_preparer
 from .v1 import V1_BY_NAME
 
 if TYPE_CHECKING:
@@ -369,4 +370,7 @@ CONSOLIDATE: Final = Machine(
 )
 
 MACHINES: Final[tuple[Machine, ...]] = (RETRIEVE, ROUTE, ACT, LEARN, CONSOLIDATE)
-MACHINE_TOOLS: Final[tuple[ToolSpec, ...]] = tuple(machine.spec for machine in MACHINES)
+# Upstream names are accepted on every machine too (mcp/upstream.py).
+MACHINE_TOOLS: Final[tuple[ToolSpec, ...]] = tuple(
+    replace(machine.spec, prepare=machine_preparer(machine)) for machine in MACHINES
+)
