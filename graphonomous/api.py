@@ -27,6 +27,7 @@ from .learning import (
     forgetting,
     goals,
     learner,
+    orchestrator,
     uncertainty,
 )
 from .model import (
@@ -890,6 +891,10 @@ class Graphonomous:
     def consolidation_log(self, limit: int = 20) -> dict[str, Any]:
         """The latest consolidation runs, newest first (graphonomous://consolidation/log)."""
         return consolidator.consolidation_log(self, limit)
+
+    def plasticity_metrics(self, window_hours: int = 24) -> dict[str, Any]:
+        """The Orchestrator's stability–plasticity figures over the last `window_hours`."""
+        return orchestrator.plasticity_metrics(self, window_hours)
 
     def manage_goal(self, action: str, **params: Any) -> dict[str, Any]:
         """GoalGraph: create | get | list | update | delete | transition | set_progress |

@@ -433,7 +433,9 @@ def test_consolidation_log_resource(server: McpServer, graph: Graphonomous) -> N
     run = tool(server, "run_consolidation")
     log = read(server, "graphonomous://consolidation/log")
     assert [r["id"] for r in log["runs"]] == [run["id"]]
+    orchestrator = log.pop("orchestrator")
     assert log == graph.consolidation_log()
+    assert orchestrator == graph.plasticity_metrics()
 
 
 def test_pulse_manifest_resource(server: McpServer, graph: Graphonomous) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import telemetry
@@ -30,7 +31,7 @@ from ..model import (
 )
 from ..records import node_from_fields
 from ..store import Store
-from . import beliefs, goals, tables
+from . import beliefs, goals, orchestrator, tables
 from .common import IndexChanges, bounded_step, insert_node, link, publish
 
 if TYPE_CHECKING:
@@ -670,12 +671,21 @@ def learn_from_interaction(
             _plan_claim(graph, claim_node, vector)
             for claim_node, vector in zip(claim_nodes, vectors[1:], strict=True)
         ]
+        # Seed 003's Orchestrator: stability vs plasticity, and the claim's timescale.
+        verdicts = [orchestrator.decide_claim(graph, plan) for plan in plans]
+        claim_nodes = [
+            replace(node, timescale=verdict.timescale) if verdict.timescale else node
+            for node, verdict in zip(claim_nodes, verdicts, strict=True)
+        ]
         records: list[dict[str, Any]] = []
         results = []
         with store.transaction():
             insert_node(graph, episode, vectors[0], changes)
-            for claim_node, vector, plan in zip(claim_nodes, vectors[1:], plans, strict=True):
-                if plan["reinforce"] is not None:
+            for claim_node, vector, plan, verdict in zip(
+                claim_nodes, vectors[1:], plans, verdicts, strict=True
+            ):
+                orchestrator.record(store, plan["reinforce"] or claim_node.id, verdict, now)
+                if plan["reinforce"] is not None and verdict.decision == "reinforce":
                     target = store.get_node(plan["reinforce"])
                     assert target is not None
                     store.update_node(
@@ -694,6 +704,7 @@ def learn_from_interaction(
                             "similarity": plan["similarity"],
                             "related": [],
                             "contradicts": [],
+                            "orchestrator": verdict.to_dict(),
                         }
                     )
                     continue
@@ -713,6 +724,7 @@ def learn_from_interaction(
                         "similarity": plan["similarity"],
                         "related": plan["related"],
                         "contradicts": [r["conflicting_node_id"] for r in found],
+                        "orchestrator": verdict.to_dict(),
                     }
                 )
         publish(graph, changes)

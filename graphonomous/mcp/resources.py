@@ -186,9 +186,10 @@ def read_goals(ctx: ResourceContext) -> dict[str, Any]:
 
 
 def read_consolidation_log(ctx: ResourceContext) -> dict[str, Any]:
-    """The latest CONSOLIDATION_LOG_LIMIT consolidation runs (facade consolidation_log)."""
+    """The latest CONSOLIDATION_LOG_LIMIT consolidation runs (facade consolidation_log) and
+    the Orchestrator's plasticity metrics (facade plasticity_metrics, seed 003)."""
     result: dict[str, Any] = ctx.graph.consolidation_log(CONSOLIDATION_LOG_LIMIT)
-    return result
+    return {**result, "orchestrator": ctx.graph.plasticity_metrics()}
 
 
 def read_metrics(ctx: ResourceContext) -> dict[str, Any]:
@@ -229,7 +230,7 @@ CONSOLIDATION_LOG: Final = ResourceSpec(
     title="Consolidation log",
     description=(
         f"The latest {CONSOLIDATION_LOG_LIMIT} consolidation runs (stages, totals), newest "
-        "first, and when the last real run happened."
+        "first, when the last real run happened, and orchestrator plasticity metrics."
     ),
     reader=read_consolidation_log,
 )
