@@ -593,6 +593,9 @@ def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
     from .capabilities import format_table, run_capabilities
 
+    if args.mutants:
+        return _bench_mutants(args, out)
+
     try:
         report = run_capabilities(args.category)
     except ValueError as exc:
@@ -632,6 +635,25 @@ def cmd_bench_graphmembench(args: argparse.Namespace, out: TextIO) -> int:
     if args.json_out != "-":
         out.write(format_report(report))
     return EXIT_FAILED if report["summary"]["failed"] else EXIT_OK
+
+
+def _bench_mutants(args: argparse.Namespace, out: TextIO) -> int:
+    from .capabilities.mutants import format_mutants, run_mutants
+
+    try:
+        report = run_mutants(args.category)
+    except ValueError as exc:
+        raise CliError(f"bench capabilities: {exc}", EXIT_USAGE) from exc
+    if args.json_out == "-":
+        emit_json(report, out)
+    else:
+        if args.json_out is not None:
+            try:
+                Path(args.json_out).write_text(json.dumps(report, indent=2) + "\n", "utf-8")
+            except OSError as exc:
+                raise CliError(f"cannot write {args.json_out}: {exc.strerror}") from exc
+        out.write(format_mutants(report))
+    return EXIT_FAILED if report["summary"]["survived"] else EXIT_OK
 
 
 # -- learning (B): consolidate, goal, coverage ---------------------------------
@@ -1052,6 +1074,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     capabilities.add_argument(
         "--category", type=int, action="append", help="only this category (repeatable)"
+    )
+    capabilities.add_argument(
+        "--mutants", action="store_true", help="run against broken variants; exit 1 if one survives"
     )
     gmb = bench_commands.add_parser(
         "graphmembench",
