@@ -17,8 +17,8 @@ Cues (callers also require embedding similarity):
   word on each side (something was replaced by something else);
 - ``antonym`` — one says X, the other its opposite (`ANTONYM_PAIRS`),
   neither says both, with the overlap;
-- ``number`` — a number only one side has stands in the same slot as a
-  number only the other side has (same word before or after: "port 8080" /
+- ``number`` — a number on one side stands in the same slot as a different
+  number on the other (same word before or after: "port 8080" /
   "port 9090", "at 02:00" / "at 04:00", "384-dimensional" / "768-dimensional";
   a month name before either counts as the same word: "Jan 18" / "Feb 3").
   Digits inside identifiers ("PS-2", "E-47", "v1") are not numbers; number
@@ -197,15 +197,16 @@ def _slot_word(word: str | None) -> str | None:
 
 
 def _number_cue(first: str, second: str) -> bool:
-    slots_a, slots_b = numbers_in_slots(first), numbers_in_slots(second)
-    values_a, values_b = {v for v, _, _ in slots_a}, {v for v, _, _ in slots_b}
-    only_a = [s for s in slots_a if s[0] not in values_b]
-    only_b = [s for s in slots_b if s[0] not in values_a]
+    """Two numbers in the same slot (same word before or after) with different values."""
+    slots_b = numbers_in_slots(second)
     return any(
-        (a_before is not None and a_before == b_before)
-        or (a_after is not None and a_after == b_after)
-        for _, a_before, a_after in only_a
-        for _, b_before, b_after in only_b
+        value != other
+        and (
+            (before is not None and before == other_before)
+            or (after is not None and after == other_after)
+        )
+        for value, before, after in numbers_in_slots(first)
+        for other, other_before, other_after in slots_b
     )
 
 
