@@ -1407,40 +1407,38 @@ RUN_CONSOLIDATION: Final = ToolSpec(
 )
 
 # Seed 003 §5.3's order (by category), with seed 000's alias next to its twin.
-# Each also takes upstream Graphonomous' argument names and returns its result fields too.
-V1_TOOLS: Final[tuple[ToolSpec, ...]] = tuple(
-    with_upstream(spec)
-    for spec in (
-        STORE_NODE,
-        STORE_EDGE,
-        DELETE_NODE,
-        MANAGE_EDGE,
-        RETRIEVE_CONTEXT,
-        QUERY_GRAPH,
-        TOPOLOGY_ANALYZE,
-        ANALYZE_TOPOLOGY,
-        GRAPH_TRAVERSE,
-        GRAPH_STATS,
-        RETRIEVE_EPISODIC,
-        RETRIEVE_PROCEDURAL,
-        COVERAGE_QUERY,
-        TRACE_EVIDENCE_PATH,
-        EPISTEMIC_FRONTIER,
-        LEARN_FROM_OUTCOME,
-        LEARN_FROM_FEEDBACK,
-        LEARN_DETECT_NOVELTY,
-        LEARN_FROM_INTERACTION,
-        BELIEF_REVISE,
-        BELIEF_CONTRADICTIONS,
-        MANAGE_GOAL,
-        REVIEW_GOAL,
-        DELIBERATE,
-        ATTENTION_SURVEY,
-        ATTENTION_RUN_CYCLE,
-        FORGET_NODE,
-        FORGET_BY_POLICY,
-        GDPR_ERASE,
-        RUN_CONSOLIDATION,
-    )
+_V1_SPECS: Final[tuple[ToolSpec, ...]] = (
+    STORE_NODE,
+    STORE_EDGE,
+    DELETE_NODE,
+    MANAGE_EDGE,
+    RETRIEVE_CONTEXT,
+    QUERY_GRAPH,
+    TOPOLOGY_ANALYZE,
+    ANALYZE_TOPOLOGY,
+    GRAPH_TRAVERSE,
+    GRAPH_STATS,
+    RETRIEVE_EPISODIC,
+    RETRIEVE_PROCEDURAL,
+    COVERAGE_QUERY,
+    TRACE_EVIDENCE_PATH,
+    EPISTEMIC_FRONTIER,
+    LEARN_FROM_OUTCOME,
+    LEARN_FROM_FEEDBACK,
+    LEARN_DETECT_NOVELTY,
+    LEARN_FROM_INTERACTION,
+    BELIEF_REVISE,
+    BELIEF_CONTRADICTIONS,
+    MANAGE_GOAL,
+    REVIEW_GOAL,
+    DELIBERATE,
+    ATTENTION_SURVEY,
+    ATTENTION_RUN_CYCLE,
+    FORGET_NODE,
+    FORGET_BY_POLICY,
+    GDPR_ERASE,
+    RUN_CONSOLIDATION,
 )
+# Each also takes upstream Graphonomous' argument names and returns its result fields too.
+V1_TOOLS: Final[tuple[ToolSpec, ...]] = tuple(with_upstream(spec) for spec in _V1_SPECS)
 V1_BY_NAME: Final[Mapping[str, ToolSpec]] = {spec.name: spec for spec in V1_TOOLS}
