@@ -113,6 +113,18 @@ def _number_cue_loose() -> list[tuple[Any, str, Any]]:
     return [(cues, "_number_cue", loose)]
 
 
+def _precondition_boost_off() -> list[tuple[Any, str, Any]]:
+    from ..retrieval import specialized
+
+    return [(specialized, "PRECONDITION_BOOST", 0.0)]
+
+
+def _steps_unparsed() -> list[tuple[Any, str, Any]]:
+    from ..retrieval import specialized
+
+    return [(specialized, "extract_steps", lambda content, metadata: [content])]
+
+
 MUTANTS: Final[tuple[Mutant, ...]] = (
     Mutant("kappa_forced_zero", "every SCC reports κ = 0", 1, _kappa_zero),
     Mutant("cues_off", "no contradiction cue is ever found", 2, _cues_off),
@@ -131,6 +143,8 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
     ),
     Mutant("cascade_root_only", "cascade forgetting deletes only the root", 5, _cascade_root_only),
     Mutant("decay_off", "consolidation never decays node confidence", 3, _decay_off),
+    Mutant("precondition_boost_off", "met preconditions do not boost", 7, _precondition_boost_off),
+    Mutant("steps_unparsed", "a procedure's text is one step", 7, _steps_unparsed),
     Mutant("goal_outcomes_off", "outcomes never move their goal", 13, _goal_outcomes_off),
     Mutant(
         "identifier_topics_off", "codes like E-47 are matched as words", 13, _identifier_topics_off
