@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 SERVER_MEMORY_ENV: Final = "GRAPHONOMOUS_SERVER_MEMORY"
 """Path of server-memory's ``dist/index.js``; else searched under `SERVER_MEMORY_ROOTS`."""
-SERVER_MEMORY_ROOTS: Final = ("/tmp/fid-npm", "/tmp/mcp-test-tools")
+SERVER_MEMORY_ROOTS: Final = ("/tmp/graphonomous-mcp-tools", "/tmp/mcp-test-tools", "/tmp/fid-npm")
 SERVER_MEMORY_SCRIPT: Final = "node_modules/@modelcontextprotocol/server-memory/dist/index.js"
 RPC_TIMEOUT_S: Final = 20.0
 
