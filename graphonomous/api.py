@@ -27,6 +27,7 @@ from .learning import (
     forgetting,
     goals,
     learner,
+    orchestrator,
     uncertainty,
 )
 from .model import (
@@ -56,6 +57,7 @@ from .retrieval import (
     store_fingerprint,
 )
 from .retrieval.experience import ExperienceIndex, RetrievalTrace, is_retrieval_aid
+from .retrieval.metrics import stored_graph_metrics
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
 from .retrieval.region import analyze_region
 from .server_memory import MemoryView
@@ -679,6 +681,10 @@ class Graphonomous:
             arguments["query"] = query
         return analyze_region(self, arguments)
 
+    def graph_metrics(self, backend: str | None = None) -> dict[str, Any]:
+        """Spectral metrics of the live graph: λ₂ per component, Louvain Q, entropy H."""
+        return stored_graph_metrics(self, backend)
+
     def retrieval_mermaid(self, result: Mapping[str, Any]) -> str:
         """A Mermaid flowchart of a `retrieve_context` result (edges read from the store)."""
         ids = [r["node_id"] for r in result.get("results", [])]
@@ -903,6 +909,10 @@ class Graphonomous:
     def consolidation_log(self, limit: int = 20) -> dict[str, Any]:
         """The latest consolidation runs, newest first (graphonomous://consolidation/log)."""
         return consolidator.consolidation_log(self, limit)
+
+    def plasticity_metrics(self, window_hours: int = 24) -> dict[str, Any]:
+        """The Orchestrator's stability–plasticity figures over the last `window_hours`."""
+        return orchestrator.plasticity_metrics(self, window_hours)
 
     def manage_goal(self, action: str, **params: Any) -> dict[str, Any]:
         """GoalGraph: create | get | list | update | delete | transition | set_progress |

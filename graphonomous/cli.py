@@ -357,6 +357,27 @@ def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
         return serve_ui(server, open_browser=args.open)
 
 
+def cmd_metrics(args: argparse.Namespace, out: TextIO) -> int:
+    from .algorithms.spectral import graph_from_document, graph_metrics
+    from .retrieval.metrics import default_backend, metrics_box
+
+    backend = args.backend or default_backend()
+    if args.file is None:
+        with _open(args) as graph:
+            metrics = graph.graph_metrics(backend)
+    else:
+        document = _read_json_arg(args.file, "metrics input")
+        metrics = {
+            "source": "document",
+            **graph_metrics(graph_from_document(document), backend=backend),
+        }
+    if args.json:
+        emit_json(metrics, out)
+    else:
+        out.write(metrics_box(metrics))
+    return EXIT_OK
+
+
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     import logging
 
@@ -582,6 +603,9 @@ def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
     from .capabilities import format_table, run_capabilities
 
+    if args.mutants:
+        return _bench_mutants(args, out)
+
     try:
         report = run_capabilities(args.category)
     except ValueError as exc:
@@ -598,6 +622,48 @@ def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
     if args.json_out != "-":
         out.write(format_table(report))
     return EXIT_FAILED if report["summary"]["failed"] else EXIT_OK
+
+
+def cmd_bench_graphmembench(args: argparse.Namespace, out: TextIO) -> int:
+    from .bench import format_report, run_graphmembench
+
+    try:
+        report = run_graphmembench(
+            args.tier, questions=args.questions, seed=args.seed, density=args.density
+        )
+    except ValueError as exc:
+        raise CliError(f"bench graphmembench: {exc}", EXIT_USAGE) from exc
+    if args.json_out is not None:
+        text = json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        if args.json_out == "-":
+            out.write(text)
+        else:
+            try:
+                Path(args.json_out).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise CliError(f"cannot write {args.json_out}: {exc.strerror}") from exc
+    if args.json_out != "-":
+        out.write(format_report(report))
+    return EXIT_FAILED if report["summary"]["failed"] else EXIT_OK
+
+
+def _bench_mutants(args: argparse.Namespace, out: TextIO) -> int:
+    from .capabilities.mutants import format_mutants, run_mutants
+
+    try:
+        report = run_mutants(args.category)
+    except ValueError as exc:
+        raise CliError(f"bench capabilities: {exc}", EXIT_USAGE) from exc
+    if args.json_out == "-":
+        emit_json(report, out)
+    else:
+        if args.json_out is not None:
+            try:
+                Path(args.json_out).write_text(json.dumps(report, indent=2) + "\n", "utf-8")
+            except OSError as exc:
+                raise CliError(f"cannot write {args.json_out}: {exc.strerror}") from exc
+        out.write(format_mutants(report))
+    return EXIT_FAILED if report["summary"]["survived"] else EXIT_OK
 
 
 # -- learning (B): consolidate, goal, coverage ---------------------------------
@@ -924,6 +990,18 @@ def build_parser() -> argparse.ArgumentParser:
     topo.add_argument("--reference", action="store_true", help="brute-force reference output")
     topo.add_argument("--preview", nargs=2, metavar=("SRC", "DST"), help="preview adding SRC->DST")
 
+    metrics = command(
+        "metrics",
+        cmd_metrics,
+        'spectral metrics (λ₂, Louvain Q, entropy) of the graph or a {"nodes", "edges"} document',
+    )
+    metrics.add_argument(
+        "file", nargs="?", default=None, help="JSON file or - (default: the graph)"
+    )
+    metrics.add_argument(
+        "--backend", choices=("pure", "numpy"), help="eigensolver (default: numpy if present)"
+    )
+
     contract = commands.add_parser("contract", help="check JSON against the canonical schema")
     contract_commands = contract.add_subparsers(
         dest="contract_command", metavar="ACTION", parser_class=_Parser, required=True
@@ -1000,6 +1078,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     capabilities.add_argument(
         "--category", type=int, action="append", help="only this category (repeatable)"
+    )
+    capabilities.add_argument(
+        "--mutants", action="store_true", help="run against broken variants; exit 1 if one survives"
+    )
+    gmb = bench_commands.add_parser(
+        "graphmembench",
+        help="GraphMemBench v2 κ tiers T1-T8 (topology on/off); exit 1 if a target is missed",
+        description="GraphMemBench v2 κ tiers T1-T8; exit 1 if a tier misses a target",
+    )
+    gmb.set_defaults(handler=cmd_bench_graphmembench)
+    gmb.add_argument("--tier", type=int, action="append", help="only this tier 1-8 (repeatable)")
+    gmb.add_argument("--questions", type=int, default=100, help="questions per tier (default 100)")
+    gmb.add_argument("--seed", type=int, default=42)
+    gmb.add_argument("--density", type=int, default=2, help="T4 chords per ring (default 2)")
+    gmb.add_argument(
+        "--json", dest="json_out", metavar="OUT", help="also write the report as JSON (- = stdout)"
     )
     # learning (B)
     consolidate = command("consolidate", cmd_consolidate, "run one consolidation cycle")

@@ -475,11 +475,30 @@ def test_retrieving_over_mutual_imports_routes_deliberate(
 
 
 def test_a_dag_of_imports_routes_fast(graph: Graphonomous, tmp_path: Path) -> None:
-    write(tmp_path, "alpha.py", "import beta\n")
-    write(tmp_path, "beta.py", "X = 1\n")
+    # Dissimilar files: no semantic back-reference (see the next test), so no loop.
+    write(tmp_path, "alpha.py", "import beta\n\ndef parse_orders(rows):\n    return rows\n")
+    write(tmp_path, "beta.py", 'X = 1\nCOLOURS = ["red", "green"]\n')
     scan_directory(graph, tmp_path)
     ids = [n.id for n in file_nodes(graph).values()]
     assert analyze(graph.store.list_edges_between(ids), emit_telemetry=False)["routing"] == "fast"
+
+
+def test_similar_files_get_a_semantic_back_reference(graph: Graphonomous, tmp_path: Path) -> None:
+    body = "def parse_orders(rows):\n    return [row for row in rows if row.valid]\n"
+    write(tmp_path, "alpha.py", "import beta\n\n" + body)
+    write(tmp_path, "beta.py", body)
+    scan_directory(graph, tmp_path)
+    files = file_nodes(graph)
+    alpha, beta = files["alpha.py"].id, files["beta.py"].id
+    back = graph.store.find_edge(beta, alpha, "supports")
+    assert back is not None and back.metadata["source"] == "edge_extractor_backref"
+    assert back.metadata["similarity"] >= 0.75
+    assert back.strength == round(back.metadata["similarity"] * 0.6, 3)
+    result = analyze(graph.store.list_edges_between([alpha, beta]), emit_telemetry=False)
+    assert result["max_kappa"] == 1  # the deliberate 2-cycle ("Kappa activation")
+    write(tmp_path, "alpha.py", body)  # the import goes: so does its back-reference
+    scan_directory(graph, tmp_path)
+    assert graph.store.find_edge(beta, alpha, "supports") is None
 
 
 def test_binary_file_turned_text_is_ingested(graph: Graphonomous, tree: Path) -> None:

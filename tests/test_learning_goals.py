@@ -149,7 +149,7 @@ def test_unknown_actions_and_parameters(graph: Graphonomous) -> None:
 def test_review_goal_decisions(graph: Graphonomous) -> None:
     goal = _create(graph, title="Reset valve V2 after an E-47 alarm")
     empty = graph.review_goal(goal["id"])
-    assert empty["decision"] == "learn" and empty["transition"] is None
+    assert empty["decision"] == "learn_first" and empty["transition"] is None
     for text in (
         "To reset valve V2 close the intake and recalibrate",
         "Alarm E-47 on valve V2 means pressure loss; reset after fixing the leak",
@@ -175,3 +175,74 @@ def test_goals_snapshot(graph: Graphonomous) -> None:
         "completed": 0,
         "abandoned": 0,
     }
+
+
+# -- outcomes drive goals (audit finding: three failures left a goal active at 0.25) ----------
+
+
+def _outcome(graph: Graphonomous, goal_id: str, status: str, cause: str) -> dict[str, Any]:
+    return graph.learn_from_outcome("act", status, 0.9, [cause], goal_id=goal_id)
+
+
+def test_failures_exhaust_the_retry_budget(graph: Graphonomous) -> None:
+    cause = graph.store_node("Restart the PS-2 pump")["node"]["id"]
+    goal = graph.manage_goal("create", title="Keep PS-2 running")["goal"]
+    first = _outcome(graph, goal["id"], "failure", cause)
+    assert first["goal_update"]["transitions"][0]["to"] == "active"
+    _outcome(graph, goal["id"], "failure", cause)
+    third = _outcome(graph, goal["id"], "failure", cause)["goal_update"]
+    assert third["status"] == "abandoned" and third["progress"] == 0.0
+    history = graph.manage_goal("get", goal_id=goal["id"])["goal"]["metadata"]["history"]
+    assert [h["to"] for h in history] == ["active", "abandoned"]
+    assert history[-1]["evidence"]["consecutive_failures"] == 3
+    assert history[-1]["evidence"]["status"] == "failure"
+
+
+def test_outcome_threshold_completes_a_goal(graph: Graphonomous) -> None:
+    cause = graph.store_node("Calibrate the gauge weekly")["node"]["id"]
+    criteria = {"type": "outcome_threshold", "target": 0.7, "min_outcomes": 3}
+    goal = graph.manage_goal(
+        "create", title="Calibrated gauges", metadata={"completion_criteria": criteria}
+    )["goal"]
+    statuses = ["success", "failure", "success"]
+    updates = [_outcome(graph, goal["id"], s, cause)["goal_update"] for s in statuses]
+    assert updates[1]["status"] == "active" and updates[1]["progress"] == 0.5
+    assert updates[2]["status"] == "active"  # 2/3 < 0.7
+    last = _outcome(graph, goal["id"], "success", cause)["goal_update"]
+    assert last["status"] == "completed" and last["progress"] == 1.0
+    assert last["transitions"][-1]["reason"].startswith("outcome_threshold met")
+    # A terminal goal still counts outcomes but does not move.
+    after = _outcome(graph, goal["id"], "failure", cause)["goal_update"]
+    assert after["status"] == "completed" and after["outcome_stats"]["failure"] == 2
+
+
+def test_timeouts_do_not_count_and_success_unblocks(graph: Graphonomous) -> None:
+    cause = graph.store_node("Page the on-call engineer")["node"]["id"]
+    goal = graph.manage_goal("create", title="Resolve incident", metadata={"retry_budget": 2})[
+        "goal"
+    ]
+    graph.manage_goal("transition", goal_id=goal["id"], status="active")
+    graph.manage_goal("transition", goal_id=goal["id"], status="blocked")
+    update = _outcome(graph, goal["id"], "timeout", cause)["goal_update"]
+    assert update["status"] == "blocked" and update["outcome_stats"]["consecutive_failures"] == 0
+    update = _outcome(graph, goal["id"], "success", cause)["goal_update"]
+    assert update["status"] == "active" and update["progress"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("metadata", "field"),
+    [
+        ({"completion_criteria": {"type": "vibes"}}, "metadata.completion_criteria"),
+        (
+            {"completion_criteria": {"type": "outcome_threshold", "target": 2}},
+            "metadata.completion_criteria.target",
+        ),
+        ({"retry_budget": -1}, "metadata.retry_budget"),
+    ],
+)
+def test_bad_criteria_name_the_field(
+    graph: Graphonomous, metadata: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(ValidationError) as info:
+        graph.manage_goal("create", title="x", metadata=metadata)
+    assert info.value.field == field

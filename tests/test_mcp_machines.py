@@ -204,7 +204,8 @@ def test_read_actions_answer_exactly_as_their_v1_tool(
 
 def test_writes_through_a_machine_land_in_the_graph(session: Session) -> None:
     stored = session.ok("act", {"action": "store_node", "content": "Gaskets age", "node_id": "g"})
-    assert stored == {"node": session.graph.get_node("g")["node"]}
+    assert stored["node"] == session.graph.get_node("g")["node"]
+    assert stored["node_id"] == "g" and stored["status"] == "stored"  # upstream's fields too
     edge = session.ok(
         "act",
         {

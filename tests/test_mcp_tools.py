@@ -373,6 +373,7 @@ def test_resource_registry(server: McpServer) -> None:
         "graphonomous://graph/recent",
         "graphonomous://consolidation/log",
         "graphonomous://pulse/manifest",
+        "graphonomous://graph/metrics",
     ]
     templates = rpc(server, "resources/templates/list")["result"]["resourceTemplates"]
     assert [t["uriTemplate"] for t in templates] == ["graphonomous://graph/node/{id}"]
@@ -409,6 +410,16 @@ def test_recent_resource(server: McpServer, graph: Graphonomous) -> None:
     assert read(server, "graphonomous://graph/recent")["nodes"][0]["id"] == ids[0]
 
 
+def test_metrics_resource(server: McpServer) -> None:
+    for name in ("a", "b", "c"):
+        tool(server, "store_node", content=name, node_id=name)
+    tool(server, "store_edge", source_id="a", target_id="b")
+    metrics = read(server, "graphonomous://graph/metrics")
+    assert metrics["node_count"] == 3 and metrics["component_count"] == 2
+    assert metrics["isolated_count"] == 1 and metrics["algebraic_connectivity"] == 0.0
+    assert metrics["components"][0]["algebraic_connectivity"] == pytest.approx(2.0)
+
+
 def test_goals_snapshot_resource(server: McpServer, graph: Graphonomous) -> None:
     assert read(server, "graphonomous://goals/snapshot") == graph.goals_snapshot()
     goal = tool(server, "manage_goal", action="create", title="Keep pump P-3 running")["goal"]
@@ -422,7 +433,9 @@ def test_consolidation_log_resource(server: McpServer, graph: Graphonomous) -> N
     run = tool(server, "run_consolidation")
     log = read(server, "graphonomous://consolidation/log")
     assert [r["id"] for r in log["runs"]] == [run["id"]]
+    orchestrator = log.pop("orchestrator")
     assert log == graph.consolidation_log()
+    assert orchestrator == graph.plasticity_metrics()
 
 
 def test_pulse_manifest_resource(server: McpServer, graph: Graphonomous) -> None:

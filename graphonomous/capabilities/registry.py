@@ -23,6 +23,18 @@ CATEGORY_NAMES: Final[Mapping[int, str]] = {
     3: "conflict_aware_consolidation",
     4: "two_phase_retrieval",
     5: "intentional_forgetting",
+    # Phases 2-3 (../shared/design/graphmembench.md); a category without scenarios yet
+    # simply does not appear in a report.
+    6: "uncertainty_propagation",
+    7: "procedural_retrieval",
+    8: "multi_agent_prep",
+    9: "integration",
+    10: "stress",
+    11: "causal_metadata",
+    12: "end_to_end_workflows",
+    13: "regression_guards",
+    14: "competitor_adapters",
+    15: "reporting",
 }
 # Modules holding scenarios: cat<category>_<topic>.py in this package.
 SCENARIO_MODULE_PATTERN: Final = re.compile(r"^cat(\d+)_\w+$")

@@ -27,6 +27,7 @@ from typing import Final
 from ..api import Graphonomous
 from ..model import new_id, utc_now
 from ..store import Store
+from .backrefs import add_back_references
 from .options import ScanOptions, ScanSummary
 from .plan import (
     FilePlan,
@@ -349,6 +350,7 @@ class _Sync:
                 ):
                     continue
                 plan = plan_references(self.store, node, rel_path, file_ids, after)
+                add_back_references(self.graph, plan)
                 if plan.operations:
                     self.queue(plan)
         self.flush()

@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from ..embed import exact_score, tokenize
+from ..embed import exact_score
 from ..model import (
     NODE_TYPES,
     Node,
@@ -47,6 +46,7 @@ from ..records import node_from_fields
 from ..store import Store
 from . import tables
 from .common import IndexChanges, insert_node, link, publish
+from .cues import contradiction_cues as contradiction_cues  # re-exported for callers
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -79,131 +79,11 @@ EXPLICIT_CONTRADICTION_STRENGTH: Final = 1.0
 SIMILARITY_DIGITS: Final = 6
 
 # -- contradiction cues --------------------------------------------------------
-
-# Negation words; "n't" contractions are matched separately.
-NEGATIONS: Final = frozenset(
-    {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot", "without"}
-)
-_CONTRACTION_NEGATION: Final = re.compile(r"n['’]t\b", re.IGNORECASE)
-# Words announcing that a statement replaces an earlier one.
-UPDATE_CUES: Final = frozenset(
-    {
-        "instead",
-        "anymore",
-        "longer",  # "no longer"
-        "now",
-        "changed",
-        "replaced",
-        "moved",
-        "switched",
-        "updated",
-        "formerly",
-        "previously",
-        "renamed",
-    }
-)
-ANTONYM_PAIRS: Final = (
-    ("open", "closed"),
-    ("on", "off"),
-    ("true", "false"),
-    ("enabled", "disabled"),
-    ("increase", "decrease"),
-    ("increases", "decreases"),
-    ("increased", "decreased"),
-    ("up", "down"),
-    ("high", "low"),
-    ("higher", "lower"),
-    ("allowed", "forbidden"),
-    ("valid", "invalid"),
-    ("safe", "unsafe"),
-    ("success", "failure"),
-    ("succeeded", "failed"),
-    ("succeeds", "fails"),
-    ("pass", "fail"),
-    ("passed", "failed"),
-    ("always", "never"),
-    ("above", "below"),
-    ("more", "less"),
-    ("start", "stop"),
-    ("accept", "reject"),
-    ("accepted", "rejected"),
-    ("include", "exclude"),
-    ("present", "absent"),
-    ("active", "inactive"),
-    ("available", "unavailable"),
-    ("correct", "incorrect"),
-    ("possible", "impossible"),
-    ("legal", "illegal"),
-    ("positive", "negative"),
-    ("hot", "cold"),
-    ("dark", "light"),
-    ("online", "offline"),
-    ("alive", "dead"),
-    ("win", "lose"),
-    ("before", "after"),
-    ("supported", "unsupported"),
-    ("required", "optional"),
-)
-_NUMBER: Final = re.compile(r"\d+(?:[.,]\d+)*")
-_WORD: Final = re.compile(r"\w+")
-# Share of common tokens two statements need before an entity swap counts.
-ENTITY_SWAP_MIN_OVERLAP: Final = 0.5
+# `contradiction_cues` lives in cues.py (with the labelled set it is measured on).
 
 log = logging.getLogger("graphonomous.learning.beliefs")
 
 ContradictionHook = Callable[[dict[str, Any]], object]
-
-
-def _negated(text: str) -> bool:
-    return bool(NEGATIONS.intersection(tokenize(text))) or bool(_CONTRACTION_NEGATION.search(text))
-
-
-def _capitalised_inner_words(text: str) -> set[str]:
-    """Lower-cased words written with a capital letter, except each sentence's first word."""
-    found: set[str] = set()
-    for sentence in re.split(r"[.!?]\s+", text):
-        words = _WORD.findall(sentence)
-        found.update(word.lower() for word in words[1:] if word[:1].isupper())
-    return found
-
-
-def contradiction_cues(first: str, second: str) -> list[str]:
-    """Lexical signs that two similar statements disagree (sorted cue names).
-
-    Cues: ``negation`` (exactly one statement is negated: not/no/never/…/n't),
-    ``update`` (a replacement word such as "instead", "no longer", "now",
-    "moved"), ``antonym`` (one says X, the other its opposite from
-    :data:`ANTONYM_PAIRS`, and neither says both), ``number`` (both contain
-    numbers and the sets differ: "port 8080" vs "port 9090"), ``entity`` (the
-    token sets overlap ≥ 50 % and each side has a capitalised word the other
-    lacks: "lives in Paris" vs "lives in Berlin").  A cue alone is not a
-    contradiction; callers also require embedding similarity.
-    O(len(first) + len(second)).
-    """
-    cues: set[str] = set()
-    tokens_a, tokens_b = set(tokenize(first)), set(tokenize(second))
-    if _negated(first) != _negated(second):
-        cues.add("negation")
-    if UPDATE_CUES.intersection(tokens_a ^ tokens_b):
-        cues.add("update")
-    for left, right in ANTONYM_PAIRS:
-        a_left, a_right = left in tokens_a, right in tokens_a
-        b_left, b_right = left in tokens_b, right in tokens_b
-        if (a_left and b_right and not a_right and not b_left) or (
-            a_right and b_left and not a_left and not b_right
-        ):
-            cues.add("antonym")
-            break
-    numbers_a, numbers_b = set(_NUMBER.findall(first)), set(_NUMBER.findall(second))
-    if numbers_a and numbers_b and numbers_a != numbers_b:
-        cues.add("number")
-    union = tokens_a | tokens_b
-    if union and len(tokens_a & tokens_b) / len(union) >= ENTITY_SWAP_MIN_OVERLAP:
-        only_a = (tokens_a - tokens_b) & _capitalised_inner_words(first)
-        only_b = (tokens_b - tokens_a) & _capitalised_inner_words(second)
-        if only_a and only_b:
-            cues.add("entity")
-    return sorted(cues)
 
 
 # -- hooks -------------------------------------------------------------------

@@ -48,10 +48,10 @@ from . import bookkeeping
 from .beliefs import (
     REVISION_CONFIDENCE_FACTOR,
     add_contradiction_edges,
-    contradiction_cues,
     retract,
 )
 from .common import IndexChanges, link
+from .cues import contradiction_cues
 from .similarity import NearPair
 
 if TYPE_CHECKING:

@@ -5,8 +5,9 @@ with the relevant knowledge, how much of the task it covers, how sure it is,
 what is missing, and a recommendation for the caller's control flow:
 
 - ``act`` — proceed;
-- ``learn`` — gather more information first (seed 003 calls this
-  ``learn_first``; this package uses ``learn`` everywhere);
+- ``learn_first`` — gather more information first (seed 003's word; the
+  old name ``learn`` is accepted wherever a recommendation is an input,
+  `RECOMMENDATION_ALIASES`);
 - ``escalate`` — the knowledge conflicts or is entangled: route to
   deliberation or a human.
 
@@ -18,27 +19,37 @@ Steps (all weights and thresholds are the module constants below):
    whose cosine to the task is >= `RELEVANCE_MIN_SIMILARITY` (extra ids are
    kept regardless).
 2. **Topics**: `critical_topics` when given, else the task's first
-   `MAX_DERIVED_TOPICS` distinct content words.  A relevant node *covers* a
-   topic when it contains all of the topic's content words (plural-folded)
-   or its cosine to the topic is >= `TOPIC_SIMILARITY`.  A topic is covered
-   when a covering node has confidence >= `TOPIC_MIN_CONFIDENCE`.
+   `MAX_DERIVED_TOPICS` distinct topics in text order: identifiers (a token
+   with a digit, e.g. "E-47", "PS-2", "V2", "2024", "3.5") and content words
+   that are not `TASK_WORDS` (the verbs and qualifiers of an intent —
+   "eliminate", "recurring" — which no knowledge node is about).  A relevant
+   node *covers* an identifier topic when the identifier occurs in it as a
+   whole token (case-folded; cosine is not used: "E-47" and "E-48" embed
+   alike); any other topic when the node contains all of the topic's content
+   words (plural-folded) or its cosine to the topic is >= `TOPIC_SIMILARITY`.
+   A topic is covered when a covering node has confidence >=
+   `TOPIC_MIN_CONFIDENCE`.
 3. **Scores**: coverage_score = covered topics / topics; confidence_mean =
    mean confidence of the relevant nodes; uncertainty = mean Wilson-interval
    width of their outcome evidence (1 for a node without evidence: nothing
    has tested it); risk = the larger of (share of relevant nodes in a
    ``contradicts`` pair with another relevant node, `KAPPA_RISK` × κ of the
    relevant region), capped at 1 — knowledge that conflicts or is entangled;
+   a contradiction *on an asked fact* (both nodes of a ``contradicts`` pair
+   cover one topic; listed in ``contradicted_topics``) raises risk to at
+   least `ESCALATE_MIN_RISK`;
    decision_confidence = (`W_COVERAGE`·coverage + `W_CONFIDENCE`·confidence
    + `W_CERTAINTY`·(1 − uncertainty)) × (1 − risk).
 4. **Recommendation**: escalate if risk >= `ESCALATE_MIN_RISK`; otherwise
    act if decision_confidence >= `ACT_MIN_DECISION_CONFIDENCE` and every
-   critical topic is covered; otherwise learn (always learn when nothing
+   critical topic is covered; otherwise learn_first (always when nothing
    relevant is known: missing knowledge is learned, conflicting knowledge
    is escalated).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -46,13 +57,28 @@ from ..embed import exact_score
 from ..embed.index import normalized_f32
 from ..model import Node, ValidationError, check_id_list, check_int, check_text
 from ..topology import analyze, build_adjacency
-from .keywords import content_words, distinct_words
+from .keywords import content_words
 from .uncertainty import evidence_counts, wilson_interval
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
 
-RECOMMENDATIONS: Final = ("act", "learn", "escalate")
+RECOMMENDATIONS: Final = ("act", "learn_first", "escalate")
+RECOMMENDATION_ALIASES: Final = {"learn": "learn_first"}
+"""Accepted on input for a recommendation (this package's name before seed 003's)."""
+# A token with at least one digit, made of letters, digits, '-', '.', '_', starting and
+# ending with a letter or digit: "E-47", "PS-2", "v2.3", "2024" (not "-" or "3.").
+_IDENTIFIER: Final = re.compile(r"(?<![\w.-])(?=[\w.-]*\d)[^\W_](?:[\w.-]*[^\W_])?(?![\w-])")
+_TOKEN: Final = re.compile(r"\S+")
+# Words that state what a task wants done, not what it is about: never derived topics.
+_TASK_WORD_TEXT: Final = """
+    achieve avoid build check continue create decrease determine eliminate ensure establish
+    explain figure find fix frequent get handle happen help improve increase investigate keep
+    know learn maintain make manage maximise maximize minimise minimize need occurring ongoing
+    persistent prevent reduce recurring remove repeated resolve should solve stop sure
+    understand want work
+"""
+TASK_WORDS: Final = frozenset(_TASK_WORD_TEXT.split())
 GOAL_NODE_TYPE: Final = "goal"  # a member of model.NODE_TYPES
 
 # Cosine floors, measured with the hashing embedder: a task and a node that
@@ -75,9 +101,34 @@ DIGITS: Final = 6
 assert abs(W_COVERAGE + W_CONFIDENCE + W_CERTAINTY - 1.0) < 1e-12
 
 
+def identifiers(text: str) -> set[str]:
+    """The case-folded identifier tokens of `text` ("E-47" -> "e-47").  O(len(text))."""
+    return {match.group(0).casefold() for match in _IDENTIFIER.finditer(text)}
+
+
+def is_identifier(topic: str) -> bool:
+    """Whether a topic is a single identifier token.  O(len(topic))."""
+    return _IDENTIFIER.fullmatch(topic.strip()) is not None
+
+
+def derived_topics(task: str) -> list[str]:
+    """Identifiers and non-task content words of `task`, distinct, in text order."""
+    topics: dict[str, str] = {}
+    for match in _TOKEN.finditer(task):
+        token = match.group(0)
+        found = _IDENTIFIER.search(token)
+        if found is not None:
+            topics.setdefault(found.group(0).casefold(), found.group(0))
+            continue
+        for word in content_words(token):
+            if word not in TASK_WORDS:
+                topics.setdefault(word, word)
+    return list(topics.values())[:MAX_DERIVED_TOPICS]
+
+
 def _topics(task: str, critical_topics: Sequence[str] | None) -> tuple[list[str], bool]:
     if critical_topics is None:
-        return distinct_words(task)[:MAX_DERIVED_TOPICS], False
+        return derived_topics(task), False
     if isinstance(critical_topics, (str, bytes)) or not isinstance(critical_topics, Sequence):
         raise ValidationError("critical_topics", "must be a list of strings")
     if len(critical_topics) > MAX_TOPICS:
@@ -105,7 +156,7 @@ def decide(risk: float, decision_confidence: float, relevant: int, critical_miss
         return "escalate"
     if relevant and not critical_missing and decision_confidence >= ACT_MIN_DECISION_CONFIDENCE:
         return "act"
-    return "learn"
+    return "learn_first"
 
 
 def coverage_query(
@@ -174,11 +225,23 @@ def coverage_query(
         }
     )
     in_conflict = {node for pair in contradicted for node in pair}
+    contradicted_topics = sorted(
+        {
+            t["topic"]
+            for t in topic_reports
+            for a, b in contradicted
+            if a in t["node_ids"] and b in t["node_ids"]
+        }
+    )
     topology = analyze(build_adjacency(ids, edges), emit_telemetry=False)
     critical_missing = sum(1 for t in topic_reports if t["critical"] and not t["covered"])
     risk = min(
         1.0,
-        max(len(in_conflict) / len(ids) if ids else 0.0, KAPPA_RISK * topology["max_kappa"]),
+        max(
+            len(in_conflict) / len(ids) if ids else 0.0,
+            KAPPA_RISK * topology["max_kappa"],
+            ESCALATE_MIN_RISK if contradicted_topics else 0.0,
+        ),
     )
     decision_confidence = (
         W_COVERAGE * coverage + W_CONFIDENCE * confidence_mean + W_CERTAINTY * (1.0 - uncertainty)
@@ -204,6 +267,7 @@ def coverage_query(
         "risk": round(risk, DIGITS),
         "decision_confidence": round(decision_confidence, DIGITS),
         "knowledge_gaps": gaps,
+        "contradicted_topics": contradicted_topics,
         "recommendation": decide(risk, decision_confidence, len(relevant), critical_missing),
         "topology": {
             "max_kappa": topology["max_kappa"],
@@ -222,16 +286,21 @@ def _topic_coverage(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Per-topic coverage reports and the missing / low-confidence gaps (step 2)."""
     words = {node.id: set(content_words(node.content)) for node, _, _ in relevant}
+    codes = {node.id: identifiers(node.content) for node, _, _ in relevant}
     reports: list[dict[str, Any]] = []
     gaps: list[dict[str, Any]] = []
     for topic, topic_vector in zip(topics, topic_vectors, strict=True):
         needed = set(content_words(topic))
-        covering = [
-            node
-            for node, _, stored in relevant
-            if (needed and needed <= words[node.id])
-            or (stored is not None and exact_score(topic_vector, stored) >= TOPIC_SIMILARITY)
-        ]
+        if is_identifier(topic):
+            code = topic.strip().casefold()
+            covering = [node for node, _, _ in relevant if code in codes[node.id]]
+        else:
+            covering = [
+                node
+                for node, _, stored in relevant
+                if (needed and needed <= words[node.id])
+                or (stored is not None and exact_score(topic_vector, stored) >= TOPIC_SIMILARITY)
+            ]
         best = max((node.confidence for node in covering), default=0.0)
         covered = best >= TOPIC_MIN_CONFIDENCE
         reports.append(

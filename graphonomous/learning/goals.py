@@ -20,6 +20,19 @@ suspended → blocked.  Completing a goal sets its progress to 1.0; progress
 of a terminal goal cannot change.  Every transition is appended to
 ``metadata.history`` (``{"from", "to", "at", "reason"}``).
 
+Outcomes drive goals (seed 003 "Outcome-to-goal linkage"): `apply_outcome`
+runs inside `learn_from_outcome`'s transaction for an outcome that names a
+goal.  It counts the outcome in ``metadata.outcome_stats`` and then, in order:
+a proposed goal becomes active (work has started); progress becomes the
+success rate (success 1, partial_success 0.5, failure 0; timeouts not
+counted); ``metadata.completion_criteria`` ``{"type": "outcome_threshold",
+"target": t, "min_outcomes": n (default 1)}`` completes the goal on a success
+once the rate is ≥ t over ≥ n counted outcomes; ``metadata.retry_budget``
+(default `DEFAULT_RETRY_BUDGET`) consecutive failures abandon it (seed:
+failed).  A blocked goal that gets a success becomes active again.  Each
+transition's history entry carries ``evidence`` (outcome id, status,
+confidence, success rate, consecutive failures).
+
 `review_goal` asks `coverage.coverage_query` about the goal's title and
 description and maps the recommendation to a transition (applied only with
 ``apply=True``): act → proposed/blocked become active; escalate →
@@ -93,13 +106,26 @@ CREATE_FIELDS: Final = (
     "agent_id",
 )
 SUBGOAL_FIELDS: Final = ("title", "description", "priority", "metadata")
-# review decision -> {status it applies to: new status}
+# review decision -> {status it applies to: new status} ("learn" is the old name of learn_first)
 REVIEW_TRANSITIONS: Final[Mapping[str, Mapping[str, str]]] = {
     "act": {"proposed": "active", "blocked": "active"},
+    "learn_first": {},
     "learn": {},
     "escalate": {"proposed": "blocked", "active": "blocked"},
 }
 assert set(GOAL_TRANSITIONS) == set(GOAL_STATUSES)
+DEFAULT_RETRY_BUDGET: Final = 3
+"""Consecutive failed outcomes that abandon a goal (the issue's audit: three failures
+left a goal active).  ``metadata.retry_budget`` overrides it; 0 disables the rule."""
+OUTCOME_CREDIT: Final[Mapping[str, float | None]] = {
+    "success": 1.0,
+    "partial_success": 0.5,
+    "failure": 0.0,
+    "timeout": None,  # says nothing about the goal; the caller may re-run
+}
+OUTCOME_STATS_KEY: Final = "outcome_stats"
+CRITERIA_KEY: Final = "completion_criteria"
+CRITERIA_TYPES: Final = ("outcome_threshold",)
 
 
 # -- helpers ----------------------------------------------------------------------------
@@ -160,6 +186,8 @@ def _new_goal(graph: Graphonomous, fields: Mapping[str, Any]) -> tuple[dict[str,
     description = check_text("description", fields.get("description", ""), allow_empty=True)
     status = check_choice("status", fields.get("status", "proposed"), GOAL_STATUSES)
     parent = fields.get("parent_goal_id")
+    metadata = check_metadata("metadata", fields.get("metadata") or {})
+    check_criteria(metadata)
     goal = {
         "id": new_id(),
         "node_id": None,
@@ -170,7 +198,7 @@ def _new_goal(graph: Graphonomous, fields: Mapping[str, Any]) -> tuple[dict[str,
         "progress": 1.0 if status == "completed" else 0.0,
         "parent_goal_id": None if parent is None else check_id("parent_goal_id", parent),
         "linked_node_ids": check_id_list("linked_node_ids", fields.get("linked_node_ids") or []),
-        "metadata": check_metadata("metadata", fields.get("metadata") or {}),
+        "metadata": metadata,
         "agent_id": check_id("agent_id", fields.get("agent_id") or DEFAULT_AGENT_ID),
     }
     return goal, node_content(title, description)
@@ -309,6 +337,8 @@ def update_goal(
     if priority is not None:
         fields["priority"] = check_unit_interval("priority", priority)
     extra = check_metadata("metadata", metadata) if metadata is not None else None
+    if extra is not None:
+        check_criteria(extra)
     if not fields and extra is None:
         raise ValidationError("title", "update needs title, description, priority or metadata")
     changes = IndexChanges()
@@ -366,17 +396,27 @@ def check_transition(current: str, target: str) -> None:
 
 
 def transition_goal(
-    graph: Graphonomous, goal_id: str, status: str, *, reason: str | None = None
+    graph: Graphonomous,
+    goal_id: str,
+    status: str,
+    *,
+    reason: str | None = None,
+    evidence: Mapping[str, Any] | str | None = None,
 ) -> dict[str, Any]:
-    """Move a goal to `status` (see the table above).  ``{"goal", "from", "to"}``."""
+    """Move a goal to `status` (see the table above).  ``{"goal", "from", "to"}``.
+
+    `evidence` (an object) is kept in the history entry beside the reason."""
     if reason is not None:
         check_text("reason", reason, allow_empty=True)
+    evidence_data = check_metadata("evidence", evidence) if evidence is not None else None
     with graph.lock:
         goal = _require_goal(graph, goal_id)
         current = goal["status"]
         check_transition(current, status)
         now = utc_now()
-        entry = {"from": current, "to": status, "at": now, "reason": reason or ""}
+        entry: dict[str, Any] = {"from": current, "to": status, "at": now, "reason": reason or ""}
+        if evidence_data is not None:
+            entry["evidence"] = evidence_data
         metadata = {
             **goal["metadata"],
             HISTORY_KEY: [*goal["metadata"].get(HISTORY_KEY, []), entry],
@@ -487,6 +527,149 @@ def decompose_goal(graph: Graphonomous, goal_id: str, subgoals: Sequence[object]
             "goal": _require_goal(graph, goal_id),
             "subgoals": [_require_goal(graph, goal["id"]) for goal, _ in prepared],
         }
+
+
+# -- outcomes -------------------------------------------------------------------------------
+
+
+def goal_row_for(graph: Graphonomous, goal_id: str) -> dict[str, Any] | None:
+    """The goals row named by its id or by its goal node's id, else None."""
+    row = bookkeeping.get_goal_row(graph.store, goal_id)
+    if row is not None:
+        return row
+    node = graph.store.get_node(goal_id)
+    named = node.metadata.get("goal_id") if node is not None else None
+    return bookkeeping.get_goal_row(graph.store, named) if isinstance(named, str) else None
+
+
+def _criteria(goal: Mapping[str, Any]) -> tuple[float, int] | None:
+    """(target, min_outcomes) of an outcome_threshold criterion, else None."""
+    criteria = goal["metadata"].get(CRITERIA_KEY)
+    if not isinstance(criteria, Mapping) or criteria.get("type") not in CRITERIA_TYPES:
+        return None
+    target = criteria.get("target")
+    minimum = criteria.get("min_outcomes", 1)
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 <= target <= 1:
+        return None
+    if isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 1:
+        minimum = 1
+    return float(target), minimum
+
+
+def _retry_budget(goal: Mapping[str, Any]) -> int:
+    budget = goal["metadata"].get("retry_budget", DEFAULT_RETRY_BUDGET)
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        return DEFAULT_RETRY_BUDGET
+    return budget
+
+
+def check_criteria(metadata: Mapping[str, Any]) -> None:
+    """Reject a malformed completion_criteria / retry_budget, naming the field."""
+    criteria = metadata.get(CRITERIA_KEY)
+    if criteria is not None:
+        if not isinstance(criteria, Mapping) or criteria.get("type") not in CRITERIA_TYPES:
+            raise ValidationError(
+                f"metadata.{CRITERIA_KEY}", f"must be {{type: {'|'.join(CRITERIA_TYPES)}, target}}"
+            )
+        check_unit_interval(f"metadata.{CRITERIA_KEY}.target", criteria.get("target"))
+        if "min_outcomes" in criteria:
+            check_int(f"metadata.{CRITERIA_KEY}.min_outcomes", criteria["min_outcomes"], 1, 10**6)
+    if "retry_budget" in metadata:
+        check_int("metadata.retry_budget", metadata["retry_budget"], 0, 10**6)
+
+
+def apply_outcome(
+    graph: Graphonomous, goal_id: str, outcome: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """Fold one outcome (``outcome_id``, ``status``, ``confidence``) into its goal.
+
+    Runs inside the caller's transaction (see the module docstring for the
+    policy).  Returns ``{"goal_id", "status_before", "status", "progress",
+    "transitions": [{"from", "to", "reason"}], "outcome_stats"}``, or None when
+    `goal_id` names a bare goal node without a goals row.  O(1) statements.
+    """
+    goal = goal_row_for(graph, goal_id)
+    if goal is None:
+        return None
+    stats = dict(goal["metadata"].get(OUTCOME_STATS_KEY) or {})
+    status = str(outcome["status"])
+    counts = {k: int(stats.get(k, 0)) for k in OUTCOME_CREDIT}
+    counts[status] += 1
+    streak = int(stats.get("consecutive_failures", 0))
+    streak = streak + 1 if status == "failure" else (0 if status != "timeout" else streak)
+    counted = sum(n for k, n in counts.items() if OUTCOME_CREDIT[k] is not None)
+    credit = sum(n * (OUTCOME_CREDIT[k] or 0.0) for k, n in counts.items())
+    rate = credit / counted if counted else 0.0
+    stats = {**counts, "consecutive_failures": streak, "success_rate": round(rate, 6)}
+    now = utc_now()
+    evidence = {
+        "outcome_id": outcome["outcome_id"],
+        "status": status,
+        "confidence": outcome["confidence"],
+        "success_rate": round(rate, 6),
+        "consecutive_failures": streak,
+    }
+    before = goal["status"]
+    transitions: list[dict[str, str]] = []
+
+    def move(target: str, reason: str) -> None:
+        current = _require_goal(graph, goal["id"])["status"]
+        if target in GOAL_TRANSITIONS[current]:
+            transition_goal(graph, goal["id"], target, reason=reason, evidence=evidence)
+            transitions.append({"from": current, "to": target, "reason": reason})
+
+    if goal["status"] in TERMINAL_STATUSES:
+        bookkeeping.update_goal_row(
+            graph.store,
+            goal["id"],
+            metadata={**goal["metadata"], OUTCOME_STATS_KEY: stats},
+            updated_at=now,
+        )
+        return _outcome_report(graph, goal["id"], before, transitions, stats)
+    if goal["status"] == "proposed":
+        move("active", "outcome recorded: work started")
+    elif goal["status"] == "blocked" and status == "success":
+        move("active", "successful outcome on a blocked goal")
+    current = _require_goal(graph, goal["id"])
+    progress = rate if counted else current["progress"]
+    bookkeeping.update_goal_row(
+        graph.store,
+        goal["id"],
+        progress=progress,
+        metadata={**current["metadata"], OUTCOME_STATS_KEY: stats},
+        updated_at=now,
+    )
+    _sync_node(graph, {**current, "progress": progress}, now)
+    criteria = _criteria(goal)
+    budget = _retry_budget(goal)
+    if (
+        criteria is not None
+        and status == "success"
+        and counted >= criteria[1]
+        and rate >= criteria[0]
+    ):
+        move("completed", f"outcome_threshold met: {rate:.3f} >= {criteria[0]}")
+    if budget and streak >= budget:
+        move("abandoned", f"retry budget exhausted: {streak} consecutive failures")
+    return _outcome_report(graph, goal["id"], before, transitions, stats)
+
+
+def _outcome_report(
+    graph: Graphonomous,
+    goal_id: str,
+    before: str,
+    transitions: list[dict[str, str]],
+    stats: Mapping[str, Any],
+) -> dict[str, Any]:
+    goal = _require_goal(graph, goal_id)
+    return {
+        "goal_id": goal_id,
+        "status_before": before,
+        "status": goal["status"],
+        "progress": goal["progress"],
+        "transitions": transitions,
+        OUTCOME_STATS_KEY: dict(stats),
+    }
 
 
 # -- the tool entry points ------------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import telemetry
@@ -31,7 +32,7 @@ from ..model import (
 from ..records import node_from_fields
 from ..retrieval.experience import NEUTRAL_REWARD, QUERY_KEY, RETRIEVAL_KEY
 from ..store import Store
-from . import beliefs, tables
+from . import beliefs, goals, orchestrator, tables
 from .common import IndexChanges, bounded_step, insert_node, link, publish
 
 if TYPE_CHECKING:
@@ -389,6 +390,8 @@ def learn_from_outcome(
                 if found is None or found.forgotten_at is not None:
                     raise ValidationError("causal_node_ids", f"no live node with id {node_id!r}")
             goal_node_id = _resolve_goal_node(store, goal_id) if goal_id is not None else None
+            if goal_id is not None and goal_node_id is None:
+                raise ValidationError("goal_id", f"no live goal with id {goal_id!r}")
             # An aid: kept out of the search indexes (see common.insert_node).
             insert_node(graph, node, vector, IndexChanges())
             updates = []
@@ -450,6 +453,15 @@ def learn_from_outcome(
                     "signal_id": signal_id,
                 },
             )
+            goal_update = (
+                goals.apply_outcome(
+                    graph,
+                    goal_id,
+                    {"outcome_id": outcome_id, "status": status, "confidence": outcome_confidence},
+                )
+                if goal_id is not None
+                else None
+            )
     telemetry.emit(
         OUTCOME_EVENT,
         {"causal_nodes": len(causal_ids), "signal": signal},
@@ -466,6 +478,7 @@ def learn_from_outcome(
         "causal_edges": edges,
         "goal_id": goal_id,
         "goal_node_id": goal_node_id,
+        "goal_update": goal_update,
         "duplicate": False,
     }
 
@@ -724,12 +737,21 @@ def learn_from_interaction(
             _plan_claim(graph, claim_node, vector)
             for claim_node, vector in zip(claim_nodes, vectors[1:], strict=True)
         ]
+        # Seed 003's Orchestrator: stability vs plasticity, and the claim's timescale.
+        verdicts = [orchestrator.decide_claim(graph, plan) for plan in plans]
+        claim_nodes = [
+            replace(node, timescale=verdict.timescale) if verdict.timescale else node
+            for node, verdict in zip(claim_nodes, verdicts, strict=True)
+        ]
         records: list[dict[str, Any]] = []
         results = []
         with store.transaction():
             insert_node(graph, episode, vectors[0], changes)
-            for claim_node, vector, plan in zip(claim_nodes, vectors[1:], plans, strict=True):
-                if plan["reinforce"] is not None:
+            for claim_node, vector, plan, verdict in zip(
+                claim_nodes, vectors[1:], plans, verdicts, strict=True
+            ):
+                orchestrator.record(store, plan["reinforce"] or claim_node.id, verdict, now)
+                if plan["reinforce"] is not None and verdict.decision == "reinforce":
                     target = store.get_node(plan["reinforce"])
                     assert target is not None
                     store.update_node(
@@ -748,6 +770,7 @@ def learn_from_interaction(
                             "similarity": plan["similarity"],
                             "related": [],
                             "contradicts": [],
+                            "orchestrator": verdict.to_dict(),
                         }
                     )
                     continue
@@ -767,6 +790,7 @@ def learn_from_interaction(
                         "similarity": plan["similarity"],
                         "related": plan["related"],
                         "contradicts": [r["conflicting_node_id"] for r in found],
+                        "orchestrator": verdict.to_dict(),
                     }
                 )
         publish(graph, changes)

@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from ..contract.schema import Violation, key_path
 from ..model import ValidationError
 from .tools import ArgumentCheck, Handler, ToolAnnotations, ToolSpec, choice, obj
+from .upstream import machine_preparer
 from .v1 import V1_BY_NAME
 
 if TYPE_CHECKING:
@@ -288,7 +289,7 @@ RETRIEVE: Final = Machine(
         _act("context", "retrieve_context", "κ-aware ranked retrieval with topology"),
         _act("episodic", "retrieve_episodic", "episodes in a time range"),
         _act("procedural", "retrieve_procedural", "procedures for a task, with steps"),
-        _act("coverage", "coverage_query", "is knowledge enough? act / learn / escalate"),
+        _act("coverage", "coverage_query", "is knowledge enough? act / learn_first / escalate"),
         _act("trace_evidence", "trace_evidence_path", "most credible paths between two nodes"),
         _act("frontier", "epistemic_frontier", "where evidence is most uncertain (Wilson)"),
     ),
@@ -303,7 +304,7 @@ ROUTE: Final = Machine(
         _act("deliberate", "deliberate", "plans for reasoning through feedback loops"),
         _act("attention_survey", "attention_survey", "what needs attention across goals"),
         _act("attention_cycle", "attention_run_cycle", "triage and dispatch an attention cycle"),
-        _act("review_goal", "review_goal", "coverage-driven act / learn / escalate for a goal"),
+        _act("review_goal", "review_goal", "act / learn_first / escalate for a goal"),
     ),
 )
 ACT: Final = Machine(
@@ -369,4 +370,7 @@ CONSOLIDATE: Final = Machine(
 )
 
 MACHINES: Final[tuple[Machine, ...]] = (RETRIEVE, ROUTE, ACT, LEARN, CONSOLIDATE)
-MACHINE_TOOLS: Final[tuple[ToolSpec, ...]] = tuple(machine.spec for machine in MACHINES)
+# Upstream names are accepted on every machine too (mcp/upstream.py).
+MACHINE_TOOLS: Final[tuple[ToolSpec, ...]] = tuple(
+    replace(machine.spec, prepare=machine_preparer(machine)) for machine in MACHINES
+)

@@ -4,7 +4,8 @@ Seed 003 names five resources, shared by every surface:
 ``graphonomous://runtime/health``, ``graphonomous://goals/snapshot``, the
 template ``graphonomous://graph/node/{id}``, ``graphonomous://graph/recent``
 and ``graphonomous://consolidation/log``.  A sixth, ``graphonomous://pulse/manifest``,
-is this package's PULSE loop manifest (:mod:`graphonomous.pulse`).
+is this package's PULSE loop manifest (:mod:`graphonomous.pulse`), a seventh,
+``graphonomous://graph/metrics``, seed 002's spectral metrics.
 
 A reader returns a JSON-ready value, which the server sends as one
 ``application/json`` text content — or a ``str``, sent as it is (the manifest
@@ -185,8 +186,15 @@ def read_goals(ctx: ResourceContext) -> dict[str, Any]:
 
 
 def read_consolidation_log(ctx: ResourceContext) -> dict[str, Any]:
-    """The latest CONSOLIDATION_LOG_LIMIT consolidation runs (facade consolidation_log)."""
+    """The latest CONSOLIDATION_LOG_LIMIT consolidation runs (facade consolidation_log) and
+    the Orchestrator's plasticity metrics (facade plasticity_metrics, seed 003)."""
     result: dict[str, Any] = ctx.graph.consolidation_log(CONSOLIDATION_LOG_LIMIT)
+    return {**result, "orchestrator": ctx.graph.plasticity_metrics()}
+
+
+def read_metrics(ctx: ResourceContext) -> dict[str, Any]:
+    """Spectral metrics of the live graph (facade graph_metrics)."""
+    result: dict[str, Any] = ctx.graph.graph_metrics()
     return result
 
 
@@ -222,9 +230,16 @@ CONSOLIDATION_LOG: Final = ResourceSpec(
     title="Consolidation log",
     description=(
         f"The latest {CONSOLIDATION_LOG_LIMIT} consolidation runs (stages, totals), newest "
-        "first, and when the last real run happened."
+        "first, when the last real run happened, and orchestrator plasticity metrics."
     ),
     reader=read_consolidation_log,
+)
+METRICS: Final = ResourceSpec(
+    uri="graphonomous://graph/metrics",
+    name="graph-metrics",
+    title="Graph metrics",
+    description="Spectral metrics: λ₂ per component, Louvain modularity Q, community entropy.",
+    reader=read_metrics,
 )
 PULSE_MANIFEST: Final = ResourceSpec(
     uri=MANIFEST_URI,
@@ -241,5 +256,5 @@ NODE: Final = ResourceTemplate(
     reader=read_node,
 )
 
-RESOURCES: Final = (HEALTH, GOALS, RECENT, CONSOLIDATION_LOG, PULSE_MANIFEST)
+RESOURCES: Final = (HEALTH, GOALS, RECENT, CONSOLIDATION_LOG, PULSE_MANIFEST, METRICS)
 RESOURCE_TEMPLATES: Final = (NODE,)

@@ -349,6 +349,11 @@ class McpServer:
             arguments = {}
         if not isinstance(arguments, dict):
             raise RpcFailure(INVALID_PARAMS, "tools/call arguments must be an object")
+        if spec.prepare is not None:
+            try:
+                arguments = spec.prepare(arguments)
+            except ValidationError as exc:
+                return tool_error(f"Invalid argument '{exc.field}': {exc.message}")
         violations = spec.check_arguments(arguments)
         if violations:
             return tool_error(describe_violations(name, violations))

@@ -85,6 +85,8 @@ class ToolSpec:
     # Validation the inputSchema cannot express (a machine checks the chosen
     # action's arguments against that v1 tool's schema).
     argument_check: ArgumentCheck | None = None
+    # Renames applied to the arguments before validation (upstream names, mcp/upstream.py).
+    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     _input_validator: SchemaValidator = field(init=False, repr=False, compare=False)
     _output_validator: SchemaValidator | None = field(init=False, repr=False, compare=False)
 

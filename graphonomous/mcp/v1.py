@@ -110,6 +110,7 @@ from .tools import (
     topology_result_schema,
     unit,
 )
+from .upstream import with_upstream
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -935,7 +936,7 @@ COVERAGE_QUERY: Final = ToolSpec(
     title="Is my knowledge enough for a task?",
     description=(
         "Before acting, check whether the graph knows enough: covered and missing topics, "
-        "confidence, uncertainty and contradiction risk, and a recommendation — act, learn "
+        "confidence, uncertainty and contradiction risk, and a recommendation — act, learn_first "
         "(gather knowledge first) or escalate (conflicting knowledge: ask a human). Runs "
         "retrieve_context, so results count as accessed."
     ),
@@ -1207,7 +1208,7 @@ REVIEW_GOAL: Final = ToolSpec(
     name="review_goal",
     title="Decide whether to pursue a goal now",
     description=(
-        "Coverage check of a goal's knowledge: act (enough, reliable knowledge), learn "
+        "Coverage check of a goal's knowledge: act (enough, reliable knowledge), learn_first "
         "(gaps to fill first) or escalate (conflicts: needs a human). With apply, the goal's "
         "status follows the decision."
     ),
@@ -1406,7 +1407,7 @@ RUN_CONSOLIDATION: Final = ToolSpec(
 )
 
 # Seed 003 §5.3's order (by category), with seed 000's alias next to its twin.
-V1_TOOLS: Final[tuple[ToolSpec, ...]] = (
+_V1_SPECS: Final[tuple[ToolSpec, ...]] = (
     STORE_NODE,
     STORE_EDGE,
     DELETE_NODE,
@@ -1438,4 +1439,6 @@ V1_TOOLS: Final[tuple[ToolSpec, ...]] = (
     GDPR_ERASE,
     RUN_CONSOLIDATION,
 )
+# Each also takes upstream Graphonomous' argument names and returns its result fields too.
+V1_TOOLS: Final[tuple[ToolSpec, ...]] = tuple(with_upstream(spec) for spec in _V1_SPECS)
 V1_BY_NAME: Final[Mapping[str, ToolSpec]] = {spec.name: spec for spec in V1_TOOLS}

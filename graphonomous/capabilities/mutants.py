@@ -1,0 +1,220 @@
+"""The mutation harness: every capability category must catch a deliberately broken product.
+
+Rules of this file: a mutant is a reversible patch of one module attribute
+(restored in ``finally``, so a run leaves the process as it found it); the
+scenarios run unchanged against it; the mutant is *caught* when at least one
+scenario fails.  ``graphonomous bench capabilities --mutants`` runs them all
+and exits 1 if a mutant survives.  Not thread-safe (patches module globals):
+run it alone, as the command does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .runner import run_capabilities
+
+_DIGITS: Final = re.compile(r"\d+")  # the pre-#13 number cue: any digit run
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A named way to break the product: `patches` are (module, attribute, new value) makers."""
+
+    name: str
+    description: str
+    target_category: int  # the category whose scenarios should catch it
+    patches: Callable[[], list[tuple[Any, str, Any]]]
+
+
+def _kappa_zero() -> list[tuple[Any, str, Any]]:
+    from ..topology import analysis
+
+    original = analysis.compute_kappa  # type: ignore[attr-defined]
+
+    def zero(*args: Any, **kwargs: Any) -> Any:
+        result = dict(original(*args, **kwargs))
+        result.update(kappa=0, fault_line_edges=[], min_cut_partition=None)
+        return result
+
+    return [(analysis, "compute_kappa", zero)]
+
+
+def _settings(**overrides: Any) -> Callable[[], list[tuple[Any, str, Any]]]:
+    def patches() -> list[tuple[Any, str, Any]]:
+        from ..retrieval import retriever
+
+        changed = dataclasses.replace(retriever.DEFAULT_SETTINGS, **overrides)
+        return [(retriever, "DEFAULT_SETTINGS", changed)]
+
+    return patches
+
+
+def _cascade_root_only() -> list[tuple[Any, str, Any]]:
+    from ..learning import forgetting
+
+    return [(forgetting, "cascade_set", lambda store, root_id: [root_id])]
+
+
+def _decay_off() -> list[tuple[Any, str, Any]]:
+    from ..learning import consolidator
+
+    return [
+        (
+            consolidator,
+            "TIMESCALE_DECAY_FACTOR",
+            dict.fromkeys(consolidator.TIMESCALE_DECAY_FACTOR, 0.0),
+        )
+    ]
+
+
+def _cues_off() -> list[tuple[Any, str, Any]]:
+    from ..learning import beliefs, conflicts
+
+    def none(first: str, second: str) -> list[str]:
+        return []
+
+    return [(beliefs, "contradiction_cues", none), (conflicts, "contradiction_cues", none)]
+
+
+def _revision_keeps_confidence() -> list[tuple[Any, str, Any]]:
+    from ..learning import beliefs, conflicts
+
+    return [
+        (beliefs, "REVISION_CONFIDENCE_FACTOR", 1.0),
+        (conflicts, "REVISION_CONFIDENCE_FACTOR", 1.0),
+    ]
+
+
+def _goal_outcomes_off() -> list[tuple[Any, str, Any]]:
+    from ..learning import goals
+
+    return [(goals, "apply_outcome", lambda graph, goal_id, outcome: None)]
+
+
+def _identifier_topics_off() -> list[tuple[Any, str, Any]]:
+    from ..learning import coverage
+
+    return [(coverage, "is_identifier", lambda topic: False)]
+
+
+def _number_cue_loose() -> list[tuple[Any, str, Any]]:
+    from ..learning import cues
+
+    def loose(first: str, second: str) -> bool:
+        a, b = set(_DIGITS.findall(first)), set(_DIGITS.findall(second))
+        return bool(a and b and a != b)
+
+    return [(cues, "_number_cue", loose)]
+
+
+def _precondition_boost_off() -> list[tuple[Any, str, Any]]:
+    from ..retrieval import specialized
+
+    return [(specialized, "PRECONDITION_BOOST", 0.0)]
+
+
+def _steps_unparsed() -> list[tuple[Any, str, Any]]:
+    from ..retrieval import specialized
+
+    return [(specialized, "extract_steps", lambda content, metadata: [content])]
+
+
+MUTANTS: Final[tuple[Mutant, ...]] = (
+    Mutant("kappa_forced_zero", "every SCC reports κ = 0", 1, _kappa_zero),
+    Mutant("cues_off", "no contradiction cue is ever found", 2, _cues_off),
+    Mutant(
+        "revision_keeps_confidence",
+        "a superseded belief keeps its confidence",
+        3,
+        _revision_keeps_confidence,
+    ),
+    Mutant("q_ignored", "the utility (Q) rerank weight is 0", 4, _settings(utility_weight=0.0)),
+    Mutant(
+        "supersession_ignored",
+        "superseded nodes are not demoted",
+        4,
+        _settings(superseded_factor=1.0),
+    ),
+    Mutant("cascade_root_only", "cascade forgetting deletes only the root", 5, _cascade_root_only),
+    Mutant("decay_off", "consolidation never decays node confidence", 3, _decay_off),
+    Mutant("precondition_boost_off", "met preconditions do not boost", 7, _precondition_boost_off),
+    Mutant("steps_unparsed", "a procedure's text is one step", 7, _steps_unparsed),
+    Mutant("goal_outcomes_off", "outcomes never move their goal", 13, _goal_outcomes_off),
+    Mutant(
+        "identifier_topics_off", "codes like E-47 are matched as words", 13, _identifier_topics_off
+    ),
+    Mutant(
+        "number_cue_loose",
+        "any differing digits are a contradiction (the old cue)",
+        13,
+        _number_cue_loose,
+    ),
+)
+
+
+@contextmanager
+def applied(mutant: Mutant) -> Iterator[None]:
+    """Apply the mutant's patches for the duration of the block, then restore them."""
+    patches = mutant.patches()
+    saved = [(module, name, getattr(module, name)) for module, name, _ in patches]
+    try:
+        for module, name, value in patches:
+            setattr(module, name, value)
+        yield
+    finally:
+        for module, name, value in reversed(saved):
+            setattr(module, name, value)
+
+
+def run_mutants(categories: Iterable[int] | None = None) -> dict[str, Any]:
+    """Run the scenarios against every mutant.
+
+    Output: ``{"mutants": [{"name", "description", "target_category", "caught",
+    "failed": [scenario ids], "failed_in_target": int}], "summary": {"mutants",
+    "caught", "survived"}, "baseline_failed": [ids failing without a mutant]}``.
+    """
+    chosen = None if categories is None else list(categories)
+    baseline = run_capabilities(chosen)
+    baseline_failed = [r["id"] for r in baseline["scenarios"] if r["status"] == "failed"]
+    rows = []
+    for mutant in MUTANTS:
+        with applied(mutant):
+            report = run_capabilities(chosen)
+        failed = [r["id"] for r in report["scenarios"] if r["status"] == "failed"]
+        new = [i for i in failed if i not in baseline_failed]
+        rows.append(
+            {
+                "name": mutant.name,
+                "description": mutant.description,
+                "target_category": mutant.target_category,
+                "caught": bool(new),
+                "failed": new,
+                "failed_in_target": sum(
+                    1 for i in new if i.split(".")[0] == str(mutant.target_category)
+                ),
+            }
+        )
+    caught = sum(1 for r in rows if r["caught"])
+    return {
+        "mutants": rows,
+        "summary": {"mutants": len(rows), "caught": caught, "survived": len(rows) - caught},
+        "baseline_failed": baseline_failed,
+    }
+
+
+def format_mutants(report: dict[str, Any]) -> str:
+    """One line per mutant: caught or SURVIVED, and by which scenarios."""
+    lines = []
+    for row in report["mutants"]:
+        status = "caught" if row["caught"] else "SURVIVED"
+        which = ", ".join(row["failed"][:8]) + (" …" if len(row["failed"]) > 8 else "")
+        lines.append(f"{row['name']:<28} {status:<9} {row['description']}  [{which}]")
+    s = report["summary"]
+    lines.append(f"mutants: {s['caught']}/{s['mutants']} caught, {s['survived']} survived")
+    return "\n".join(lines) + "\n"
