@@ -121,9 +121,10 @@ def test_merge_keeps_the_older_node_and_its_edges(graph: Graphonomous) -> None:
     assert _stage(entry, "merge")["merges"][0]["kept"] == first
     survivor = graph.store.require_node(first)
     assert survivor.metadata["merged_from"] == [copy]
-    # Decay (stage 1) runs before the merge keeps the larger confidence.
+    # Decay (stage 1) runs before the merge keeps the larger confidence; the graph
+    # began moments ago, so almost no decay time has elapsed (elapsed_intervals).
     rate = DECAY_RATE_BY_NODE_TYPE["semantic"]
-    assert survivor.confidence == pytest.approx(0.8 * (1 - rate))
+    assert 0.8 * (1 - rate) < survivor.confidence <= 0.8
     assert [e.target_id for e in graph.store.edges_of(first, "out", "causes")] == [other]
     assert copy not in graph.vector_index() and copy not in graph.text_index()
 
