@@ -428,6 +428,13 @@ class Graphonomous:
             found = self.store.get_edge(check_id("edge_id", edge_id))
             if found is None:
                 raise NotFoundError("edge", edge_id)
+            # An endpoint or kind given next to edge_id must agree with the edge it names.
+            for key in ("source_id", "target_id", "relationship"):
+                given = named.get(key)
+                if given is not None and given != getattr(found, key):
+                    raise ValidationError(
+                        key, f"does not match edge {edge_id!r} ({key} is {getattr(found, key)!r})"
+                    )
             return found
         missing = [k for k in ("source_id", "target_id", "relationship") if not named.get(k)]
         if missing:

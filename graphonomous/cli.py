@@ -18,6 +18,7 @@ from typing import Any, NoReturn, TextIO
 from . import __version__, ingest
 from .api import Graphonomous
 from .contract import DOCUMENT_KINDS, FIXTURE_MODES, cli_check, cli_fixtures
+from .hygiene import HostileInput, first_problem, loads_strict
 from .learning import forgetting, goals, learner
 from .mcp import DEFAULT_PORT, TRANSPORTS
 from .mcp.tools import DEFAULT_SURFACE, SURFACES
@@ -81,10 +82,12 @@ def _read_json_arg(path: str, what: str) -> Any:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise CliError(f"cannot read {what} {path}: {exc.strerror}", EXIT_USAGE) from exc
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{what} {path} is not UTF-8 ({exc.reason})", EXIT_USAGE) from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CliError(f"{what} is not valid JSON: {exc}", EXIT_USAGE) from exc
+        return loads_strict(text, what)
+    except HostileInput as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
 
 
 def _open(args: argparse.Namespace) -> Graphonomous:
@@ -1053,11 +1056,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Exit 2 naming the option when a command-line value breaks the hygiene rules
+    (a non-UTF-8 byte in argv arrives as a lone surrogate; SPEC "Input hygiene")."""
+    for name, value in vars(args).items():
+        if callable(value):
+            continue
+        problem = first_problem(value, "--" + name.replace("_", "-"))
+        if problem is not None:
+            raise CliError(f"invalid {problem}", EXIT_USAGE)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        _check_arguments(args)
         if getattr(args, "handler", None) is None:
             if sys.stdin.isatty():
                 parser.print_help(out)

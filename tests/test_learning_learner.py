@@ -223,10 +223,12 @@ def test_goal_linkage_via_goals_row_and_unknown_goal(graph: Graphonomous) -> Non
     )
     linked = graph.learn_from_outcome("ship", "success", 1.0, [cause["id"]], goal_id="goal-row-1")
     assert linked["goal_node_id"] == goal["id"]
-    unknown = graph.learn_from_outcome("ship", "success", 1.0, [cause["id"]], goal_id="nope")
-    assert unknown["goal_node_id"] is None
-    rows = {r["id"]: r for r in tables.outcome_rows(graph.store)}
-    assert rows[unknown["outcome_id"]]["goal_id"] == "nope"
+    # An unknown referenced id is rejected (issue #12), and nothing is written.
+    before = len(tables.outcome_rows(graph.store))
+    with pytest.raises(ValidationError) as caught:
+        graph.learn_from_outcome("ship", "success", 1.0, [cause["id"]], goal_id="nope")
+    assert caught.value.field == "goal_id"
+    assert len(tables.outcome_rows(graph.store)) == before
 
 
 def test_outcome_emits_telemetry(graph: Graphonomous) -> None:

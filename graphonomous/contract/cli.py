@@ -22,6 +22,7 @@ from graphonomous.contract.fixtures import (
     run_fixtures,
 )
 from graphonomous.contract.schema import parse_json, path_sort_key
+from graphonomous.hygiene import problems
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
@@ -70,6 +71,12 @@ def cli_check(
         return _unusable(f"{source} is not JSON: {exc.msg} at {where}", as_json, stdout, stderr)
     except ValueError as exc:
         return _unusable(f"{source} is not JSON: {exc}", as_json, stdout, stderr)
+    except RecursionError:
+        return _unusable(f"{source} is nested too deeply to parse", as_json, stdout, stderr)
+    dirty = problems(doc)
+    if dirty:
+        where, message = dirty[0]
+        return _unusable(f"{source} {where}: {message}", as_json, stdout, stderr)
     chosen = detect_kind(doc) if kind == "auto" else kind
     violations = sorted(
         duplicates + check_document(doc, chosen),

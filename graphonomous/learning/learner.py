@@ -330,6 +330,8 @@ def learn_from_outcome(
                 if found is None or found.forgotten_at is not None:
                     raise ValidationError("causal_node_ids", f"no live node with id {node_id!r}")
             goal_node_id = _resolve_goal_node(store, goal_id) if goal_id is not None else None
+            if goal_id is not None and goal_node_id is None:
+                raise ValidationError("goal_id", f"no live goal with id {goal_id!r}")
             insert_node(graph, node, vector, changes)
             updates = []
             for node_id in causal_ids:

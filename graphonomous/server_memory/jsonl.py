@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..hygiene import HostileInput, loads_strict
+
 ENTITY_FIELDS: Final = ("name", "entityType", "observations")
 RELATION_FIELDS: Final = ("from", "to", "relationType")
 
@@ -49,9 +51,9 @@ def parse_memory_jsonl(text: str) -> MemoryFile:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MemoryFileError(number, f"not valid JSON ({exc.msg})") from None
+            item = loads_strict(line, "the line")
+        except HostileInput as exc:
+            raise MemoryFileError(number, str(exc)) from None
         if not isinstance(item, dict):
             raise MemoryFileError(number, "expected a JSON object")
         kind = item.get("type")
