@@ -160,12 +160,7 @@ def _parse_class(segment: str, start: int) -> tuple[Token, int] | None:
         if char == "\\" and i + 1 < len(segment):
             i += 1
             char = segment[i]
-        if (
-            char != "-"
-            and i + 2 < len(segment)
-            and segment[i + 1] == "-"
-            and segment[i + 2] != "]"
-        ):
+        if char != "-" and i + 2 < len(segment) and segment[i + 1] == "-" and segment[i + 2] != "]":
             ranges.append((char, segment[i + 2]))
             i += 3
         else:
