@@ -24,6 +24,7 @@ from .learning import (
     consolidator,
     coverage,
     deliberation,
+    erasure,
     forgetting,
     goals,
     learner,
@@ -835,10 +836,18 @@ class Graphonomous:
         self.touch()
         return forgetting.forget_by_policy(self, policy, max_nodes, dry_run, mode)
 
-    def gdpr_erase(self, node_id: str, reason: str | None = None) -> dict[str, Any]:
-        """Erase a node and every trace of it, including from the file's free pages."""
+    def gdpr_erase(
+        self, node_id: str, reason: str | None = None, wait_s: float = 0.0
+    ) -> dict[str, Any]:
+        """Erase a node and every trace of it, including from the file's free pages;
+        `wait_s` waits for other connections' readers so the file scrub can complete."""
         self.touch()
-        return forgetting.gdpr_erase(self, node_id, reason)
+        return forgetting.gdpr_erase(self, node_id, reason, wait_s)
+
+    def gdpr_finish(self, wait_s: float = 0.0) -> dict[str, Any]:
+        """Complete a pending physical scrub of erased content (``erase --finish``)."""
+        self.touch()
+        return erasure.finish(self, wait_s)
 
     def forgetting_config(
         self,

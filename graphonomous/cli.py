@@ -558,18 +558,63 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
+    """Exit 0 when the bytes are provably gone; 1 when the erase committed but the
+    physical scrub is pending (the text and JSON say why and what to run)."""
+    if args.wait < 0:
+        raise CliError("erase: --wait must be >= 0", EXIT_USAGE)
+    if args.finish:
+        if args.node_id is not None:
+            raise CliError("erase --finish takes no NODE_ID", EXIT_USAGE)
+        with _open(args) as graph:
+            result = graph.gdpr_finish(args.wait)
+        if args.json:
+            emit_json(result, out)
+        else:
+            out.write(f"file scrub: {result['status']}\n")
+            _print_file_report(result["file"], out)
+        return EXIT_OK if result["status"] == "scrubbed" else EXIT_FAILED
+    if args.node_id is None:
+        raise CliError("erase: give a NODE_ID (or --finish)", EXIT_USAGE)
     with _open(args) as graph:
-        result = graph.gdpr_erase(args.node_id, args.reason)
+        result = graph.gdpr_erase(args.node_id, args.reason, args.wait)
+    code = EXIT_OK if result["status"] == "scrubbed" else EXIT_FAILED
     if args.json:
         emit_json(result, out)
-        return EXIT_OK
-    out.write(f"erased {result['node_id']} ({result['edges_removed']} edges)\n")
+        return code
+    if result["already_erased"]:
+        out.write(f"{result['node_id']} was erased before; file scrub: {result['status']}\n")
+    else:
+        via = (
+            ""
+            if result["resolved_to"] == result["node_id"]
+            else f" (merged into {result['resolved_to']})"
+        )
+        out.write(
+            f"erased {result['node_id']}{via}: {len(result['erased_ids'])} node(s), "
+            f"{result['edges_removed']} edges; file scrub: {result['status']}\n"
+        )
+    if result["rewritten_ids"]:
+        out.write(f"  rewritten (derived content): {', '.join(result['rewritten_ids'])}\n")
+    _print_file_report(result["file"], out)
     if result["residual"]:
         out.write(f"  WARNING: still found in {', '.join(result['residual'])}\n")
     if result["nodes_quoting_content"]:
         ids = ", ".join(result["nodes_quoting_content"])
         out.write(f"  other nodes quote its content (erase them too if needed): {ids}\n")
-    return EXIT_OK
+    return code
+
+
+def _print_file_report(report: dict[str, Any], out: TextIO) -> None:
+    if report["blocked_by_reader"]:
+        out.write(
+            "  PENDING: another connection holds a reader; the old bytes are still in the file\n"
+        )
+    if report["bytes_found_in"]:
+        out.write(f"  PENDING: erased text still in {', '.join(report['bytes_found_in'])}\n")
+    if report["error"]:
+        out.write(f"  PENDING: the file scrub failed: {report['error']}\n")
+    if report["advice"]:
+        out.write(f"  fix: {report['advice']}\n")
 
 
 def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
@@ -982,8 +1027,20 @@ def build_parser() -> argparse.ArgumentParser:
     forget.add_argument("--max-nodes", type=int, help="budget (default: forgetting config)")
     forget.add_argument("--dry-run", action="store_true", help="list candidates, change nothing")
     erase = command("erase", cmd_erase, "GDPR erase: a node and every trace of it, irrecoverably")
-    erase.add_argument("node_id")
+    erase.add_argument("node_id", nargs="?")
     erase.add_argument("--reason", help="stored only as its SHA-256 in the audit log")
+    erase.add_argument(
+        "--wait",
+        type=_float_arg,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait up to SECONDS for other connections' readers so the file scrub completes",
+    )
+    erase.add_argument(
+        "--finish",
+        action="store_true",
+        help="complete a pending physical scrub (no NODE_ID); exit 1 while it stays pending",
+    )
     bench = commands.add_parser("bench", help="built-in benchmarks")
     bench_commands = bench.add_subparsers(
         dest="bench_command", metavar="SUITE", parser_class=_Parser, required=True
