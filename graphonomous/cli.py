@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -617,6 +618,43 @@ def _print_file_report(report: dict[str, Any], out: TextIO) -> None:
         out.write(f"  fix: {report['advice']}\n")
 
 
+def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
+    """Full ``PRAGMA integrity_check``; exit 0 when the file is sound, 1 when damaged."""
+    import time
+
+    from .store import Store
+
+    path = args.db
+    if path == ":memory:" or not Path(path).expanduser().is_file():
+        raise CliError(f"doctor: no database file at {path}", EXIT_USAGE)
+    with Store(path) as store:
+        started = time.perf_counter()
+        problems = store.integrity_problems()
+        report = {
+            "database": str(path),
+            "integrity": "ok" if not problems else "damaged",
+            "problems": problems,
+            "quick_check_ms": store.quick_check_ms,
+            "integrity_check_ms": round((time.perf_counter() - started) * 1000.0, 3),
+            "read_only": store.read_only,
+            "advice": None
+            if not problems
+            else (
+                "writes to this file are refused; restore a backup, or salvage the readable "
+                f"rows with `sqlite3 {path} .recover | sqlite3 recovered.db` and open that"
+            ),
+        }
+    if args.json:
+        emit_json(report, out)
+    else:
+        out.write(f"{path}: {report['integrity']} ({report['integrity_check_ms']:.0f} ms)\n")
+        for problem in problems:
+            out.write(f"  {problem}\n")
+        if report["advice"]:
+            out.write(f"  fix: {report['advice']}\n")
+    return EXIT_OK if not problems else EXIT_FAILED
+
+
 def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
     from .capabilities import format_table, run_capabilities
 
@@ -1041,6 +1079,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="complete a pending physical scrub (no NODE_ID); exit 1 while it stays pending",
     )
+    command("doctor", cmd_doctor, "full integrity check of the database file (exit 1 if damaged)")
     bench = commands.add_parser("bench", help="built-in benchmarks")
     bench_commands = bench.add_subparsers(
         dest="bench_command", metavar="SUITE", parser_class=_Parser, required=True
@@ -1147,6 +1186,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_USAGE
     except (NotFoundError, StoreError, BatchError) as exc:
         sys.stderr.write(f"graphonomous: {exc}\n")
+        return EXIT_FAILED
+    except sqlite3.DatabaseError as exc:
+        sys.stderr.write(
+            f"graphonomous: database error: {exc}; run `graphonomous doctor` to check the file\n"
+        )
         return EXIT_FAILED
     except KeyboardInterrupt:
         sys.stderr.write("graphonomous: interrupted\n")
