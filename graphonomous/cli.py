@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -33,7 +35,8 @@ from .model import (
     new_id,
 )
 from .pulse import cli_pulse
-from .server_memory import MemoryFileError, parse_memory_jsonl
+from .server_memory import MemoryFileError
+from .server_memory.jsonl import iter_records
 from .store import BatchError, StoreError
 
 EXIT_OK = 0
@@ -445,18 +448,38 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _memory_records(path: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """The records of a memory file, streamed (the file is open while iterating)."""
+    with open(path, encoding="utf-8") as handle:
+        yield from iter_records(handle)
+
+
 def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
+    """Stream the file twice (check every line, then import in chunks inside one
+    transaction); stdin is first spooled to a temporary file.  Memory does not grow
+    with the file size."""
+    spool: str | None = None
     try:
-        data = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read memory file {args.file}: {exc}", EXIT_USAGE) from exc
-    try:
-        records = parse_memory_jsonl(data)
-    except MemoryFileError as exc:
-        raise CliError(f"{args.file} {exc}; nothing was imported", EXIT_USAGE) from exc
-    source = "stdin" if args.file == "-" else str(Path(args.file).resolve())
-    with _open(args) as graph:
-        result = graph.memory_view().import_records(records, source=source)
+        if args.file == "-":
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", suffix=".jsonl", delete=False
+            ) as handle:
+                spool = handle.name
+                shutil.copyfileobj(sys.stdin, handle)
+        path = spool or args.file
+        try:
+            for _ in _memory_records(path):
+                pass
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CliError(f"cannot read memory file {args.file}: {exc}", EXIT_USAGE) from exc
+        except MemoryFileError as exc:
+            raise CliError(f"{args.file} {exc}; nothing was imported", EXIT_USAGE) from exc
+        source = "stdin" if args.file == "-" else str(Path(args.file).resolve())
+        with _open(args) as graph:
+            result = graph.memory_view().import_stream(lambda: _memory_records(path), source=source)
+    finally:
+        if spool is not None:
+            os.unlink(spool)
     if args.json:
         emit_json(result, out)
         return EXIT_OK
