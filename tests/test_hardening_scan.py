@@ -208,3 +208,16 @@ def test_pathological_double_star_pattern_is_fast() -> None:
     )
     assert rule.matches(deep + "/x", False)
     assert not rule.matches(deep + "/y", False)
+
+
+def test_a_file_name_that_is_not_utf8_is_reported_not_fatal(
+    graph: Graphonomous, tmp_path: Path
+) -> None:
+    (tmp_path / "ok.md").write_text("# OK\n\nfine\n")
+    with open(os.path.join(os.fsencode(tmp_path), b"\xffbad.md"), "w") as handle:
+        handle.write("# Bad name\n\ntext\n")
+    summary = scan_directory(graph, tmp_path)
+    assert summary.ingested == 1
+    assert {"path": "\ufffdbad.md", "error": "file name is not valid UTF-8; skipped"} in (
+        summary.errors
+    )
