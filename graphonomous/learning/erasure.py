@@ -31,6 +31,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from ..embed import pack_f32
@@ -53,6 +54,10 @@ MIN_QUOTE_CHARS: Final = 12
 # are at least half of either text's distinct content words.
 MIN_SHARED_WORDS: Final = 3
 SHARED_WORDS_FRACTION: Final = 0.5
+# The prefilter tests at most this many of the erased text's words, the longest (most
+# distinctive) ones (SQL size bound): for a text with more distinct words, a keyword list
+# is found only through those (its sentences are always checked).
+MAX_PREFILTER_WORDS: Final = 64
 # --wait polls the checkpoint this often.
 WAIT_POLL_S: Final = 0.1
 # Bytes read per step when searching the files for erased text.
@@ -201,15 +206,29 @@ def _sentences(content: str) -> list[str]:
     return sorted({s for s in found if len(s) >= MIN_QUOTE_CHARS})
 
 
-def quotes(content: str, other: str) -> bool:
-    """Does `other` quote `content`: all of it, one of its sentences (≥ 12 characters),
-    or a keyword list (≥ 3 shared content words, half of either text's distinct words)?"""
-    if len(content) >= MIN_QUOTE_CHARS and content in other:
+@dataclass(frozen=True)
+class _Quotable:
+    """An erased text prepared once for :func:`quotes`: its sentences and content words."""
+
+    text: str
+    sentences: tuple[str, ...]
+    words: frozenset[str]
+
+
+def _prepare(content: str) -> _Quotable:
+    return _Quotable(content, tuple(_sentences(content)), frozenset(distinct_words(content)))
+
+
+def _quotes(erased: _Quotable, other: str) -> bool:
+    if len(erased.text) >= MIN_QUOTE_CHARS and erased.text in other:
         return True
     flat = " ".join(other.split())
-    if any(sentence in flat for sentence in _sentences(content)):
+    if any(sentence in flat for sentence in erased.sentences):
         return True
-    words, theirs = set(distinct_words(content)), set(distinct_words(other))
+    words = erased.words
+    if len(words) < MIN_SHARED_WORDS:
+        return False
+    theirs = set(distinct_words(other))
     shared = len(words & theirs)
     if shared < MIN_SHARED_WORDS:
         return False
@@ -219,18 +238,41 @@ def quotes(content: str, other: str) -> bool:
     )
 
 
+def quotes(content: str, other: str) -> bool:
+    """Does `other` quote `content`: all of it, one of its sentences (≥ 12 characters),
+    or a keyword list (≥ 3 shared content words, half of either text's distinct words)?"""
+    return _quotes(_prepare(content), other)
+
+
+def _candidate_sql(erased: _Quotable) -> tuple[str, list[str]]:
+    """A SQL condition no quoting node can fail (a cheap prefilter run in SQLite): it
+    holds a sentence, or at least MIN_SHARED_WORDS of the words (folded words are
+    prefixes of the written ones, so instr on the lower-cased text never misses)."""
+    parts = ["instr(content, ?) > 0" for _ in erased.sentences]
+    params = list(erased.sentences)
+    words = sorted(erased.words, key=lambda w: (-len(w), w))[:MAX_PREFILTER_WORDS]
+    if len(words) >= MIN_SHARED_WORDS:
+        hits = " + ".join("(instr(lower(content), ?) > 0)" for _ in words)
+        parts.append(f"({hits}) >= {MIN_SHARED_WORDS}")
+        params += words
+    return " OR ".join(parts) or "0", params
+
+
 def quoting_nodes(store: Store, contents: Sequence[str], exclude: Iterable[str] = ()) -> list[str]:
     """Ids of live or forgotten nodes (not in `exclude`) quoting any of `contents`, sorted.
-    One pass over the nodes' content: O(total content)."""
+    A SQL prefilter per content, then :func:`quotes` on the candidates."""
     skip = set(exclude)
-    texts = [c for c in contents if c]
-    if not texts:
-        return []
-    out = []
-    for node_id, other in tables.query(store, "SELECT id, content FROM nodes ORDER BY id"):
-        if node_id not in skip and any(quotes(text, other) for text in texts):
-            out.append(str(node_id))
-    return out
+    found: set[str] = set()
+    for content in contents:
+        if not content:
+            continue
+        erased = _prepare(content)
+        condition, params = _candidate_sql(erased)
+        rows = tables.query(store, f"SELECT id, content FROM nodes WHERE {condition}", params)
+        for node_id, other in rows:
+            if node_id not in skip and _quotes(erased, other):
+                found.add(str(node_id))
+    return sorted(found)
 
 
 # -- the file ----------------------------------------------------------------------------
