@@ -56,6 +56,7 @@ from .retrieval import (
     build_snapshot,
     store_fingerprint,
 )
+from .retrieval.experience import ExperienceIndex, RetrievalTrace, is_retrieval_aid
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
 from .retrieval.region import analyze_region
 from .server_memory import MemoryView
@@ -95,6 +96,10 @@ class Graphonomous:
         # Nodes written with deferred embeddings (apply_batch(defer_embeddings=True))
         # since the index was loaded; vector_index() embeds them on next use.
         self._pending_vectors: set[str] = set()
+        # Learning from use: recent retrievals (to find the query an outcome
+        # answers) and the outcomes with a known query (retrieval.experience).
+        self.retrieval_trace = RetrievalTrace()
+        self.experience = ExperienceIndex()
 
     def close(self) -> None:
         with self.lock:
@@ -123,10 +128,16 @@ class Graphonomous:
         with self.lock:
             if self._index is None:
                 index = VectorIndex(self.embedder.dimensions)
-                stored = self.store.iter_embeddings(self.embedding_model)
+                nodes = self.store.list_nodes()
+                unsearched = {node.id for node in nodes if is_retrieval_aid(node)}
+                stored = [
+                    row
+                    for row in self.store.iter_embeddings(self.embedding_model)
+                    if row[0] not in unsearched
+                ]
                 index.bulk_load((node_id, unpack_f32(blob)) for node_id, blob in stored)
-                have = {node_id for node_id, _ in stored}
-                self._embed_into(index, [n for n in self.store.list_nodes() if n.id not in have])
+                have = {node_id for node_id, _ in stored} | unsearched
+                self._embed_into(index, [n for n in nodes if n.id not in have])
                 self._pending_vectors.clear()
                 self._index = index
             elif self._pending_vectors:
@@ -538,7 +549,11 @@ class Graphonomous:
         with self.lock:
             if self._text_index is None:
                 index = Bm25Index()
-                index.add_many((node.id, node.content) for node in self.store.list_nodes())
+                index.add_many(
+                    (node.id, node.content)
+                    for node in self.store.list_nodes()
+                    if not is_retrieval_aid(node)
+                )
                 self._text_index = index
             return self._text_index
 

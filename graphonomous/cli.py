@@ -348,6 +348,22 @@ def cmd_topology(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
+    import logging
+
+    from .ui import make_ui_server, serve_ui
+
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="graphonomous: %(message)s"
+    )
+    with _open(args) as graph:
+        try:
+            server = make_ui_server(graph, args.port, allow_writes=args.allow_writes)
+        except OSError as exc:
+            raise CliError(f"cannot serve the canvas on port {args.port}: {exc.strerror}") from exc
+        return serve_ui(server, open_browser=args.open)
+
+
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     import logging
 
@@ -921,6 +937,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not consolidate in the background when the graph is idle",
     )
     command("stats", cmd_stats, "counts and facts about the graph")
+    from .ui.server import DEFAULT_UI_PORT
+
+    ui = command("ui", cmd_ui, "explore the graph in the browser: the κ canvas on 127.0.0.1")
+    ui.add_argument("--port", type=int, default=DEFAULT_UI_PORT, help="HTTP port")
+    ui.add_argument(
+        "--allow-writes", action="store_true", help="let the canvas store/delete edges, consolidate"
+    )
+    ui.add_argument("--open", action="store_true", help="open the page in the default browser")
 
     node = commands.add_parser("node", help="add, show and list nodes")
     node_commands = node.add_subparsers(

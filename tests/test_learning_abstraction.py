@@ -45,8 +45,10 @@ def test_a_cluster_of_three_episodes_gets_one_grounded_summary(graph: Graphonomo
     grounding = graph.store.edges_of(summary_id, "out", "derived_from")
     assert sorted(e.target_id for e in grounding) == sorted(ids)
     assert all(e.decay_rate == 0.0 for e in grounding)
-    # Indexed for retrieval right away.
-    assert summary_id in graph.vector_index() and summary_id in graph.text_index()
+    # A retrieval aid: stored with its vector, kept out of the search indexes
+    # (it must not take its members' result slots or shift BM25 statistics).
+    assert graph.store.get_embedding(summary_id) is not None
+    assert summary_id not in graph.vector_index() and summary_id not in graph.text_index()
 
 
 def test_abstraction_is_idempotent(graph: Graphonomous) -> None:

@@ -13,6 +13,7 @@ from graphonomous.learning.consolidator import (
     PROMOTION_RULES,
     Q_DECAY_SHARE,
     TIMESCALE_DECAY_FACTOR,
+    elapsed_intervals,
     run_consolidation,
     strengthened,
     with_config,
@@ -55,6 +56,8 @@ def test_decay_per_timescale_and_q_at_half_rate(graph: Graphonomous) -> None:
         for scale in ("fast", "medium", "slow", "glacial")
     }
     edge = graph.store_edge(ids["fast"], ids["medium"], "related", strength=0.5)["edge"]
+    for node_id in ids.values():  # the graph began an hour ago: a full interval elapsed
+        graph.store.update_node(node_id, created_at="2000-01-01T00:00:00.000Z")
     graph.run_consolidation()
     for scale, node_id in ids.items():
         rate = min(1.0, 0.1 * TIMESCALE_DECAY_FACTOR[scale])
@@ -65,6 +68,20 @@ def test_decay_per_timescale_and_q_at_half_rate(graph: Graphonomous) -> None:
     assert 0.5 - fast["q_value"] == pytest.approx((0.5 - fast["confidence"]) / 2)
     stored = graph.manage_edge("get", edge_id=edge["id"])["edge"]
     assert stored["strength"] == pytest.approx(0.5 * (1 - edge["decay_rate"]))
+
+
+def test_decay_follows_time_not_the_number_of_runs(graph: Graphonomous) -> None:
+    node = graph.store_node("knowledge about valves", decay_rate=0.1)["node"]["id"]
+    graph.store.update_node(node, created_at="2000-01-01T00:00:00.000Z")
+    first = graph.run_consolidation()
+    once = _node(graph, node)["confidence"]
+    assert _stage(first, "decay")["elapsed_intervals"] == 1.0  # capped at one interval
+    for _ in range(5):  # back to back: seconds, not intervals, have passed
+        again = graph.run_consolidation()
+        assert _stage(again, "decay")["elapsed_intervals"] < 0.01
+    assert _node(graph, node)["confidence"] == pytest.approx(once, rel=1e-3)
+    assert elapsed_intervals(None, "2026-01-01T00:00:00.000Z") == 0.0
+    assert elapsed_intervals("2026-01-01T00:00:00.000Z", "2026-01-01T00:02:30.000Z") == 0.5
 
 
 def test_decay_spares_protected_and_recently_accessed(graph: Graphonomous) -> None:

@@ -100,9 +100,41 @@ def test_success_outcome_updates_causes_and_records_everything(graph: Graphonomo
     assert row["causal_node_ids"] == [a["id"], b["id"]]
     assert row["outcome_node_id"] == node["id"]
     assert row["status"] == "success" and row["confidence"] == 0.8
-    # The outcome node is searchable at once (vector and BM25 indexes kept current).
-    assert graph.similarity_search(node["content"], 1)["results"][0]["id"] == node["id"]
-    assert graph.text_index().search("pressure stable", 1)[0][0] == node["id"]
+    # The outcome node is an experience record (a retrieval aid), kept out of the
+    # search indexes; its vector is stored.
+    assert graph.store.get_embedding(node["id"]) is not None
+    assert all(
+        r["id"] != node["id"] for r in graph.similarity_search(node["content"], 5)["results"]
+    )
+    assert graph.text_index().search("pressure stable", 1) == []
+
+
+def test_bundle_outcome_moves_q_by_share_and_leaves_belief(graph: Graphonomous) -> None:
+    ids = [graph.store_node(f"turn {i} about pumps and seals")["node"]["id"] for i in range(5)]
+    graph.store_edge(ids[0], ids[1], "related")
+    result = graph.learn_from_outcome("answer-1", "failure", 1.0, ids)
+    for update in result["updates"]:
+        assert update["confidence_after"] == update["confidence_before"] == 0.5
+        assert abs(update["q_after"] - (0.5 + Q_LEARNING_RATE / 5 * (0.0 - 0.5))) < CLOSE
+    graph.learn_from_outcome("answer-2", "success", 1.0, ids)
+    edge = graph.store.find_edge(ids[0], ids[1], "related")
+    assert edge is not None and edge.co_activation_count == 0  # a bundle is not a pair
+
+
+def test_outcome_remembers_the_query_of_the_retrieval_it_answers(graph: Graphonomous) -> None:
+    for text in ("the pump seal leaks at high pressure", "budget review is due in May"):
+        graph.store_node(text)
+    found = graph.retrieve_context("why does the pump seal leak", limit=2, effort=0)
+    used = [r["node_id"] for r in found["results"]]
+    result = graph.learn_from_outcome("answer", "success", 1.0, used)
+    meta = graph.get_node(result["outcome_node_id"])["node"]["metadata"]
+    assert meta["retrieval"] == {"query": "why does the pump seal leak"}
+    assert meta["reward"] == 1.0
+    named = graph.learn_from_outcome(
+        "answer-2", "failure", 1.0, used[:1], evidence={"query": "an explicit question"}
+    )
+    meta = graph.get_node(named["outcome_node_id"])["node"]["metadata"]
+    assert meta["retrieval"] == {"query": "an explicit question"}
 
 
 @pytest.mark.parametrize(

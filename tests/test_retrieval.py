@@ -181,7 +181,7 @@ def test_route_telemetry_uses_retrieve_context_trigger(graph: Graphonomous) -> N
 # -- side effects ---------------------------------------------------------------------
 
 
-def test_side_effects_access_and_co_activation(graph: Graphonomous) -> None:
+def test_side_effects_access_and_co_activation_from_outcomes(graph: Graphonomous) -> None:
     _pump_graph(graph)
     result = graph.retrieve_context("pump lost pressure valve seal", limit=2, effort=0)
     assert set(_ids(result)) == {"pump", "valve"}
@@ -192,9 +192,16 @@ def test_side_effects_access_and_co_activation(graph: Graphonomous) -> None:
     between = graph.store.find_edge("valve", "pump", "causes")
     outside = graph.store.find_edge("pump", "e47", "causes")
     assert between is not None and outside is not None
-    assert between.co_activation_count == 1 and outside.co_activation_count == 0
+    # Retrieval alone counts no co-activation: only a rewarded outcome does.
+    assert between.co_activation_count == 0 and outside.co_activation_count == 0
     graph.retrieve_context("pump lost pressure valve seal", limit=2, effort=0)
     assert graph.store.require_node("pump").access_count == 2
+    graph.learn_from_outcome("answer", "failure", 1.0, ["pump", "valve"])
+    assert graph.store.find_edge("valve", "pump", "causes").co_activation_count == 0
+    graph.learn_from_outcome("answer", "success", 1.0, ["pump", "valve"])
+    after = graph.store.find_edge("valve", "pump", "causes")
+    assert after is not None and after.co_activation_count == 1
+    assert graph.store.find_edge("pump", "e47", "causes").co_activation_count == 0
 
 
 def test_side_effects_keep_the_snapshot_valid(graph: Graphonomous) -> None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..model import Node
 from ..records import node_from_fields
+from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
 from . import bookkeeping
 from .common import IndexChanges, insert_node, link
 from .conflicts import JUDGED_RELATIONSHIPS
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
 
 EPISODE_TYPE: Final = "episodic"  # a member of model.NODE_TYPES
 SUMMARY_TYPE: Final = "semantic"
-SUMMARY_SOURCE: Final = "consolidation"  # a member of model.CREATION_SOURCES
+# SUMMARY_SOURCE (a member of model.CREATION_SOURCES) and SUMMARY_MEMBERS_KEY
+# live in retrieval.experience, which treats summaries as retrieval aids.
 GROUNDING_RELATIONSHIP: Final = "derived_from"
 # Grounding edges are the record of what was abstracted: they never fade.
 GROUNDING_DECAY_RATE: Final = 0.0
@@ -205,7 +207,7 @@ def abstract_episodes(
             {
                 "node_type": SUMMARY_TYPE,
                 "content": text,
-                "metadata": {"abstraction_of": list(members), "keywords": keywords},
+                "metadata": {SUMMARY_MEMBERS_KEY: list(members), "keywords": keywords},
                 "confidence": min(1.0, max(0.0, confidence)),
                 "creation_source": SUMMARY_SOURCE,
             },

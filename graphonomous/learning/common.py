@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..embed import pack_f32
 from ..model import Edge, Node, new_id
+from ..retrieval.experience import is_retrieval_aid
 from ..store import Store
 
 if TYPE_CHECKING:
@@ -51,10 +52,17 @@ def publish(graph: Graphonomous, changes: IndexChanges) -> None:
 def insert_node(
     graph: Graphonomous, node: Node, vector: list[float], changes: IndexChanges
 ) -> None:
-    """Insert a node and its embedding (inside the caller's transaction)."""
+    """Insert a node and its embedding (inside the caller's transaction).
+
+    Retrieval aids (outcome records, consolidation summaries:
+    `retrieval.experience.is_retrieval_aid`) are stored with their vector but
+    kept out of the search indexes: they point at knowledge and must not shift
+    BM25's statistics or fill the embedding top-k that knowledge competes for.
+    """
     graph.store.insert_node(node)
     graph.store.set_embedding(node.id, pack_f32(vector), graph.embedding_model)
-    changes.added(node.id, node.content, vector)
+    if not is_retrieval_aid(node):
+        changes.added(node.id, node.content, vector)
 
 
 def link(

@@ -5,15 +5,17 @@ seed 004's conflict stage 4.5 and forgetting policy); each reports counts
 and its duration in ms:
 
 1. **decay** — confidence × (1 − r) and q_value × (1 − r/2) per node, r =
-   decay_rate × `TIMESCALE_DECAY_FACTOR[timescale]` (at most 1); nodes
+   decay_rate × `TIMESCALE_DECAY_FACTOR[timescale]` × the share of
+   `DECAY_INTERVAL_S` elapsed since the previous run (at most 1); nodes
    accessed since the previous run are exempt.  Edges: strength ×
-   (1 − decay_rate).
+   (1 − decay_rate × that share).
 2. **prune_nodes** — when the live node count exceeds max_nodes, the
    forgetting module's hybrid policy; otherwise delete nodes whose
    confidence is below `min_confidence_threshold`.
 3. **prune_edges** — delete edges weaker than `min_edge_strength_threshold`.
-4. **strengthen** — each co-activation since the previous run closes
-   `coactivation_gain` of the gap between an edge's strength and 1.
+4. **strengthen** — each co-activation since the previous run (two nodes
+   used together in a rewarded outcome) closes `coactivation_gain` of the
+   gap between an edge's strength and 1.
 4.5 **resolve_conflicts** and 5 **merge** — pairs of near-identical nodes,
    found from the nodes changed since the previous run (`conflicts`).
 6. **promote** — move nodes up one timescale when accessed often for their age.
@@ -42,6 +44,7 @@ from ..model import (
     check_int,
     check_non_negative,
     check_unit_interval,
+    parse_time,
     utc_now,
 )
 from ..store import Store
@@ -70,6 +73,16 @@ TIMESCALE_DECAY_FACTOR: Final[Mapping[str, float]] = {
 }
 # Seed 004: "decay Q-values at HALF the confidence decay rate".
 Q_DECAY_SHARE: Final = 0.5
+# Decay is a function of time, not of how often consolidation runs: a node's
+# decay_rate is the loss over one DECAY_INTERVAL_S (seed 003's consolidation
+# interval, the idle timer's cadence), and a run decays by the share of that
+# interval elapsed since the previous run, at most one interval.  So runs
+# triggered back to back (attention, an agent consolidating every few
+# outcomes) do not compound decay and do not reorder knowledge that was
+# merely not retrieved in the last seconds; a server idling on the timer
+# decays exactly as before; and coming back after a month costs one
+# interval's decay, not a month's worth at once (forgetting stays gradual).
+DECAY_INTERVAL_S: Final = 300.0
 
 # Promotion (seed 003: "when access_count exceeds a threshold relative to
 # age"): from a tier to the next when access_count >= the minimum count AND
@@ -191,15 +204,36 @@ def protected_ids(store: Store) -> set[str]:
 # -- stage 1: decay -------------------------------------------------------------------
 
 
-def stage_decay(run: Run) -> dict[str, Any]:
-    """Stage 1: decay confidence, Q-values and edge strengths.
+def elapsed_intervals(since: str | None, now: str) -> float:
+    """Share of `DECAY_INTERVAL_S` elapsed between `since` and now, in [0, 1].
 
-    Output: ``{"nodes_decayed", "nodes_exempt_accessed", "edges_decayed"}``.
-    Complexity: two UPDATE statements, O(N + E) rows rewritten.
+    `since` is the previous run's start or, before any run, the oldest live
+    node's creation (`_graph_began`); None (an empty graph) gives 0.  O(1).
     """
+    if since is None:
+        return 0.0
+    seconds = (parse_time(now) - parse_time(since)).total_seconds()
+    return max(0.0, min(1.0, seconds / DECAY_INTERVAL_S))
+
+
+def _graph_began(store: Store) -> str | None:
+    """Creation time of the oldest live node (None for an empty graph).  One query."""
+    rows = bookkeeping.query(store, "SELECT min(created_at) FROM nodes WHERE forgotten_at IS NULL")
+    return str(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
+def stage_decay(run: Run) -> dict[str, Any]:
+    """Stage 1: decay confidence, Q-values and edge strengths by the time elapsed.
+
+    The per-node rate is decay_rate × timescale factor × `elapsed_intervals`.
+    Output: ``{"nodes_decayed", "nodes_exempt_accessed", "edges_decayed",
+    "elapsed_intervals"}``.  Complexity: two UPDATE statements, O(N + E) rows.
+    """
+    units = elapsed_intervals(run.since or _graph_began(run.store), run.now)
     cases = " ".join("WHEN ? THEN ?" for _ in TIMESCALE_DECAY_FACTOR)
     case_params: list[Any] = [x for item in TIMESCALE_DECAY_FACTOR.items() for x in item]
-    rate = f"min(1.0, decay_rate * (CASE timescale {cases} ELSE 1.0 END))"
+    case_params.append(units)
+    rate = f"min(1.0, decay_rate * (CASE timescale {cases} ELSE 1.0 END) * ?)"
     protected, protected_params = protected_clause()
     nodes = bookkeeping.execute(
         run.store,
@@ -219,11 +253,16 @@ def stage_decay(run: Run) -> dict[str, Any]:
     )
     edges = bookkeeping.execute(
         run.store,
-        "UPDATE edges SET strength = strength * (1.0 - min(1.0, decay_rate)) "
+        "UPDATE edges SET strength = strength * (1.0 - min(1.0, decay_rate * ?)) "
         f"WHERE decay_rate > 0 AND {_unprotected_edge_clause()}",
-        [*protected_params, *protected_params],
+        [units, *protected_params, *protected_params],
     )
-    return {"nodes_decayed": nodes, "nodes_exempt_accessed": exempt, "edges_decayed": edges}
+    return {
+        "nodes_decayed": nodes,
+        "nodes_exempt_accessed": exempt,
+        "edges_decayed": edges,
+        "elapsed_intervals": round(units, 6),
+    }
 
 
 def _unprotected_edge_clause() -> str:

@@ -32,6 +32,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from email.message import Message as Headers
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
@@ -107,6 +108,34 @@ def host_name(header: str) -> str:
     if value.count(":") == 1:
         return value.split(":", 1)[0]
     return value
+
+
+def admission_error(
+    headers: Headers[str, str], allowed_hosts: frozenset[str] | None, token: str | None
+) -> tuple[HTTPStatus, str, dict[str, str]] | None:
+    """The Host, Origin and bearer-token checks of one request (None = admitted).
+
+    `allowed_hosts` None accepts any Host/Origin (wildcard binds only, where the
+    token is mandatory).  A refusal is (status, message, extra headers).  Shared
+    by every HTTP adapter (the MCP endpoint, the canvas of `graphonomous ui`).
+    """
+    host = headers.get("Host")
+    if allowed_hosts is not None and host is not None and host_name(host) not in allowed_hosts:
+        return HTTPStatus.FORBIDDEN, "Forbidden: Host not allowed", {}
+    origin = headers.get("Origin")
+    if allowed_hosts is not None and origin is not None:
+        origin_host = urlsplit(origin.strip()).hostname
+        if origin_host is None or origin_host.lower() not in allowed_hosts:
+            return HTTPStatus.FORBIDDEN, "Forbidden: Origin not allowed", {}
+    if token is not None:
+        given = headers.get("Authorization", "").encode("utf-8", "replace")
+        if not hmac.compare_digest(given, f"Bearer {token}".encode()):
+            return (
+                HTTPStatus.UNAUTHORIZED,
+                "Unauthorized: a valid bearer token is required",
+                {"WWW-Authenticate": 'Bearer realm="graphonomous"'},
+            )
+    return None
 
 
 class McpHttpServer(ThreadingHTTPServer):
@@ -364,27 +393,11 @@ class McpRequestHandler(BaseHTTPRequestHandler):
         if urlsplit(self.path).path != self.server.endpoint:
             self._refuse(HTTPStatus.NOT_FOUND, f"Not Found: the MCP endpoint is {ENDPOINT}")
             return False
-        allowed = self.server.allowed_hosts
-        host = self.headers.get("Host")
-        if allowed is not None and host is not None and host_name(host) not in allowed:
-            self._refuse(HTTPStatus.FORBIDDEN, "Forbidden: Host not allowed")
+        refusal = admission_error(self.headers, self.server.allowed_hosts, self.server.token)
+        if refusal is not None:
+            status, message, headers = refusal
+            self._refuse(status, message, headers=headers or None)
             return False
-        origin = self.headers.get("Origin")
-        if allowed is not None and origin is not None:
-            origin_host = urlsplit(origin.strip()).hostname
-            if origin_host is None or origin_host.lower() not in allowed:
-                self._refuse(HTTPStatus.FORBIDDEN, "Forbidden: Origin not allowed")
-                return False
-        if self.server.token is not None:
-            given = self.headers.get("Authorization", "").encode("utf-8", "replace")
-            expected = f"Bearer {self.server.token}".encode()
-            if not hmac.compare_digest(given, expected):
-                self._refuse(
-                    HTTPStatus.UNAUTHORIZED,
-                    "Unauthorized: a valid bearer token is required",
-                    headers={"WWW-Authenticate": 'Bearer realm="graphonomous"'},
-                )
-                return False
         return True
 
     def _refuse(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:

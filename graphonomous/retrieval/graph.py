@@ -59,6 +59,10 @@ CAUSAL_RELATIONSHIPS: Final = ("causal", "causes", "resolves")
 # a chunk of a file): parts of one whole share context, so retrieval lets
 # them support each other through the whole (`retriever._support`).
 STRUCTURAL_RELATIONSHIPS: Final = ("part_of",)
+# Retrieval aids (retrieval.experience): outcome nodes and consolidation
+# summaries point at knowledge; the graph stages never walk into them.
+AID_NODE_TYPES: Final = ("outcome",)
+AID_CREATION_SOURCES: Final = ("consolidation",)
 assert set(STRUCTURAL_RELATIONSHIPS) <= set(RELATIONSHIPS)
 
 WeightedGraph = dict[str, dict[str, float]]
@@ -201,6 +205,7 @@ class GraphReader:
         self._agent_id = agent_id
         self._nodes: dict[str, Node | None] = {}
         self._visible: dict[str, bool] = {}
+        self._aid: dict[str, bool] = {}
         self._links: dict[str, list[Link]] = {}
 
     def is_visible(self, node: Node) -> bool:
@@ -255,25 +260,48 @@ class GraphReader:
             self._load_visibility([node_id])
         return self._visible[node_id]
 
+    def _load_aids(self, node_ids: Iterable[str]) -> None:
+        """Whether ids not classified yet are retrieval aids (outcomes, consolidation
+        summaries: `AID_NODE_TYPES`, `AID_CREATION_SOURCES`).  Light query."""
+        missing = sorted({node_id for node_id in node_ids if node_id not in self._aid})
+        for chunk in _chunked(missing):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.store.query(
+                f"SELECT id, node_type, creation_source FROM nodes WHERE id IN ({marks})",
+                list(chunk),
+            )
+            kinds = {row[0]: (row[1], row[2]) for row in rows}
+            for node_id in chunk:
+                node_type, source = kinds.get(node_id, ("", ""))
+                self._aid[node_id] = node_type in AID_NODE_TYPES or source in AID_CREATION_SOURCES
+
     def load_links(self, node_ids: Iterable[str]) -> None:
-        """Fetch the edges of ids not fetched yet; keep links whose other end is visible."""
+        """Fetch the edges of ids not fetched yet; keep links whose other end is visible.
+
+        Links to retrieval aids are dropped: an outcome node or a summary points
+        at knowledge, and walking into it would crowd a node's real neighbours
+        out of its strongest few (retrieval.experience handles aids).
+        """
         missing = sorted({n for n in node_ids if n not in self._links})
         if not missing:
             return
         if self._snapshot is not None:
             every = self._snapshot.links()
-            for node_id in missing:
-                self._links[node_id] = [
-                    link for link in every.get(node_id, []) if self.visible(link.neighbor)
-                ]
-            return
-        edges = self._light_edges(missing)
-        self._load_visibility({e.source_id for e in edges} | {e.target_id for e in edges})
-        grouped = links_by_node(edges, set(missing).__contains__)
+            found = {
+                node_id: [link for link in every.get(node_id, []) if self.visible(link.neighbor)]
+                for node_id in missing
+            }
+        else:
+            edges = self._light_edges(missing)
+            self._load_visibility({e.source_id for e in edges} | {e.target_id for e in edges})
+            grouped = links_by_node(edges, set(missing).__contains__)
+            found = {
+                node_id: [link for link in grouped.get(node_id, []) if self._visible[link.neighbor]]
+                for node_id in missing
+            }
+        self._load_aids({link.neighbor for links in found.values() for link in links})
         for node_id in missing:
-            self._links[node_id] = [
-                link for link in grouped.get(node_id, []) if self._visible[link.neighbor]
-            ]
+            self._links[node_id] = [link for link in found[node_id] if not self._aid[link.neighbor]]
 
     def links_among(self, node_ids: Iterable[str]) -> dict[str, list[Link]]:
         """Links between the given visible nodes, plus their structural links to visible wholes.

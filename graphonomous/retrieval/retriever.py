@@ -61,6 +61,7 @@ from ..model import (
 )
 from ..topology import analyze, build_adjacency
 from .bm25 import bm25_tokens
+from .experience import is_retrieval_aid, unrelated_similarity
 from .fusion import (
     DEFAULT_FUSION,
     FUSION_METHODS,
@@ -123,6 +124,15 @@ SIBLING_FACTOR: Final = 0.5
 # hop) and the cap of an edge's support transfer.
 HOP_DECAY: Final = 0.85
 UTILITY_WEIGHT: Final = 0.3  # seed 004's alpha
+# Experience (retrieval.experience): how far a similar earlier success lifts a
+# node (noisy-OR with its score, so never past 1) and how far a similar earlier
+# failure lowers it (a factor, at most halving).  Measured on the LoCoMo dev
+# half (benchmarks/eval_learning.py, two conversations, effort 3): a success
+# vouches for all k nodes it used, most of which did not answer, so a strong
+# lift (gain 1.0: -0.057 R@5) hurts; an objection is precise (those nodes did
+# not answer a question like this one) and helps (+0.011 alone).
+EXPERIENCE_GAIN: Final = 0.25
+EXPERIENCE_PENALTY: Final = 0.5
 SUPERSEDED_FACTOR: Final = 0.5
 PPR_RESTART: Final = 0.15  # seed 002; the walk keeps 1 − 0.15 = 0.85 per step
 # Push tolerance of the local walk: the ball has at most LOCAL_MAX_NODES
@@ -156,6 +166,8 @@ class RetrievalSettings:
     sibling_factor: float = SIBLING_FACTOR
     hop_decay: float = HOP_DECAY
     utility_weight: float = UTILITY_WEIGHT
+    experience_gain: float = EXPERIENCE_GAIN
+    experience_penalty: float = EXPERIENCE_PENALTY
     superseded_factor: float = SUPERSEDED_FACTOR
     ppr_restart: float = PPR_RESTART
     ppr_push_epsilon: float = PUSH_EPSILON
@@ -246,6 +258,7 @@ class _Run:
     stats: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     mechanisms: list[str] = field(default_factory=list)
+    aids: int = 0
 
     def offer(self, node_id: str, score: float, hops: int, via: str | None) -> bool:
         """Keep the better of an existing entry and a neighbour path; True if it improved."""
@@ -372,12 +385,22 @@ def _candidates(
     best = fused[0][1] if fused else 1.0
     for node_id, value in fused:
         node = run.reader.node(node_id)
-        if node is None or not run.returnable(node):
-            continue  # forgotten after the index was built, or filtered
-        source = "seed" if node_id in embedded else "bm25"
+        if node is None or not run.reader.is_visible(node):
+            continue  # forgotten after the index was built, or another agent's
         own = value / best * node.confidence
+        if is_retrieval_aid(node):
+            run.aids += 1  # indexes built before aids were kept out of them
+            continue
+        if not run.returnable(node):
+            continue  # filtered by type
+        source = "seed" if node_id in embedded else "bm25"
         run.entries[node_id] = Entry(node_id, own, source, 0, None, own=own)
-    run.stats["candidates"] = {"pool_size": pool, **counts, "fused": len(run.entries)}
+    run.stats["candidates"] = {
+        "pool_size": pool,
+        **counts,
+        "fused": len(run.entries),
+        "aids": run.aids,
+    }
 
 
 def _choose_seeds(run: _Run) -> None:
@@ -712,8 +735,44 @@ def _restrict(graph: WeightedGraph, nodes: Iterable[str]) -> WeightedGraph:
 # -- stage 5: utility rerank ------------------------------------------------------
 
 
-def _utility_rerank(run: _Run) -> None:
-    """Stage 5: blend in q_value (when outcomes exist) and demote superseded nodes."""
+def _experience(run: _Run, vector: list[float] | None) -> int:
+    """Similar earlier outcomes vouch for (or object to) the nodes they used.
+
+    score' = (score ⊕ gain · support) × (1 − penalty · objection), with ⊕ the
+    noisy-OR of `combine_evidence` and support/objection from
+    `ExperienceIndex.evidence`.  Returns the number of entries changed.
+    """
+    graph = run.graph
+    if vector is None or not run.entries:
+        return 0
+    experience = graph.experience
+    experience.refresh(graph.store)
+    if not len(experience):
+        return 0
+    index = graph.vector_index()
+    found = experience.evidence(
+        vector,
+        index.dimensions,
+        run.entries,
+        graph.embed_texts,
+        unrelated_similarity(graph.embedder.name),
+    )
+    gain, penalty = run.settings.experience_gain, run.settings.experience_penalty
+    for node_id, evidence in found.items():
+        entry = run.entries[node_id]
+        lifted = combine_evidence(entry.score, gain * evidence.support)
+        entry.score = lifted * (1.0 - penalty * evidence.objection)
+    return len(found)
+
+
+def _utility_rerank(run: _Run, vector: list[float] | None) -> None:
+    """Stage 5: Q-values (seed 004's blend), experience, superseded nodes demoted.
+
+    score' = (1 − α)·score + α·q_value when some candidate has outcomes
+    (Q-values move by each cause's 1/k credit share, `learning.learner`), then
+    `_experience` (query-dependent), then × `superseded_factor` for
+    superseded nodes.
+    """
     run.reader.load_nodes(run.entries)
     alpha = run.settings.utility_weight
     rows = {node_id: run.reader.node(node_id) for node_id in run.entries}
@@ -730,7 +789,11 @@ def _utility_rerank(run: _Run) -> None:
             demoted += 1
     if learned:
         run.mechanisms.append("utility_rerank")
+    experienced = _experience(run, vector)
+    if experienced:
+        run.mechanisms.append("experience")
     run.stats["utility_rerank"] = learned
+    run.stats["experience"] = experienced
     run.stats["superseded_demoted"] = demoted
 
 
@@ -831,8 +894,11 @@ def contradiction_flags(
 
 
 def record_access(graph: Graphonomous, result_ids: Sequence[str]) -> None:
-    """In one transaction: access_count += 1 and last_accessed_at = now on every result,
-    co_activation_count += 1 on every edge between two results.
+    """In one transaction: access_count += 1 and last_accessed_at = now on every result.
+
+    Co-activation is counted by rewarded outcomes (learning.learner), not by
+    retrieval: edges strengthen between nodes that succeed together, not
+    between nodes that merely came back together.
 
     Counts are re-read inside the (write-locked) transaction, so concurrent
     processes never lose an increment.  The whole-graph snapshot stays valid:
@@ -849,8 +915,6 @@ def record_access(graph: Graphonomous, result_ids: Sequence[str]) -> None:
             store.update_node(
                 node_id, access_count=rows[node_id].access_count + 1, last_accessed_at=now
             )
-        for edge in store.list_edges_between(result_ids):
-            store.update_edge(edge.id, co_activation_count=edge.co_activation_count + 1)
     graph.snapshot_writes_done(before)
 
 
@@ -990,7 +1054,7 @@ def retrieve_context(
         if plan.walk is not None:
             _graph_walk(run)
         started = time.perf_counter()
-        _utility_rerank(run)
+        _utility_rerank(run, vector)
         chosen = _select(run, limit, min_score)
         run.timings["rerank"] = _ms(started)
         result_ids = [entry.node_id for entry in chosen]
@@ -1016,6 +1080,7 @@ def retrieve_context(
         results = _result_rows(graph, chosen, nodes, flags, vector)
         started = time.perf_counter()
         record_access(graph, result_ids)
+        graph.retrieval_trace.record(text, result_ids)
         run.timings["side_effects"] = _ms(started)
 
     run.timings["total"] = _ms(total_started)
@@ -1033,6 +1098,7 @@ def retrieve_context(
         "ppr_nodes": run.stats.get("ppr_nodes", 0),
         "communities": run.stats.get("communities", 0),
         "utility_rerank": run.stats["utility_rerank"],
+        "experience": run.stats["experience"],
         "superseded_demoted": run.stats["superseded_demoted"],
         "returned": len(results),
         "topology_window": len(universe),

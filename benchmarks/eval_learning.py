@@ -1,0 +1,420 @@
+"""Does use make the memory better?  LoCoMo, learning from outcomes, unseen questions.
+
+The protocol (issue "Use must make it better"), one fresh store per
+conversation (the ``graph`` store of `eval_locomo`: turns, session nodes,
+``part_of`` and ``follows`` edges):
+
+* The conversation's questions are split in two halves by a hash of the
+  question text (`half_of`: SHA-256, first byte's parity), so the split is
+  the same for everyone and independent of file order.  Each half is played
+  once while the other is measured ("A→B" and "B→A"): both are reported.
+* **Play** (the agent loop, in file order over the played half): retrieve
+  (``retrieve_context``, limit 20, no type filter), take the first five
+  turns of the results (results that are not turns are skipped), report
+  ``learn_from_outcome`` with status ``success`` when a gold turn is among
+  them and ``failure`` otherwise, the five turns' node ids as
+  ``causal_node_ids`` (the engine is never told which one was right), and
+  run one consolidation after every 10 outcomes.
+* **Measure**: R@5 (and R@1/R@10, Hit@5) of the *other* half, before (a
+  fresh store) and after (the played store).  Nothing is reported for the
+  measured questions, so nothing is learned from them.
+* Ablations: ``both`` (learning + consolidation), ``learn`` (outcomes, no
+  consolidation), ``consolidate`` (retrievals and consolidations, no
+  outcomes), ``neither`` (retrievals only: the access side effects alone).
+* Efforts 0, 3 and 6 (``--efforts``).
+* Paired bootstrap 95 % intervals of after − before over the measured
+  questions (pooled over conversations and both directions), per category.
+* ``--no-forgetting``: the conversations ingested one after another into ONE
+  store (each under its own ``agent_id``), each played (both) on its first
+  half, a consolidation between conversations; conversation 1's second-half
+  R@5 measured right after it was played and again at the end, with
+  retrieval limited to its agent ("isolated") and over the whole pooled
+  store ("pooled").
+
+Run (data is read in place, never copied):
+
+    python benchmarks/eval_learning.py --data ../shared/data/locomo/locomo-dev.json \\
+        [--efforts 0,3,6] [--modes both,learn,consolidate,neither] \\
+        [--conversations N] [--no-forgetting] [--json OUT] [--bootstrap 1000]
+
+``--check`` (used by the CI-sized test) exits 1 when learning + consolidation
+lowers unseen-question R@5 at any effort run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import eval_locomo
+import evalkit
+
+RETRIEVE_LIMIT: Final = 20
+USED_TURNS: Final = 5
+CONSOLIDATE_EVERY: Final = 10
+KS: Final = (1, 5, 10)
+MODES: Final = ("both", "learn", "consolidate", "neither")
+HEADLINE_CATEGORIES: Final = ("1", "2", "3", "4")
+DIRECTIONS: Final = (("A", "B"), ("B", "A"))
+
+
+def half_of(question: str) -> str:
+    """ "A" or "B": the parity of the first byte of SHA-256(question text)."""
+    return "A" if hashlib.sha256(question.encode("utf-8")).digest()[0] % 2 == 0 else "B"
+
+
+@dataclass
+class Store:
+    """One engine store holding one conversation, and how its nodes map to turns."""
+
+    graph: Any
+    unit_of: dict[str, str]
+    node_of: dict[str, str]
+
+
+def open_store(
+    conversation: eval_locomo.Conversation, embedder: Any, prefix: str = "", graph: Any = None
+) -> Store:
+    """Fill a store (a new in-memory one unless `graph` is given) with a conversation.
+
+    With a `prefix`, node ids are prefixed and the nodes belong to agent `prefix`
+    (the no-forgetting run pools conversations in one store).
+    """
+    from graphonomous.api import Graphonomous
+
+    variant = eval_locomo.store_variants(conversation)[eval_locomo.GRAPH_VARIANT]
+    operations = (
+        [_prefixed(op, prefix) for op in variant.operations] if prefix else variant.operations
+    )
+    if graph is None:
+        graph = Graphonomous(db=":memory:", embedder=embedder)
+    graph.apply_batch(list(operations))
+    graph.vector_index()
+    unit_of = {prefix + node_id: uid for node_id, uid in variant.unit_of.items()}
+    return Store(graph, unit_of, {uid: node_id for node_id, uid in unit_of.items()})
+
+
+def _prefixed(op: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    if op["op"] == "add_node":
+        node = dict(op["node"])
+        node["id"] = prefix + node["id"]
+        node["agent_id"] = prefix.rstrip("/")
+        return {"op": "add_node", "node": node}
+    edge = dict(op["edge"])
+    edge["source_id"] = prefix + edge["source_id"]
+    edge["target_id"] = prefix + edge["target_id"]
+    return {"op": "add_edge", "edge": edge}
+
+
+SETTINGS: dict[str, Any] = {}  # --settings: RetrievalSettings overrides (ablations)
+
+
+def ranked_turns(store: Store, query: str, effort: int, agent_id: str | None = None) -> list[str]:
+    """Turn ids of one retrieval (limit 20, no type filter), de-duplicated, in rank order."""
+    from graphonomous.retrieval.retriever import with_settings
+
+    answer = store.graph.retrieve_context(
+        query,
+        limit=RETRIEVE_LIMIT,
+        effort=effort,
+        agent_id=agent_id,
+        settings=with_settings(**SETTINGS) if SETTINGS else None,
+    )
+    return evalkit.dedupe_cut((store.unit_of.get(r["node_id"]) for r in answer["results"]), 20)
+
+
+def play(
+    store: Store,
+    queries: Sequence[evalkit.Query],
+    effort: int,
+    mode: str,
+    agent_id: str | None = None,
+) -> dict[str, int]:
+    """The agent loop over `queries`; returns counts of what was reported."""
+    counts = {"success": 0, "failure": 0, "consolidations": 0}
+    for number, query in enumerate(queries, start=1):
+        used = ranked_turns(store, query.text, effort, agent_id)[:USED_TURNS]
+        status = "success" if set(query.gold).intersection(used) else "failure"
+        if mode in ("both", "learn") and used:
+            store.graph.learn_from_outcome(
+                action_id=f"answer-{query.qid}",
+                status=status,
+                confidence=1.0,
+                causal_node_ids=[store.node_of[uid] for uid in used],
+            )
+            counts[status] += 1
+        if mode in ("both", "consolidate") and number % CONSOLIDATE_EVERY == 0:
+            store.graph.run_consolidation()
+            counts["consolidations"] += 1
+    return counts
+
+
+def measure(
+    store: Store, queries: Sequence[evalkit.Query], effort: int, agent_id: str | None = None
+) -> list[dict[str, float]]:
+    """Per-question metrics (R@k, Hit@5) of `queries`, learning nothing from them."""
+    rows = []
+    for query in queries:
+        ranked = ranked_turns(store, query.text, effort, agent_id)
+        row = {f"R@{k}": evalkit.recall_at(ranked, query.gold, k) for k in KS}
+        row["Hit@5"] = evalkit.hit_at(ranked, query.gold, 5)
+        rows.append(row)
+    return rows
+
+
+@dataclass
+class Cell:
+    """Paired per-question values of one (effort, mode) cell, pooled over runs."""
+
+    labels: list[str] = field(default_factory=list)
+    before: list[dict[str, float]] = field(default_factory=list)
+    after: list[dict[str, float]] = field(default_factory=list)
+    per_run: list[dict[str, Any]] = field(default_factory=list)
+
+
+def run_grid(
+    conversations: Sequence[eval_locomo.Conversation],
+    embedder: Any,
+    efforts: Sequence[int],
+    modes: Sequence[str],
+    log: Callable[[str], None],
+) -> dict[tuple[int, str], Cell]:
+    """Every (effort, mode) cell over every conversation and both directions."""
+    cells = {(effort, mode): Cell() for effort in efforts for mode in modes}
+    for conversation in conversations:
+        halves = {"A": [], "B": []}  # type: dict[str, list[evalkit.Query]]
+        for query in conversation.queries:
+            halves[half_of(query.text)].append(query)
+        for played, measured in DIRECTIONS:
+            for effort in efforts:
+                fresh = open_store(conversation, embedder)
+                before = measure(fresh, halves[measured], effort)
+                fresh.graph.close()
+                for mode in modes:
+                    started = time.perf_counter()
+                    store = open_store(conversation, embedder)
+                    counts = play(store, halves[played], effort, mode)
+                    after = measure(store, halves[measured], effort)
+                    nodes = store.graph.graph_stats()["node_count"]
+                    store.graph.close()
+                    cell = cells[(effort, mode)]
+                    cell.labels.extend(q.label for q in halves[measured])
+                    cell.before.extend(before)
+                    cell.after.extend(after)
+                    r5_before = evalkit.mean([row["R@5"] for row in before])
+                    r5_after = evalkit.mean([row["R@5"] for row in after])
+                    cell.per_run.append(
+                        {
+                            "conversation": conversation.sample_id,
+                            "played": played,
+                            "measured": measured,
+                            "n": len(after),
+                            "R@5_before": round(r5_before, 4),
+                            "R@5_after": round(r5_after, 4),
+                            "nodes_after": nodes,
+                            **counts,
+                        }
+                    )
+                    log(
+                        f"{conversation.sample_id} {played}->{measured} e{effort} {mode:<11} "
+                        f"R@5 {r5_before:.3f} -> {r5_after:.3f}  ({counts}, "
+                        f"{time.perf_counter() - started:.1f} s)"
+                    )
+    return cells
+
+
+def summarise_cell(cell: Cell, rounds: int, seed: int) -> dict[str, Any]:
+    """Before/after means and the paired bootstrap of the difference, per category group."""
+    groups: dict[str, list[int]] = {"1-4": []}
+    for index, label in enumerate(cell.labels):
+        if label in HEADLINE_CATEGORIES:
+            groups["1-4"].append(index)
+        groups.setdefault(label, []).append(index)
+    out: dict[str, Any] = {}
+    for group in sorted(groups, key=lambda g: (g != "1-4", g)):
+        indices = groups[group]
+        samples = evalkit.bootstrap_samples(len(indices), rounds, seed)
+        entry: dict[str, Any] = {"n": len(indices)}
+        for metric in ("R@1", "R@5", "R@10", "Hit@5"):
+            before = [cell.before[i][metric] for i in indices]
+            after = [cell.after[i][metric] for i in indices]
+            diff = evalkit.paired_difference(after, before, samples)
+            entry[metric] = {
+                "before": round(evalkit.mean(before), 4),
+                "after": round(evalkit.mean(after), 4),
+                "diff": round(diff["diff"], 4),
+                "ci": [round(diff["low"], 4), round(diff["high"], 4)],
+            }
+        out[group] = entry
+    return out
+
+
+def no_forgetting(
+    conversations: Sequence[eval_locomo.Conversation],
+    embedder: Any,
+    effort: int,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """Conversation 1's unseen-half R@5 right after it was learned and after all the others."""
+    from graphonomous.api import Graphonomous
+
+    graph = Graphonomous(db=":memory:", embedder=embedder)
+    first = conversations[0]
+    measured = [q for q in first.queries if half_of(q.text) == "B"]
+    agent = first.sample_id
+    stores = []
+    start: dict[str, float] = {}
+    for number, conversation in enumerate(conversations):
+        prefix = conversation.sample_id + "/"
+        store = open_store(conversation, embedder, prefix=prefix, graph=graph)
+        stores.append(store)
+        played = [q for q in conversation.queries if half_of(q.text) == "A"]
+        play(store, played, effort, "both", agent_id=conversation.sample_id)
+        if number == 0:
+            start["isolated"] = _r5(measure(store, measured, effort, agent_id=agent))
+            start["pooled"] = _r5(measure(store, measured, effort))
+        graph.run_consolidation()
+        log(f"no-forgetting: ingested and played {conversation.sample_id}")
+    merged = Store(
+        graph,
+        {k: v for s in stores[:1] for k, v in s.unit_of.items()},
+        {k: v for s in stores[:1] for k, v in s.node_of.items()},
+    )
+    end = {
+        "isolated": _r5(measure(merged, measured, effort, agent_id=agent)),
+        "pooled": _r5(measure(merged, measured, effort)),
+    }
+    nodes = graph.graph_stats()["node_count"]
+    graph.close()
+    return {
+        "effort": effort,
+        "conversation": agent,
+        "n": len(measured),
+        "start": start,
+        "end": end,
+        "nodes_at_end": nodes,
+    }
+
+
+def _r5(rows: Sequence[Mapping[str, float]]) -> float:
+    return round(evalkit.mean([row["R@5"] for row in rows]), 4)
+
+
+def report(summary: Mapping[str, Any]) -> str:
+    """Markdown: the headline table (R@5 before → after, diff and CI) and per category."""
+    lines = [
+        "| effort | mode | n | R@5 before | R@5 after | diff [95 % CI] "
+        "| cat 1 | cat 2 | cat 3 | cat 4 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for key, cell in summary["cells"].items():
+        effort, mode = key.split("/")
+        head = cell["1-4"]["R@5"]
+        cats = []
+        for category in HEADLINE_CATEGORIES:
+            entry = cell.get(category)
+            cats.append(f"{entry['R@5']['diff']:+.3f}" if entry else "–")
+        lines.append(
+            f"| {effort} | {mode} | {cell['1-4']['n']} | {head['before']:.3f} | "
+            f"{head['after']:.3f} | {head['diff']:+.3f} [{head['ci'][0]:+.3f}, "
+            f"{head['ci'][1]:+.3f}] | " + " | ".join(cats) + " |"
+        )
+    if "no_forgetting" in summary:
+        nf = summary["no_forgetting"]
+        lines += [
+            "",
+            f"No forgetting ({nf['conversation']}, effort {nf['effort']}, n = {nf['n']}, "
+            f"{nf['nodes_at_end']} nodes at the end): isolated R@5 "
+            f"{nf['start']['isolated']:.3f} → {nf['end']['isolated']:.3f}; pooled "
+            f"{nf['start']['pooled']:.3f} → {nf['end']['pooled']:.3f}",
+        ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--data", type=Path, required=True, help="LoCoMo JSON (read in place)")
+    parser.add_argument(
+        "--efforts", default="0,3,6", help="comma-separated efforts (default 0,3,6)"
+    )
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated ablation modes")
+    parser.add_argument("--conversations", type=int, default=0, help="first N only (0: all)")
+    parser.add_argument("--no-forgetting", action="store_true", help="also the pooled-store run")
+    parser.add_argument("--no-forgetting-effort", type=int, default=3)
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap rounds")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="write the summary here")
+    parser.add_argument("--check", action="store_true", help="exit 1 if 'both' lowers R@5")
+    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--settings", default="", help="retrieval settings overrides, e.g. utility_weight=0"
+    )
+    args = parser.parse_args(argv)
+    for pair in filter(None, args.settings.split(",")):
+        key, _, raw = pair.partition("=")
+        SETTINGS[key] = evalkit._parse_value(raw)
+    efforts = [int(part) for part in args.efforts.split(",") if part]
+    modes = [part for part in args.modes.split(",") if part]
+    unknown = sorted(set(modes) - set(MODES))
+    if unknown:
+        parser.error(f"unknown modes: {', '.join(unknown)} (known: {', '.join(MODES)})")
+    conversations = eval_locomo.load_locomo(args.data)
+    if args.conversations:
+        conversations = conversations[: args.conversations]
+    embedder = evalkit.make_embedder("hashing", None)
+
+    def log(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    print(
+        f"split: SHA-256(question)[0] parity, A = even; {len(conversations)} conversations "
+        f"({', '.join(c.sample_id for c in conversations)}); efforts {efforts}; modes {modes}",
+        file=sys.stderr,
+    )
+    cells = run_grid(conversations, embedder, efforts, modes, log)
+    summary: dict[str, Any] = {
+        "protocol": {
+            "split": "sha256(question)[0] % 2 == 0 -> A",
+            "retrieve_limit": RETRIEVE_LIMIT,
+            "used_turns": USED_TURNS,
+            "consolidate_every": CONSOLIDATE_EVERY,
+            "conversations": [c.sample_id for c in conversations],
+        },
+        "cells": {
+            f"{effort}/{mode}": summarise_cell(cell, args.bootstrap, args.seed)
+            for (effort, mode), cell in cells.items()
+        },
+        "runs": {f"{effort}/{mode}": cell.per_run for (effort, mode), cell in cells.items()},
+    }
+    if args.no_forgetting:
+        summary["no_forgetting"] = no_forgetting(
+            conversations, embedder, args.no_forgetting_effort, log
+        )
+    print(report(summary))
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if args.check:
+        lowered = [
+            key
+            for key, cell in summary["cells"].items()
+            if key.endswith("/both") and cell["1-4"]["R@5"]["diff"] < 0.0
+        ]
+        if lowered:
+            print(f"learning lowered unseen-question R@5 in: {', '.join(lowered)}")
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

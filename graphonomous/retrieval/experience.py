@@ -1,0 +1,262 @@
+"""Experience: what earlier outcomes say about the candidates of a new query.
+
+An agent reports an outcome (``learn_from_outcome``) for the nodes it used to
+act; it rarely says *which* of them helped.  Confidence and Q-values are
+query-independent, so learning only through them lifts a node that helped
+once for every later query and buries the turns that answer other questions
+(measured: LoCoMo unseen-question R@5 fell by 0.13–0.21).  Experience is the
+query-*dependent* part of learning, in the spirit of click-through relevance
+feedback (Joachims, "Optimizing search engines using clickthrough data",
+KDD 2002) and of Rocchio's feedback on the query side:
+
+* `RetrievalTrace` remembers, in this process, the last `TRACE_SIZE`
+  retrievals (query text and result ids).  When an outcome arrives, the
+  retrieval that produced its causal nodes is found (`RetrievalTrace.find`),
+  and the outcome node records that query (``metadata.retrieval.query``).
+  A caller may also name it (``evidence["query"]``).
+* At retrieval time, `ExperienceIndex.evidence` looks at the outcomes whose
+  causal nodes are among the current candidates and measures how similar
+  their queries are to the current one (cosine of the two query
+  embeddings).  A similar query that succeeded vouches for its nodes; one
+  that failed counts against them.  Unrelated earlier queries (similarity
+  at or below the embedder's `unrelated_similarity`) say nothing, so
+  experience never reorders knowledge for questions unlike any seen.
+
+Rules: the index reads outcome nodes only (through the store), is refreshed
+incrementally from their ids on every call (so outcomes written by other
+processes count on the next query, and forgotten or erased ones stop
+counting), and keeps query vectors in memory only for outcomes that touched
+a candidate.  Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from ..embed import exact_score
+from ..embed.index import normalized_f32
+from ..model import Node
+from ..store import Store
+from .graph import AID_CREATION_SOURCES, AID_NODE_TYPES
+
+# Retrievals remembered per process: an agent reports an outcome shortly after
+# it retrieved; 256 covers a long burst of parallel questions.
+TRACE_SIZE: Final = 256
+# A retrieval explains an outcome when it returned at least half of the causal nodes.
+TRACE_MIN_OVERLAP: Final = 0.5
+OUTCOME_TYPE: Final = AID_NODE_TYPES[0]
+QUERY_KEY: Final = "query"
+RETRIEVAL_KEY: Final = "retrieval"
+# Cosine at or below which two queries are unrelated, per embedder family
+# (hashing: measured, unrelated texts <= 0.35, paraphrases >= 0.75; dense
+# sentence embedders put unrelated questions near 0.2).
+UNRELATED_SIMILARITY: Final[Mapping[str, float]] = {"hashing": 0.35}
+DEFAULT_UNRELATED_SIMILARITY: Final = 0.2
+# Reward at which an outcome is neutral (Q_REWARDS: success 1, failure 0).
+NEUTRAL_REWARD: Final = 0.5
+
+
+# Consolidation summaries (learning.abstraction) name their members under this
+# key; like outcome nodes they are retrieval *aids*: they point at knowledge and
+# never compete with it for a result slot or a place in the search indexes.
+SUMMARY_SOURCE: Final = AID_CREATION_SOURCES[0]
+SUMMARY_MEMBERS_KEY: Final = "abstraction_of"
+
+
+def is_retrieval_aid(node: Node) -> bool:
+    """Outcome nodes and consolidation-made nodes: aids, never ranked results."""
+    return node.node_type in AID_NODE_TYPES or node.creation_source in AID_CREATION_SOURCES
+
+
+def unrelated_similarity(embedder_name: str) -> float:
+    """The similarity floor of an embedder ("hashing…" names use the hashing value)."""
+    for prefix, value in UNRELATED_SIMILARITY.items():
+        if embedder_name.startswith(prefix):
+            return value
+    return DEFAULT_UNRELATED_SIMILARITY
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One remembered retrieval."""
+
+    query: str
+    result_ids: tuple[str, ...]
+
+
+class RetrievalTrace:
+    """The last `TRACE_SIZE` retrievals of this process (thread-safety: the facade lock)."""
+
+    def __init__(self, size: int = TRACE_SIZE) -> None:
+        self._traces: deque[Trace] = deque(maxlen=size)
+
+    def record(self, query: str, result_ids: Sequence[str]) -> None:
+        """Remember a retrieval (empty results are not worth remembering).  O(1)."""
+        if result_ids:
+            self._traces.append(Trace(query, tuple(result_ids)))
+
+    def find(self, causal_ids: Sequence[str]) -> Trace | None:
+        """The most recent retrieval that returned the most of `causal_ids` (at least half).
+
+        Complexity: O(TRACE_SIZE × results).
+        """
+        wanted = set(causal_ids)
+        if not wanted:
+            return None
+        best: Trace | None = None
+        best_overlap = 0
+        for trace in reversed(self._traces):
+            overlap = len(wanted.intersection(trace.result_ids))
+            if overlap > best_overlap:
+                best, best_overlap = trace, overlap
+                if overlap == len(wanted):
+                    break
+        if best is None or best_overlap < TRACE_MIN_OVERLAP * len(wanted):
+            return None
+        return best
+
+    def forget(self, node_ids: Iterable[str]) -> None:
+        """Drop every trace that returned one of `node_ids` (erasure leaves no query behind)."""
+        gone = set(node_ids)
+        kept = [trace for trace in self._traces if gone.isdisjoint(trace.result_ids)]
+        self._traces.clear()
+        self._traces.extend(kept)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What experience needs of one outcome node."""
+
+    query: str
+    reward: float
+    causal_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Experience about one node: the strongest vouching and the strongest objection, in [0, 1]."""
+
+    support: float
+    objection: float
+
+
+def outcome_from_node(metadata: Mapping[str, object], causal_ids: Sequence[str]) -> Outcome | None:
+    """The experience an outcome node carries, or None when it names no query."""
+    retrieval = metadata.get(RETRIEVAL_KEY)
+    query = retrieval.get(QUERY_KEY) if isinstance(retrieval, Mapping) else None
+    reward = metadata.get("reward")
+    if not isinstance(query, str) or not query or not isinstance(reward, (int, float)):
+        return None
+    return Outcome(query, float(reward), tuple(causal_ids))
+
+
+class ExperienceIndex:
+    """Outcomes with a known query, by causal node; query vectors cached on first use."""
+
+    def __init__(self) -> None:
+        self._outcomes: dict[str, Outcome] = {}
+        self._by_node: dict[str, set[str]] = {}
+        self._vectors: dict[str, list[float]] = {}
+        # Outcome nodes without a query: remembered so they are not re-read each call.
+        self._skipped: set[str] = set()
+
+    def refresh(self, store: Store) -> None:
+        """Bring the index in step with the live outcome nodes (new ones read, gone ones dropped).
+
+        Complexity: one id query over outcome nodes + one row fetch per new outcome.
+        """
+        live = set(store.node_ids(node_type=OUTCOME_TYPE))
+        for gone in set(self._outcomes) - live:
+            self._drop(gone)
+        self._skipped &= live
+        fresh = sorted(live - set(self._outcomes) - self._skipped)
+        if not fresh:
+            return
+        for node_id, node in store.get_nodes(fresh).items():
+            outcome = outcome_from_node(node.metadata, node.causal_parent_ids)
+            if outcome is None:
+                self._skipped.add(node_id)
+                continue
+            self._outcomes[node_id] = outcome
+            for causal in outcome.causal_ids:
+                self._by_node.setdefault(causal, set()).add(node_id)
+
+    def _drop(self, outcome_id: str) -> None:
+        outcome = self._outcomes.pop(outcome_id)
+        self._vectors.pop(outcome_id, None)
+        for causal in outcome.causal_ids:
+            owners = self._by_node.get(causal)
+            if owners is not None:
+                owners.discard(outcome_id)
+                if not owners:
+                    del self._by_node[causal]
+
+    def __len__(self) -> int:
+        return len(self._outcomes)
+
+    def evidence(
+        self,
+        query_vector: Sequence[float],
+        dimensions: int,
+        candidates: Iterable[str],
+        embed: Callable[[Sequence[str]], list[list[float]]],
+        floor: float,
+    ) -> dict[str, Evidence]:
+        """Experience about each candidate from the outcomes that used it.
+
+        For an outcome o with query similarity σ (cosine of the normalised
+        query embeddings) above `floor`, relevance w = (σ − floor) / (1 − floor);
+        its direction d = 2·(reward − 0.5) (success +1, failure −1, partial
+        success +0.3, timeout −0.5).  A candidate's support is the largest
+        w·d over outcomes with d > 0, its objection the largest w·|d| over
+        d < 0 (maxima, not sums: repeating one question does not compound).
+        Output: ``{node_id: Evidence}`` for candidates with any evidence.
+        Complexity: O(outcomes touching the candidates × d), plus one
+        embedding batch for the queries not seen before.
+        """
+        touched: dict[str, set[str]] = {}
+        for node_id in candidates:
+            for outcome_id in self._by_node.get(node_id, ()):
+                touched.setdefault(outcome_id, set()).add(node_id)
+        if not touched:
+            return {}
+        missing = sorted(o for o in touched if o not in self._vectors)
+        if missing:
+            vectors = embed([self._outcomes[o].query for o in missing])
+            for outcome_id, vector in zip(missing, vectors, strict=True):
+                self._vectors[outcome_id] = normalized_f32(vector, dimensions)
+        query = normalized_f32(list(query_vector), dimensions)
+        support: dict[str, float] = {}
+        objection: dict[str, float] = {}
+        for outcome_id in sorted(touched):
+            similarity = exact_score(query, self._vectors[outcome_id])
+            if similarity <= floor:
+                continue
+            weight = min(1.0, (similarity - floor) / (1.0 - floor))
+            direction = 2.0 * (self._outcomes[outcome_id].reward - NEUTRAL_REWARD)
+            target = support if direction > 0.0 else objection
+            value = weight * abs(direction)
+            if value <= 0.0:
+                continue
+            for node_id in touched[outcome_id]:
+                if value > target.get(node_id, 0.0):
+                    target[node_id] = value
+        return {
+            node_id: Evidence(support.get(node_id, 0.0), objection.get(node_id, 0.0))
+            for node_id in sorted(set(support) | set(objection))
+        }
+
+
+__all__ = [
+    "Evidence",
+    "ExperienceIndex",
+    "Outcome",
+    "RetrievalTrace",
+    "Trace",
+    "is_retrieval_aid",
+    "outcome_from_node",
+    "unrelated_similarity",
+]

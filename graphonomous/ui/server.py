@@ -1,0 +1,401 @@
+"""`graphonomous ui`: the κ canvas served on 127.0.0.1 by the standard library.
+
+Rules of this file:
+
+* Binds 127.0.0.1 only.  Host and Origin are checked, and the bearer token of
+  ``GRAPHONOMOUS_HTTP_TOKEN`` (if set) is required on /api/*, by the same code
+  as the MCP HTTP transport (``mcp.http.admission_error`` — imported, not
+  copied).  Static files are public package data, so they need no token; the
+  page reads the token from its URL fragment (``#token=…``, never sent to a
+  server) and sends it as ``Authorization: Bearer``.
+* Static files are exactly the files of ``graphonomous/ui/static`` (HTML, CSS,
+  ES modules; no CDN, no build step); ``/relationships.json`` is exported from
+  ``graphonomous.model`` at serve time.  Strict CSP: everything from 'self'.
+* The JSON API (views.py) is read-only unless the server was started with
+  ``allow_writes``; a write otherwise gets 403 ``read_only``.  POST bodies must
+  be ``application/json`` (so another origin cannot post without a CORS
+  preflight, which is never granted).  Errors are JSON
+  ``{"error": {"code", "message", "field"?}}``, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+import webbrowser
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import parse_qs, urlsplit
+
+from ..mcp.http import LOOPBACK_NAMES, MAX_BODY_BYTES, admission_error
+from ..model import HTTP_TOKEN_ENV_VAR, NotFoundError, ValidationError
+from ..store import BatchError, StoreError
+from . import views
+from .relationships import STATIC_DIR, relationship_table
+
+if TYPE_CHECKING:
+    from ..api import Graphonomous
+
+DEFAULT_UI_PORT: Final = 4200
+UI_HOST: Final = "127.0.0.1"
+INDEX_FILE: Final = "index.html"
+CONTENT_TYPES: Final = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+}
+SECURITY_HEADERS: Final = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+REQUEST_TIMEOUT_S: Final = 60.0
+
+log = logging.getLogger("graphonomous.ui")
+
+Query = dict[str, str]
+Body = dict[str, Any]
+
+
+class ApiError(Exception):
+    """A refused API call: HTTP status, a stable code and a message (and the field)."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.field = field
+
+
+def _static_files() -> dict[str, Path]:
+    """URL path → file for every shipped static file (the only files ever served)."""
+    files = {
+        f"/{p.name}": p
+        for p in sorted(STATIC_DIR.iterdir())
+        if p.is_file() and p.suffix in CONTENT_TYPES
+    }
+    files["/"] = STATIC_DIR / INDEX_FILE
+    return files
+
+
+def _int_arg(query: Query, name: str, default: int) -> int:
+    text = query.get(name)
+    if text is None:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise ValidationError(name, f"must be an integer; got {text!r}") from None
+
+
+def _str_arg(query: Query, name: str) -> str:
+    value = query.get(name)
+    if value is None:
+        raise ValidationError(name, "is required")
+    return value
+
+
+class CanvasServer(ThreadingHTTPServer):
+    """The canvas server: one graph shared by every request (its lock serialises writes)."""
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        graph: Graphonomous,
+        *,
+        allow_writes: bool = False,
+        token: str | None = None,
+    ) -> None:
+        self.graph = graph
+        self.allow_writes = allow_writes
+        self.token = token
+        self.allowed_hosts = frozenset(LOOPBACK_NAMES)
+        self.static_files = _static_files()
+        super().__init__(address, CanvasRequestHandler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        text = host.decode() if isinstance(host, bytes) else str(host)
+        return f"http://{text}:{port}/"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A peer hanging up is routine; anything else is logged to stderr."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            log.debug("connection from %s ended: %r", client_address, exc)
+        else:
+            log.exception("error while serving %s", client_address)
+
+
+class CanvasRequestHandler(BaseHTTPRequestHandler):
+    """One HTTP exchange: a static file or one JSON API call."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "graphonomous-ui"
+    timeout = REQUEST_TIMEOUT_S
+    server: CanvasServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s - %s", self.address_string(), format % args)
+
+    # -- replies ----------------------------------------------------------------
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in SECURITY_HEADERS.items():
+            self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _send_json(self, status: int, payload: Any) -> None:
+        text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+        self._send(status, text.encode("utf-8"), CONTENT_TYPES[".json"])
+
+    def _send_error_json(self, error: ApiError) -> None:
+        detail: dict[str, Any] = {"code": error.code, "message": str(error)}
+        if error.field is not None:
+            detail["field"] = error.field
+        self._send_json(error.status, {"error": detail})
+
+    def _admitted(self, api: bool) -> bool:
+        token = self.server.token if api else None
+        refusal = admission_error(self.headers, self.server.allowed_hosts, token)
+        if refusal is None:
+            return True
+        status, message, _ = refusal
+        self.close_connection = True
+        self._send_error_json(ApiError(status, "forbidden", message))
+        return False
+
+    # -- methods ----------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path
+        api = path.startswith("/api/")
+        if not self._admitted(api):
+            return
+        if api:
+            self._api("GET", path)
+        elif path == "/relationships.json":
+            self._send_json(HTTPStatus.OK, relationship_table())
+        else:
+            self._static(path)
+
+    do_HEAD = do_GET
+
+    def do_POST(self) -> None:
+        path = urlsplit(self.path).path
+        if not self._admitted(True):
+            return
+        self._api("POST", path)
+
+    def _not_allowed(self) -> None:
+        if not self._admitted(False):
+            return
+        self.close_connection = True
+        self._send_error_json(
+            ApiError(HTTPStatus.METHOD_NOT_ALLOWED, "method_not_allowed", "use GET or POST")
+        )
+
+    do_PUT = _not_allowed
+    do_DELETE = _not_allowed
+    do_PATCH = _not_allowed
+    do_OPTIONS = _not_allowed
+
+    def _static(self, path: str) -> None:
+        file = self.server.static_files.get(path)
+        if file is None:
+            self._send_error_json(ApiError(HTTPStatus.NOT_FOUND, "not_found", f"no file {path}"))
+            return
+        self._send(HTTPStatus.OK, file.read_bytes(), CONTENT_TYPES[file.suffix])
+
+    # -- the JSON API -------------------------------------------------------------
+
+    def _api(self, method: str, path: str) -> None:
+        try:
+            route = ROUTES.get((method, path))
+            if route is None:
+                known = ", ".join(f"{m} {p}" for m, p in ROUTES)
+                raise ApiError(
+                    HTTPStatus.NOT_FOUND,
+                    "not_found",
+                    f"no endpoint {method} {path}; known: {known}",
+                )
+            handler, writes = route
+            if writes and not self.server.allow_writes:
+                raise ApiError(
+                    HTTPStatus.FORBIDDEN,
+                    "read_only",
+                    "the canvas is read-only: start `graphonomous ui --allow-writes` "
+                    "to change the graph",
+                )
+            query = {k: v[-1] for k, v in parse_qs(urlsplit(self.path).query).items()}
+            body = self._json_body() if method == "POST" else {}
+            result = handler(self.server, query, body)
+        except ApiError as exc:
+            self._send_error_json(exc)
+        except ValidationError as exc:
+            self._send_error_json(
+                ApiError(HTTPStatus.BAD_REQUEST, "invalid", exc.message, exc.field)
+            )
+        except NotFoundError as exc:
+            self._send_error_json(ApiError(HTTPStatus.NOT_FOUND, "not_found", str(exc)))
+        except BatchError as exc:
+            self._send_error_json(ApiError(HTTPStatus.BAD_REQUEST, "batch_failed", str(exc)))
+        except StoreError as exc:
+            self._send_error_json(ApiError(HTTPStatus.INTERNAL_SERVER_ERROR, "store", str(exc)))
+        else:
+            self._send_json(HTTPStatus.OK, result)
+
+    def _json_body(self) -> Body:
+        content_type = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            self.close_connection = True
+            raise ApiError(
+                HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+                "bad_body",
+                "POST bodies must be application/json",
+            )
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            self.close_connection = True
+            raise ApiError(
+                HTTPStatus.LENGTH_REQUIRED, "bad_body", "Content-Length is required"
+            ) from None
+        if length < 0 or length > MAX_BODY_BYTES:
+            self.close_connection = True
+            raise ApiError(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "bad_body", f"body over {MAX_BODY_BYTES} bytes"
+            )
+        raw = self.rfile.read(length)
+        try:
+            value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ApiError(HTTPStatus.BAD_REQUEST, "bad_body", f"body is not JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise ApiError(HTTPStatus.BAD_REQUEST, "bad_body", "body must be a JSON object")
+        return value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# -- routes: (method, path) → (handler, writes?) ----------------------------------
+
+Handler = Callable[[CanvasServer, Query, Body], Any]
+
+
+def _config(server: CanvasServer, query: Query, body: Body) -> Any:
+    from .. import __version__
+
+    return {
+        "version": __version__,
+        "allow_writes": server.allow_writes,
+        "token_required": server.token is not None,
+        "max_view_nodes": views.MAX_VIEW_NODES,
+        "db_path": server.graph.db_path,
+    }
+
+
+ROUTES: Final[dict[tuple[str, str], tuple[Handler, bool]]] = {
+    ("GET", "/api/config"): (_config, False),
+    ("GET", "/api/graph"): (
+        lambda s, q, b: views.graph_view(s.graph, _int_arg(q, "limit", views.MAX_VIEW_NODES)),
+        False,
+    ),
+    ("GET", "/api/search"): (
+        lambda s, q, b: views.search_view(
+            s.graph, _str_arg(q, "q"), _int_arg(q, "limit", views.DEFAULT_SEARCH_LIMIT)
+        ),
+        False,
+    ),
+    ("GET", "/api/node"): (lambda s, q, b: views.node_view(s.graph, _str_arg(q, "id")), False),
+    ("GET", "/api/expand"): (
+        lambda s, q, b: views.expand_view(
+            s.graph, _str_arg(q, "id"), _int_arg(q, "depth", views.DEFAULT_EXPAND_DEPTH)
+        ),
+        False,
+    ),
+    ("GET", "/api/stats"): (lambda s, q, b: views.stats_view(s.graph), False),
+    ("POST", "/api/topology"): (lambda s, q, b: views.topology_view(b), False),
+    ("POST", "/api/edges"): (lambda s, q, b: views.add_edge(s.graph, b), True),
+    ("POST", "/api/edges/delete"): (lambda s, q, b: views.delete_edges(s.graph, b), True),
+    ("POST", "/api/consolidation"): (lambda s, q, b: views.run_consolidation(s.graph), True),
+}
+
+
+def make_ui_server(
+    graph: Graphonomous,
+    port: int = DEFAULT_UI_PORT,
+    *,
+    allow_writes: bool = False,
+    token: str | None = None,
+) -> CanvasServer:
+    """Bind the canvas on 127.0.0.1:`port` (0 picks a free port).
+
+    `token` defaults to ``$GRAPHONOMOUS_HTTP_TOKEN`` (empty means none).
+    Raises OSError when the port is taken.
+    """
+    if token is None:
+        token = os.environ.get(HTTP_TOKEN_ENV_VAR) or None
+    return CanvasServer((UI_HOST, port), graph, allow_writes=allow_writes, token=token)
+
+
+class _Terminated(BaseException):
+    pass
+
+
+def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
+    raise _Terminated
+
+
+def serve_ui(server: CanvasServer, *, open_browser: bool = False) -> int:
+    """Serve until SIGTERM or Ctrl-C (exit status 0); `open_browser` opens the page."""
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    mode = "read-write" if server.allow_writes else "read-only"
+    print(f"graphonomous: the κ canvas at {server.url} ({mode})", file=sys.stderr, flush=True)
+    if server.token is not None:
+        print(
+            f"graphonomous: the API needs the token: open {server.url}#token=${HTTP_TOKEN_ENV_VAR}",
+            file=sys.stderr,
+            flush=True,
+        )
+    if open_browser:
+        fragment = f"#token={server.token}" if server.token is not None else ""
+        webbrowser.open(server.url + fragment)
+    try:
+        server.serve_forever()
+    except (_Terminated, KeyboardInterrupt):
+        pass
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous or signal.SIG_DFL)
+        server.server_close()
+    return 0

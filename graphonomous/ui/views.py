@@ -1,0 +1,168 @@
+"""The canvas JSON API: what each endpoint of `graphonomous ui` answers, over the facade only.
+
+Rules of this file: every function takes the `Graphonomous` facade and returns a
+JSON-ready dict with canonical snake_case keys (node and edge dicts exactly as
+the facade gives them); nothing here touches the store, SQL or the topology
+internals.  A view never holds more than `MAX_VIEW_NODES` nodes: a larger
+selection is cut by a stated rule and the answer says so (`truncated`,
+`message`) — the canvas never receives 50K nodes.  Writes exist only as the
+functions below the "writes" line; the server calls them only with --allow-writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from ..model import RELATIONSHIPS, ValidationError, check_choice, check_id, check_int
+from ..topology import analyze_document
+from .relationships import CANVAS_DEFAULT_RELATIONSHIP
+
+if TYPE_CHECKING:
+    from ..api import Graphonomous
+
+MAX_VIEW_NODES: Final = 400
+"""Most nodes one canvas view holds.  The force layout is O(n²) per frame: at 400
+nodes that is 80K pair updates (~2–4 ms in V8), which keeps 60 frames per second;
+beyond that a drawing is unreadable anyway, so larger graphs are shown by region."""
+
+DEFAULT_SEARCH_LIMIT: Final = 12
+MAX_SEARCH_LIMIT: Final = 100
+DEFAULT_EXPAND_DEPTH: Final = 1
+MAX_EXPAND_DEPTH: Final = 3
+
+
+def edges_among(graph: Graphonomous, node_ids: Iterable[str]) -> list[dict[str, Any]]:
+    """Every live edge with both endpoints in `node_ids`, by edge id (the facade's snapshot)."""
+    wanted = set(node_ids)
+    return [
+        edge.to_dict()
+        for edge in graph.graph_snapshot().edges
+        if edge.source_id in wanted and edge.target_id in wanted
+    ]
+
+
+def _nodes_by_id(graph: Graphonomous, node_ids: Iterable[str]) -> list[dict[str, Any]]:
+    return [graph.get_node(node_id)["node"] for node_id in node_ids]
+
+
+def _view(
+    nodes: list[dict[str, Any]], edges: list[dict[str, Any]], total: int, rule: str
+) -> dict[str, Any]:
+    truncated = total > len(nodes)
+    message = (
+        f"showing {len(nodes)} of {total:,} nodes ({rule}); search or expand a node to see "
+        "other regions"
+        if truncated
+        else None
+    )
+    return {
+        "nodes": nodes,
+        "edges": edges,
+        "total": total,
+        "truncated": truncated,
+        "message": message,
+    }
+
+
+def graph_view(graph: Graphonomous, limit: int = MAX_VIEW_NODES) -> dict[str, Any]:
+    """The opening view: the whole graph when it fits, else the oldest `limit` live nodes."""
+    limit = check_int("limit", limit, 1, MAX_VIEW_NODES)
+    listed = graph.list_nodes(limit=limit)
+    nodes = listed["nodes"]
+    edges = edges_among(graph, (n["id"] for n in nodes))
+    return _view(nodes, edges, listed["total"], "the oldest first")
+
+
+def search_view(
+    graph: Graphonomous, query: str, limit: int = DEFAULT_SEARCH_LIMIT
+) -> dict[str, Any]:
+    """`retrieve_context` for `query` and the region it returns: its nodes, the edges among
+    them, its routing and fault lines (the `topology` of retrieve_context, unchanged)."""
+    limit = check_int("limit", limit, 1, MAX_SEARCH_LIMIT)
+    result = graph.retrieve_context(query, limit=limit)
+    ids = list(dict.fromkeys(r["node_id"] for r in result["results"]))[:MAX_VIEW_NODES]
+    nodes = _nodes_by_id(graph, ids)
+    return {
+        **result,
+        **_view(nodes, edges_among(graph, ids), len(result["results"]), "the best ranked"),
+    }
+
+
+def node_view(graph: Graphonomous, node_id: str) -> dict[str, Any]:
+    """One node for the panel: the node, its edges (both directions) and its neighbours."""
+    found = graph.get_node(check_id("id", node_id))
+    others = sorted(
+        {e["target_id"] if e["source_id"] == node_id else e["source_id"] for e in found["edges"]}
+    )
+    return {**found, "neighbours": _nodes_by_id(graph, others)}
+
+
+def expand_view(
+    graph: Graphonomous, node_id: str, depth: int = DEFAULT_EXPAND_DEPTH
+) -> dict[str, Any]:
+    """The neighbourhood of a node within `depth` hops (graph_traverse), at most MAX_VIEW_NODES."""
+    depth = check_int("depth", depth, 1, MAX_EXPAND_DEPTH)
+    walk = graph.graph_traverse(check_id("id", node_id), depth=depth, limit=MAX_VIEW_NODES)
+    view = _view(walk["nodes"], walk["edges"], len(walk["nodes"]), "closest first")
+    if walk.get("truncated"):
+        view["truncated"] = True
+        view["message"] = (
+            f"the neighbourhood of {node_id} has more than {MAX_VIEW_NODES} nodes; "
+            "the farthest layer was cut by id"
+        )
+    return {**view, "root": node_id, "depth": depth}
+
+
+def stats_view(graph: Graphonomous) -> dict[str, Any]:
+    """The stats panel: counts by type / timescale / relationship, the forgetting budget,
+    memory pressure and the last consolidation run."""
+    log = graph.consolidation_log(limit=1)
+    return {
+        "stats": graph.graph_stats(),
+        "forgetting": graph.forgetting_config(),
+        "memory_pressure": graph.memory_pressure(),
+        "last_consolidation": log["runs"][0] if log["runs"] else None,
+    }
+
+
+def topology_view(document: object) -> dict[str, Any]:
+    """The Python engine on a posted {"nodes","edges"[,"preview"]} document (the canvas
+    uses it to cross-check its own κ; the same protocol as `graphonomous topology -`)."""
+    return analyze_document(document)
+
+
+# -- writes (only with --allow-writes) ------------------------------------------
+
+
+def _field(body: Mapping[str, Any], name: str) -> Any:
+    if name not in body:
+        raise ValidationError(name, "is required")
+    return body[name]
+
+
+def add_edge(graph: Graphonomous, body: Mapping[str, Any]) -> dict[str, Any]:
+    """Store an edge drawn on the canvas (relationship `causal` unless given)."""
+    relationship = body.get("relationship", CANVAS_DEFAULT_RELATIONSHIP)
+    check_choice("relationship", relationship, RELATIONSHIPS)
+    return graph.store_edge(
+        source_id=check_id("source_id", _field(body, "source_id")),
+        target_id=check_id("target_id", _field(body, "target_id")),
+        relationship=relationship,
+    )
+
+
+def delete_edges(graph: Graphonomous, body: Mapping[str, Any]) -> dict[str, Any]:
+    """Delete the stored edges behind one canvas arc (Unbend): `edge_ids`, in one atomic
+    batch (an unknown id deletes nothing and is reported by the batch error)."""
+    ids = _field(body, "edge_ids")
+    if not isinstance(ids, list) or not ids:
+        raise ValidationError("edge_ids", "must be a non-empty list of edge ids")
+    checked = [check_id(f"edge_ids[{i}]", v) for i, v in enumerate(ids)]
+    result = graph.apply_batch([{"op": "remove_edge", "id": edge_id} for edge_id in checked])
+    return {"deleted": checked, "count": len(checked), "batch": result}
+
+
+def run_consolidation(graph: Graphonomous) -> dict[str, Any]:
+    """One consolidation cycle, triggered from the canvas."""
+    return graph.run_consolidation(trigger="manual")
