@@ -36,9 +36,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..embed import pack_f32
 from ..model import Node, utc_now
+from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
 from ..store import Store, StoreError
 from . import tables
-from .abstraction import GROUNDING_RELATIONSHIP, SUMMARY_SOURCE, summary_text
+from .abstraction import GROUNDING_RELATIONSHIP, summary_text
 from .common import IndexChanges
 from .keywords import distinct_words
 
@@ -134,7 +135,7 @@ def plan_derived(store: Store, erased: set[str]) -> tuple[set[str], list[tuple[N
         for summary in summaries_of(store, frontier):
             if summary.id in to_erase:
                 continue
-            members = summary.metadata.get("abstraction_of", [])
+            members = summary.metadata.get(SUMMARY_MEMBERS_KEY, [])
             member_ids = [m for m in members if isinstance(m, str) and m not in to_erase]
             live = store.get_nodes(member_ids)
             remaining = [live[m] for m in member_ids if m in live and live[m].forgotten_at is None]
@@ -149,7 +150,7 @@ def plan_derived(store: Store, erased: set[str]) -> tuple[set[str], list[tuple[N
 
 
 def rewrite_summaries(
-    graph: Graphonomous, rewrites: Sequence[tuple[Node, list[Node]]], changes: IndexChanges
+    graph: Graphonomous, rewrites: Sequence[tuple[Node, list[Node]]], _changes: IndexChanges
 ) -> list[str]:
     """Rebuild each summary from its remaining members (text, keywords, members, embedding),
     inside the erase transaction.  Returns the rewritten ids."""
@@ -167,12 +168,12 @@ def rewrite_summaries(
     ):
         metadata = {
             **summary.metadata,
-            "abstraction_of": [m.id for m in members],
+            SUMMARY_MEMBERS_KEY: [m.id for m in members],
             "keywords": keywords,
         }
         graph.store.update_node(summary.id, content=text, metadata=metadata, updated_at=now)
         graph.store.set_embedding(summary.id, pack_f32(vector), graph.embedding_model)
-        changes.added(summary.id, text, vector)
+        # Summaries are retrieval aids, kept out of the search indexes (common.insert_node).
     return [summary.id for summary, _ in rewrites]
 
 
