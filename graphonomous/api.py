@@ -24,6 +24,7 @@ from .learning import (
     consolidator,
     coverage,
     deliberation,
+    erasure,
     forgetting,
     goals,
     learner,
@@ -441,6 +442,13 @@ class Graphonomous:
             found = self.store.get_edge(check_id("edge_id", edge_id))
             if found is None:
                 raise NotFoundError("edge", edge_id)
+            # An endpoint or kind given next to edge_id must agree with the edge it names.
+            for key in ("source_id", "target_id", "relationship"):
+                given = named.get(key)
+                if given is not None and given != getattr(found, key):
+                    raise ValidationError(
+                        key, f"does not match edge {edge_id!r} ({key} is {getattr(found, key)!r})"
+                    )
             return found
         missing = [k for k in ("source_id", "target_id", "relationship") if not named.get(k)]
         if missing:
@@ -849,13 +857,21 @@ class Graphonomous:
         self.touch()
         return forgetting.forget_by_policy(self, policy, max_nodes, dry_run, mode)
 
-    def gdpr_erase(self, node_id: str, reason: str | None = None) -> dict[str, Any]:
-        """Erase a node and every trace of it, including from the file's free pages."""
+    def gdpr_erase(
+        self, node_id: str, reason: str | None = None, wait_s: float = 0.0
+    ) -> dict[str, Any]:
+        """Erase a node and every trace of it, including from the file's free pages;
+        `wait_s` waits for other connections' readers so the file scrub can complete."""
         self.touch()
-        result = forgetting.gdpr_erase(self, node_id, reason)
+        result = forgetting.gdpr_erase(self, node_id, reason, wait_s)
         with self.lock:  # queries that returned it may quote it: drop them too
             self.retrieval_trace.forget([node_id])
         return result
+
+    def gdpr_finish(self, wait_s: float = 0.0) -> dict[str, Any]:
+        """Complete a pending physical scrub of erased content (``erase --finish``)."""
+        self.touch()
+        return erasure.finish(self, wait_s)
 
     def forgetting_config(
         self,

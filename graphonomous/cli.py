@@ -10,14 +10,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import sqlite3
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from . import __version__, ingest
 from .api import Graphonomous
 from .contract.cli import add_contract_commands, cli_contract
+from .hygiene import HostileInput, first_problem, loads_strict
 from .learning import forgetting, goals, learner
 from .mcp import DEFAULT_PORT, TRANSPORTS
 from .mcp.tools import DEFAULT_SURFACE, SURFACES
@@ -31,7 +35,8 @@ from .model import (
     new_id,
 )
 from .pulse import cli_pulse
-from .server_memory import MemoryFileError, parse_memory_jsonl
+from .server_memory import MemoryFileError
+from .server_memory.jsonl import iter_records
 from .store import BatchError, StoreError
 
 EXIT_OK = 0
@@ -81,10 +86,12 @@ def _read_json_arg(path: str, what: str) -> Any:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise CliError(f"cannot read {what} {path}: {exc.strerror}", EXIT_USAGE) from exc
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{what} {path} is not UTF-8 ({exc.reason})", EXIT_USAGE) from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CliError(f"{what} is not valid JSON: {exc}", EXIT_USAGE) from exc
+        return loads_strict(text, what)
+    except HostileInput as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
 
 
 def _open(args: argparse.Namespace) -> Graphonomous:
@@ -472,18 +479,38 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _memory_records(path: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """The records of a memory file, streamed (the file is open while iterating)."""
+    with open(path, encoding="utf-8") as handle:
+        yield from iter_records(handle)
+
+
 def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
+    """Stream the file twice (check every line, then import in chunks inside one
+    transaction); stdin is first spooled to a temporary file.  Memory does not grow
+    with the file size."""
+    spool: str | None = None
     try:
-        data = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read memory file {args.file}: {exc}", EXIT_USAGE) from exc
-    try:
-        records = parse_memory_jsonl(data)
-    except MemoryFileError as exc:
-        raise CliError(f"{args.file} {exc}; nothing was imported", EXIT_USAGE) from exc
-    source = "stdin" if args.file == "-" else str(Path(args.file).resolve())
-    with _open(args) as graph:
-        result = graph.memory_view().import_records(records, source=source)
+        if args.file == "-":
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", suffix=".jsonl", delete=False
+            ) as handle:
+                spool = handle.name
+                shutil.copyfileobj(sys.stdin, handle)
+        path = spool or args.file
+        try:
+            for _ in _memory_records(path):
+                pass
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CliError(f"cannot read memory file {args.file}: {exc}", EXIT_USAGE) from exc
+        except MemoryFileError as exc:
+            raise CliError(f"{args.file} {exc}; nothing was imported", EXIT_USAGE) from exc
+        source = "stdin" if args.file == "-" else str(Path(args.file).resolve())
+        with _open(args) as graph:
+            result = graph.memory_view().import_stream(lambda: _memory_records(path), source=source)
+    finally:
+        if spool is not None:
+            os.unlink(spool)
     if args.json:
         emit_json(result, out)
         return EXIT_OK
@@ -586,18 +613,100 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
+    """Exit 0 when the bytes are provably gone; 1 when the erase committed but the
+    physical scrub is pending (the text and JSON say why and what to run)."""
+    if args.wait < 0:
+        raise CliError("erase: --wait must be >= 0", EXIT_USAGE)
+    if args.finish:
+        if args.node_id is not None:
+            raise CliError("erase --finish takes no NODE_ID", EXIT_USAGE)
+        with _open(args) as graph:
+            result = graph.gdpr_finish(args.wait)
+        if args.json:
+            emit_json(result, out)
+        else:
+            out.write(f"file scrub: {result['status']}\n")
+            _print_file_report(result["file"], out)
+        return EXIT_OK if result["status"] == "scrubbed" else EXIT_FAILED
+    if args.node_id is None:
+        raise CliError("erase: give a NODE_ID (or --finish)", EXIT_USAGE)
     with _open(args) as graph:
-        result = graph.gdpr_erase(args.node_id, args.reason)
+        result = graph.gdpr_erase(args.node_id, args.reason, args.wait)
+    code = EXIT_OK if result["status"] == "scrubbed" else EXIT_FAILED
     if args.json:
         emit_json(result, out)
-        return EXIT_OK
-    out.write(f"erased {result['node_id']} ({result['edges_removed']} edges)\n")
+        return code
+    if result["already_erased"]:
+        out.write(f"{result['node_id']} was erased before; file scrub: {result['status']}\n")
+    else:
+        via = (
+            ""
+            if result["resolved_to"] == result["node_id"]
+            else f" (merged into {result['resolved_to']})"
+        )
+        out.write(
+            f"erased {result['node_id']}{via}: {len(result['erased_ids'])} node(s), "
+            f"{result['edges_removed']} edges; file scrub: {result['status']}\n"
+        )
+    if result["rewritten_ids"]:
+        out.write(f"  rewritten (derived content): {', '.join(result['rewritten_ids'])}\n")
+    _print_file_report(result["file"], out)
     if result["residual"]:
         out.write(f"  WARNING: still found in {', '.join(result['residual'])}\n")
     if result["nodes_quoting_content"]:
         ids = ", ".join(result["nodes_quoting_content"])
         out.write(f"  other nodes quote its content (erase them too if needed): {ids}\n")
-    return EXIT_OK
+    return code
+
+
+def _print_file_report(report: dict[str, Any], out: TextIO) -> None:
+    if report["blocked_by_reader"]:
+        out.write(
+            "  PENDING: another connection holds a reader; the old bytes are still in the file\n"
+        )
+    if report["bytes_found_in"]:
+        out.write(f"  PENDING: erased text still in {', '.join(report['bytes_found_in'])}\n")
+    if report["error"]:
+        out.write(f"  PENDING: the file scrub failed: {report['error']}\n")
+    if report["advice"]:
+        out.write(f"  fix: {report['advice']}\n")
+
+
+def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
+    """Full ``PRAGMA integrity_check``; exit 0 when the file is sound, 1 when damaged."""
+    import time
+
+    from .store import Store
+
+    path = args.db
+    if path == ":memory:" or not Path(path).expanduser().is_file():
+        raise CliError(f"doctor: no database file at {path}", EXIT_USAGE)
+    with Store(path) as store:
+        started = time.perf_counter()
+        problems = store.integrity_problems()
+        report = {
+            "database": str(path),
+            "integrity": "ok" if not problems else "damaged",
+            "problems": problems,
+            "quick_check_ms": store.quick_check_ms,
+            "integrity_check_ms": round((time.perf_counter() - started) * 1000.0, 3),
+            "read_only": store.read_only,
+            "advice": None
+            if not problems
+            else (
+                "writes to this file are refused; restore a backup, or salvage the readable "
+                f"rows with `sqlite3 {path} .recover | sqlite3 recovered.db` and open that"
+            ),
+        }
+    if args.json:
+        emit_json(report, out)
+    else:
+        out.write(f"{path}: {report['integrity']} ({report['integrity_check_ms']:.0f} ms)\n")
+        for problem in problems:
+            out.write(f"  {problem}\n")
+        if report["advice"]:
+            out.write(f"  fix: {report['advice']}\n")
+    return EXIT_OK if not problems else EXIT_FAILED
 
 
 def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
@@ -1061,8 +1170,21 @@ def build_parser() -> argparse.ArgumentParser:
     forget.add_argument("--max-nodes", type=int, help="budget (default: forgetting config)")
     forget.add_argument("--dry-run", action="store_true", help="list candidates, change nothing")
     erase = command("erase", cmd_erase, "GDPR erase: a node and every trace of it, irrecoverably")
-    erase.add_argument("node_id")
+    erase.add_argument("node_id", nargs="?")
     erase.add_argument("--reason", help="stored only as its SHA-256 in the audit log")
+    erase.add_argument(
+        "--wait",
+        type=_float_arg,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait up to SECONDS for other connections' readers so the file scrub completes",
+    )
+    erase.add_argument(
+        "--finish",
+        action="store_true",
+        help="complete a pending physical scrub (no NODE_ID); exit 1 while it stays pending",
+    )
+    command("doctor", cmd_doctor, "full integrity check of the database file (exit 1 if damaged)")
     bench = commands.add_parser("bench", help="built-in benchmarks")
     bench_commands = bench.add_subparsers(
         dest="bench_command", metavar="SUITE", parser_class=_Parser, required=True
@@ -1151,11 +1273,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Exit 2 naming the option when a command-line value breaks the hygiene rules
+    (a non-UTF-8 byte in argv arrives as a lone surrogate; SPEC "Input hygiene")."""
+    for name, value in vars(args).items():
+        if callable(value):
+            continue
+        problem = first_problem(value, "--" + name.replace("_", "-"))
+        if problem is not None:
+            raise CliError(f"invalid {problem}", EXIT_USAGE)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        _check_arguments(args)
         if getattr(args, "handler", None) is None:
             if sys.stdin.isatty():
                 parser.print_help(out)
@@ -1173,6 +1307,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_USAGE
     except (NotFoundError, StoreError, BatchError) as exc:
         sys.stderr.write(f"graphonomous: {exc}\n")
+        return EXIT_FAILED
+    except sqlite3.DatabaseError as exc:
+        sys.stderr.write(
+            f"graphonomous: database error: {exc}; run `graphonomous doctor` to check the file\n"
+        )
         return EXIT_FAILED
     except KeyboardInterrupt:
         sys.stderr.write("graphonomous: interrupted\n")

@@ -234,10 +234,10 @@ def test_unreadable_file_is_counted_and_keeps_old_knowledge(
     # Tests run as root, where chmod 000 does not block reads: simulate EACCES.
     real = scan_module.read_prefix
 
-    def deny(path: str, limit: int) -> tuple[bytes, bool]:
+    def deny(path: str, limit: int, **safety: Any) -> tuple[bytes, bool]:
         if path.endswith("notes.txt"):
             raise PermissionError(13, "Permission denied")
-        return real(path, limit)
+        return real(path, limit, **safety)
 
     monkeypatch.setattr(scan_module, "read_prefix", deny)
     summary = scan_directory(graph, tree)
@@ -261,10 +261,10 @@ def test_file_deleted_between_listing_and_reading(
     touch_old(tree / "notes.txt", 10)  # changed: the next scan must read it
     real = scan_module.read_prefix
 
-    def vanish(path: str, limit: int) -> tuple[bytes, bool]:
+    def vanish(path: str, limit: int, **safety: Any) -> tuple[bytes, bool]:
         if path.endswith("notes.txt"):
             os.remove(path)
-        return real(path, limit)
+        return real(path, limit, **safety)
 
     monkeypatch.setattr(scan_module, "read_prefix", vanish)
     summary = scan_directory(graph, tree)
@@ -307,7 +307,7 @@ def test_second_scan_reads_nothing_and_writes_nothing(
     first = scan_directory(graph, tree)
     counts = (graph.store.count_nodes(), graph.store.count_edges())
 
-    def no_reads(path: str, limit: int) -> tuple[bytes, bool]:
+    def no_reads(path: str, limit: int, **safety: Any) -> tuple[bytes, bool]:
         raise AssertionError(f"unexpected read of {path}")
 
     # Skipped files are recorded too: not even the binary ones are read again.

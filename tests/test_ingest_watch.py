@@ -8,6 +8,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,9 +104,9 @@ def test_unchanged_cycles_touch_neither_files_nor_database(
     reads: list[str] = []
     real = scan_module.read_prefix
 
-    def counting(path: str, limit: int) -> tuple[bytes, bool]:
+    def counting(path: str, limit: int, **safety: Any) -> tuple[bytes, bool]:
         reads.append(path)
-        return real(path, limit)
+        return real(path, limit, **safety)
 
     monkeypatch.setattr(scan_module, "read_prefix", counting)
     result = watch(
@@ -126,10 +127,10 @@ def test_watch_survives_errors_and_stops_on_ctrl_c(
     write(tmp_path, "locked.md", "# Locked\n\nno access\n")
     real = scan_module.read_prefix
 
-    def deny(path: str, limit: int) -> tuple[bytes, bool]:
+    def deny(path: str, limit: int, **safety: Any) -> tuple[bytes, bool]:
         if path.endswith("locked.md"):
             raise PermissionError(13, "Permission denied")
-        return real(path, limit)
+        return real(path, limit, **safety)
 
     monkeypatch.setattr(scan_module, "read_prefix", deny)
 

@@ -389,8 +389,11 @@ def test_gdpr_erase_reports_nodes_quoting_the_content(graph: Graphonomous) -> No
     result = graph.gdpr_erase(message)
     assert graph.store.scalar("PRAGMA secure_delete") == 0  # the previous setting is restored
     assert result["nodes_quoting_content"] == [episode["node"]["id"]]
+    # A retry of a committed erase (e.g. after a failed file scrub) completes the scrub.
+    again = graph.gdpr_erase(message)
+    assert again["already_erased"] is True and again["erased_ids"] == []
     with pytest.raises(NotFoundError):
-        graph.gdpr_erase(message)
+        graph.gdpr_erase("never-existed")
     with pytest.raises(ValidationError), graph.store.transaction():
         graph.gdpr_erase(episode["node"]["id"])
 

@@ -255,12 +255,12 @@ def test_goal_linkage_via_goals_row_and_unknown_goal(graph: Graphonomous) -> Non
     )
     linked = graph.learn_from_outcome("ship", "success", 1.0, [cause["id"]], goal_id="goal-row-1")
     assert linked["goal_node_id"] == goal["id"]
-    # Audit finding: an unknown goal_id was accepted silently; now it is an error naming it.
+    # An unknown referenced id is rejected (issue #12), and nothing is written.
     before = len(tables.outcome_rows(graph.store))
-    with pytest.raises(ValidationError) as info:
+    with pytest.raises(ValidationError) as caught:
         graph.learn_from_outcome("ship", "success", 1.0, [cause["id"]], goal_id="nope")
-    assert info.value.field == "goal_id"
-    assert len(tables.outcome_rows(graph.store)) == before  # nothing written
+    assert caught.value.field == "goal_id"
+    assert len(tables.outcome_rows(graph.store)) == before
 
 
 def test_outcome_emits_telemetry(graph: Graphonomous) -> None:

@@ -22,11 +22,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from ..api import Graphonomous
 from ..model import new_id, utc_now
 from ..store import Store
+from . import safe_read
 from .backrefs import add_back_references
 from .options import ScanOptions, ScanSummary
 from .plan import (
@@ -64,11 +65,13 @@ class SyncResult:
     snapshot: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
-def read_prefix(path: str, limit: int) -> tuple[bytes, bool]:
-    """The first `limit` bytes of a file and whether the file is longer.  Raises OSError."""
-    with open(path, "rb") as handle:
-        data = handle.read(limit + 1)
-    return data[:limit], len(data) > limit
+def read_prefix(path: str, limit: int, **safety: Any) -> tuple[bytes, bool]:
+    """The first `limit` bytes of a file and whether the file is longer.  Raises OSError.
+
+    Opened by :func:`.safe_read.read_prefix` (no FIFO hang, no symlink escape,
+    bounded time); `safety` is its ``root`` / ``follow_symlinks``.
+    """
+    return safe_read.read_prefix(path, limit, **safety)
 
 
 def decode_text(data: bytes, truncated: bool) -> str | None:
@@ -161,7 +164,12 @@ class _Sync:
             self.skip_file(entry, key, row, "too_large", racy)
             return
         try:
-            data, truncated = read_prefix(entry.abs_path, self.options.max_read_bytes)
+            data, truncated = read_prefix(
+                entry.abs_path,
+                self.options.max_read_bytes,
+                root=self.root,
+                follow_symlinks=self.options.follow_symlinks,
+            )
         except FileNotFoundError:
             summary.error(entry.rel_path, "vanished before it could be read")
             return  # gone: a recorded row is removed with the deleted files

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..hygiene import encodable
 from ..model import ValidationError
 from .gitignore import IgnoreMatcher, IgnoreRule, decide
 from .options import ScanOptions
@@ -99,6 +100,13 @@ def walk_files(root: Path, options: ScanOptions, report: WalkReport) -> Iterator
         subdirs: list[str] = []
         for entry in entries:
             rel = _join(rel_dir, entry.name)
+            if not encodable(entry.name):
+                # A name with bytes that are not UTF-8 (os gives lone surrogates) cannot
+                # be stored as text: reported, not ingested, never a crash.
+                shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                report.errors.append((shown, "file name is not valid UTF-8; skipped"))
+                report.excluded += 1
+                continue
             kind = _classify(entry, follow, report, rel)
             if kind is None or entry.name == GIT_DIR:
                 report.excluded += 1

@@ -22,13 +22,14 @@ protected nodes are never forgotten by cascade or policy.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import math
 import re
-import time
-from collections.abc import Iterable, Mapping
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
@@ -42,7 +43,7 @@ from ..model import (
     utc_now,
 )
 from ..store import Store
-from . import tables
+from . import erasure, tables
 from .common import IndexChanges, publish
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ PRIORITY_DIGITS: Final = 9
 # tables; content shorter than MIN_CONTENT_MATCH characters is not searched
 # for (a two-letter content would match half the database).
 ERASED_MARK: Final = "[erased]"
+# consolidation_log.totals key holding a (created_at, node id) pair (consolidator.py).
+WATERMARK_KEY: Final = "similarity_watermark"
 MIN_CONTENT_MATCH: Final = 12
 
 FORGET_EVENT: Final = "graphonomous.learning.forget"
@@ -477,6 +480,11 @@ def _scrub(value: Any, ids: frozenset[str], content: str | None) -> Any:
         for key, item in value.items():
             if key in ids:
                 continue
+            if key == WATERMARK_KEY and isinstance(item, list) and len(item) == 2:
+                # A (created_at, id) sort key: the id becomes "" (sorts first), so the pair
+                # keeps its shape and the next run re-examines that instant's nodes.
+                out[key] = [item[0], "" if item[1] in ids else item[1]]
+                continue
             cleaned = _scrub(item, ids, content)
             if cleaned is not _DROP:
                 out[key] = cleaned
@@ -537,12 +545,15 @@ def _scrub_text_column(
     return changed
 
 
-def _scrub_references(store: Store, node_id: str, content: str | None) -> dict[str, int]:
+def _scrub_references(
+    store: Store, node_id: str, content: str | None, also: frozenset[str] = frozenset()
+) -> dict[str, int]:
     """Remove every reference to a node (and copies of its content) outside its own row.
 
     Rows that exist only because of the node go entirely: its outcomes row
     (outcome nodes), its goals row, its source_files row (file nodes), and
-    attention items about it alone.  Ids of those rows are erased with it.
+    attention items about it alone.  Ids of those rows are erased with it, as
+    are `also` (ids merged into the node, and the other nodes of the same erase).
     Inside the erase transaction.  Complexity: one pass over each table.
     """
     counts: dict[str, int] = {}
@@ -555,7 +566,7 @@ def _scrub_references(store: Store, node_id: str, content: str | None) -> dict[s
     goal_ids = [
         r[0] for r in tables.query(store, "SELECT id FROM goals WHERE node_id = ?", (node_id,))
     ]
-    ids = frozenset({node_id, *outcome_ids, *goal_ids})
+    ids = frozenset({node_id, *outcome_ids, *goal_ids, *also})
     counts["outcomes_deleted"] = tables.execute(
         store, "DELETE FROM outcomes WHERE outcome_node_id = ?", (node_id,)
     )
@@ -664,7 +675,8 @@ def _id_token_in(store: Store, table: str, column: str, node_id: str) -> bool:
 
 
 def nodes_quoting(store: Store, content: str | None) -> list[str]:
-    """Ids of other nodes whose content contains the erased content verbatim (sorted).
+    """Ids of other nodes quoting the erased content (sorted): all of it, one of its
+    sentences, or most of its content words (:func:`.erasure.quotes`).
 
     They are separate knowledge units (an episode quoting a message, a claim
     copied from it) and are NOT erased automatically: the result lists them
@@ -672,87 +684,158 @@ def nodes_quoting(store: Store, content: str | None) -> list[str]:
     """
     if content is None:
         return []
-    rows = tables.query(
-        store, "SELECT id FROM nodes WHERE instr(content, ?) > 0 ORDER BY id", (content,)
-    )
-    return [row[0] for row in rows]
+    return erasure.quoting_nodes(store, [content])
 
 
-def _scrub_file(store: Store) -> dict[str, Any]:
-    """Truncate the WAL, VACUUM (rebuilds the file without free pages), truncate again."""
-    started = time.perf_counter()
-    first = tables.query(store, "PRAGMA wal_checkpoint(TRUNCATE)")
-    tables.execute(store, "VACUUM")
-    second = tables.query(store, "PRAGMA wal_checkpoint(TRUNCATE)")
-    busy = bool(first and first[0][0]) or bool(second and second[0][0])
-    return {
-        "vacuumed": True,
-        "wal_truncated": not busy,
-        "duration_ms": round((time.perf_counter() - started) * 1000.0, 3),
-    }
+def gdpr_erase(
+    graph: Graphonomous, node_id: str, reason: str | None = None, wait_s: float = 0.0
+) -> dict[str, Any]:
+    """Erase a node and every trace of its id and content (GDPR art. 17); SPEC "GDPR erase".
 
-
-def gdpr_erase(graph: Graphonomous, node_id: str, reason: str | None = None) -> dict[str, Any]:
-    """Erase a node and every trace of its id and content (GDPR art. 17).
-
-    Steps: (1) with ``PRAGMA secure_delete = ON`` (deleted cells and freed
-    pages are overwritten with zeros), in one transaction: scrub every
-    reference to the node and copies of its content (:func:`_scrub_references`),
-    delete the node with its edges and embedding, and append an audit entry
-    ``gdpr_erase`` whose subject is the node id — ids are opaque identifiers
-    (UUIDv7 by default), not content; the reason is stored only as its
-    SHA-256 so a reason quoting the data leaves no copy; (2) drop the node
-    from the vector and BM25 indexes; (3) ``wal_checkpoint(TRUNCATE)``,
-    ``VACUUM``, ``wal_checkpoint(TRUNCATE)`` so neither the database file nor
-    its -wal holds the old bytes.  Output: ``{"erased": true, "node_id",
-    "edges_removed", "scrubbed": {what: rows}, "residual": [table.column],
-    "nodes_quoting_content": [ids], "file": {...}}`` — ``residual`` is empty
-    unless some table the scrub does not know holds the id or content.
-    Complexity: O(size of the database) (scans and VACUUM); must not be
-    called inside an open transaction.
+    Steps: (0) resolve the id — a node merged away by consolidation resolves to
+    its survivor (erased in its place), an id erased before completes the file
+    scrub only; (1) plan derived content (:func:`.erasure.plan_derived`):
+    summaries left with too few members are erased too, the others rewritten;
+    (2) with ``PRAGMA secure_delete = ON``, in one transaction: scrub every
+    reference to the erased ids and copies of their content
+    (:func:`_scrub_references`), rewrite derived summaries and goal nodes that
+    quoted the content, delete the nodes with their edges and embeddings, and
+    append an audit entry ``gdpr_erase`` per node (subject = id; the reason
+    only as its SHA-256); (3) drop the nodes from the in-memory indexes;
+    (4) :func:`.erasure.scrub_file`: checkpoint, VACUUM, checkpoint (waiting up
+    to `wait_s` for other readers), then search the file bytes for the erased
+    texts.  Output: ``{"erased": true, "node_id", "resolved_to", "erased_ids",
+    "rewritten_ids", "edges_removed", "scrubbed": {what: rows}, "residual",
+    "nodes_quoting_content", "file": {...}, "status": "scrubbed" | "pending",
+    "already_erased"}``.  ``status`` is "scrubbed" only when the bytes are
+    provably gone; "pending" comes with ``file.advice``.  Complexity:
+    O(size of the database); must not be called inside an open transaction.
     """
     check_id("node_id", node_id)
     if reason is not None and not isinstance(reason, str):
         raise ValidationError("reason", "must be a string")
+    if isinstance(wait_s, bool) or not isinstance(wait_s, (int, float)) or wait_s < 0:
+        raise ValidationError("wait_s", "must be a number of seconds >= 0")
     changes = IndexChanges()
     with graph.lock:
         store = graph.store
         if store.in_transaction:
             raise ValidationError("node_id", "gdpr_erase cannot run inside an open transaction")
-        node = store.require_node(node_id, include_forgotten=True)
-        content = node.content if len(node.content) >= MIN_CONTENT_MATCH else None
+        node = store.get_node(node_id)
+        if node is None:
+            node = erasure.survivor_of(store, node_id)
+        if node is None:
+            if erasure.was_erased(store, node_id):
+                return _erased_before(graph, node_id, wait_s)
+            node = store.require_node(node_id, include_forgotten=True)
+        root = node
+        merged = {m for m in root.metadata.get("merged_from", []) if isinstance(m, str)}
+        extra, rewrites = erasure.plan_derived(store, {root.id})
+        victims = [root, *store.get_nodes(sorted(extra)).values()]
+        erased_ids = frozenset({node_id, *merged, *(v.id for v in victims)})
+        contents = [v.content for v in victims if len(v.content) >= MIN_CONTENT_MATCH]
         previous = tables.query(store, "PRAGMA secure_delete")[0][0]
         tables.execute(store, "PRAGMA secure_delete = ON")
         try:
             with store.transaction():
-                scrubbed = _scrub_references(store, node_id, content)
-                edges_removed = store.delete_node(node_id)
-                store.audit(
-                    utc_now(),
-                    "gdpr_erase",
-                    node_id,
-                    {
-                        "edges_removed": edges_removed,
-                        "scrubbed": scrubbed,
-                        "reason_sha256": hashlib.sha256(reason.encode("utf-8")).hexdigest()
-                        if reason
-                        else None,
-                    },
+                scrubbed: dict[str, int] = {}
+                for victim in victims:
+                    content = victim.content if len(victim.content) >= MIN_CONTENT_MATCH else None
+                    counts = _scrub_references(store, victim.id, content, erased_ids)
+                    for name, count in counts.items():
+                        scrubbed[name] = scrubbed.get(name, 0) + count
+                rewritten = erasure.rewrite_summaries(graph, rewrites, changes)
+                rewritten += erasure.rewrite_goal_nodes(
+                    graph,
+                    lambda text: _scrub_all(text, erased_ids, contents),
+                    lambda text: _mentions_any(text, erased_ids, contents),
+                    changes,
                 )
-            changes.dropped(node_id)
+                edges_removed = 0
+                digest = hashlib.sha256(reason.encode("utf-8")).hexdigest() if reason else None
+                for victim in victims:
+                    removed = store.delete_node(victim.id)
+                    edges_removed += removed
+                    changes.dropped(victim.id)
+                    store.audit(
+                        utc_now(),
+                        "gdpr_erase",
+                        victim.id,
+                        {
+                            "edges_removed": removed,
+                            "scrubbed": scrubbed if victim is root else {},
+                            "reason_sha256": digest,
+                            "requested_id": node_id if victim is root else root.id,
+                        },
+                    )
+                for merged_id in sorted(merged | ({node_id} - {root.id})):
+                    store.audit(utc_now(), "gdpr_erase", merged_id, {"merged_into": root.id})
             publish(graph, changes)
-            file_report = _scrub_file(store)
+            file_report = erasure.scrub_file(store, contents, wait_s)
         finally:
-            tables.execute(store, f"PRAGMA secure_delete = {int(previous)}")
-        residual = residual_references(store, node_id, content)
-        quoting = nodes_quoting(store, content)
+            # A failure here is reported by the file scrub; the setting is per connection.
+            with contextlib.suppress(sqlite3.Error):
+                tables.execute(store, f"PRAGMA secure_delete = {int(previous)}")
+        if file_report["status"] == "scrubbed":
+            erasure.record_file_scrub(store, file_report)
+        residual = sorted(
+            {
+                hit
+                for victim in victims
+                for hit in residual_references(
+                    store,
+                    victim.id,
+                    victim.content if len(victim.content) >= MIN_CONTENT_MATCH else None,
+                )
+            }
+        )
+        quoting = erasure.quoting_nodes(store, contents, erased_ids)
     telemetry.emit(ERASE_EVENT, {"edges_removed": edges_removed}, {"residual": len(residual)})
     return {
         "erased": True,
         "node_id": node_id,
+        "resolved_to": root.id,
+        "already_erased": False,
+        "erased_ids": sorted(v.id for v in victims),
+        "rewritten_ids": sorted(rewritten),
         "edges_removed": edges_removed,
         "scrubbed": scrubbed,
         "residual": residual,
         "nodes_quoting_content": quoting,
         "file": file_report,
+        "status": "scrubbed" if file_report["status"] == "scrubbed" and not residual else "pending",
+    }
+
+
+def _mentions_any(text: str, ids: frozenset[str], contents: Sequence[str]) -> bool:
+    return _mentions(text, ids, None) or any(content in text for content in contents)
+
+
+def _scrub_all(text: str, ids: frozenset[str], contents: Sequence[str]) -> str:
+    for content in contents:
+        text = _scrub_text(text, ids, content)
+    return _scrub_text(text, ids, None)
+
+
+def _erased_before(graph: Graphonomous, node_id: str, wait_s: float) -> dict[str, Any]:
+    """The answer for an id erased earlier (a retry after a failed file scrub): the rows
+    are gone already; the file scrub is run again so the retry completes it."""
+    store = graph.store
+    file_report = erasure.scrub_file(store, (), wait_s)
+    if file_report["status"] == "scrubbed":
+        erasure.record_file_scrub(store, file_report)
+    residual = residual_references(store, node_id, None)
+    return {
+        "erased": True,
+        "node_id": node_id,
+        "resolved_to": None,
+        "already_erased": True,
+        "erased_ids": [],
+        "rewritten_ids": [],
+        "edges_removed": 0,
+        "scrubbed": {},
+        "residual": residual,
+        "nodes_quoting_content": [],
+        "file": file_report,
+        "status": "scrubbed" if file_report["status"] == "scrubbed" and not residual else "pending",
     }

@@ -20,6 +20,7 @@ graph, whose lock serialises writes.
 from __future__ import annotations
 
 import hmac
+import io
 import ipaddress
 import logging
 import os
@@ -28,6 +29,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from email.message import Message as Headers
@@ -58,6 +60,24 @@ VERSION_HEADER: Final = "MCP-Protocol-Version"
 SESSION_NOT_FOUND: Final = -32001  # the code the official SDKs use
 LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 REQUEST_TIMEOUT_S: Final = 60.0
+# The listen backlog: the stdlib default (5) reset connections of 20 concurrent clients
+# (issue #12); 128 is Linux's historical SOMAXCONN.
+LISTEN_BACKLOG: Final = 128
+# A whole request (line, headers and body) must arrive within this many seconds of the
+# server starting to read it; a keep-alive connection idle that long is closed.  Bounds
+# slow senders ("slowloris"), who otherwise hold a thread each forever.
+READ_DEADLINE_S: Final = 30.0
+# Open connections served at once, in all and per client address; more get 503 at once.
+MAX_CONNECTIONS: Final = 256
+MAX_CONNECTIONS_PER_CLIENT: Final = 64
+# Sessions per client address (each holds its tool list, ~200 KB).
+MAX_SESSIONS_PER_CLIENT: Final = 128
+# A session unused this long is dropped.
+SESSION_IDLE_S: Final = 3600.0
+# When a table is full, only a session idle at least this long may be evicted for a new
+# one; otherwise initialize gets 503 (a flood of initialize must not end active sessions).
+EVICT_MIN_IDLE_S: Final = 60.0
+RETRY_AFTER_S: Final = 1
 # A refused body up to DRAIN_FACTOR × the size limit is read and dropped so the
 # client can read the error (closing a socket with unread data resets it);
 # larger ones are cut off.
@@ -128,6 +148,7 @@ class McpHttpServer(ThreadingHTTPServer):
 
     daemon_threads = True
     block_on_close = False
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(
         self,
@@ -139,6 +160,12 @@ class McpHttpServer(ThreadingHTTPServer):
         endpoint: str = ENDPOINT,
         max_body_bytes: int = MAX_BODY_BYTES,
         max_sessions: int = MAX_SESSIONS,
+        max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT,
+        session_idle_s: float = SESSION_IDLE_S,
+        evict_min_idle_s: float = EVICT_MIN_IDLE_S,
+        read_deadline_s: float = READ_DEADLINE_S,
+        max_connections: int = MAX_CONNECTIONS,
+        max_connections_per_client: int = MAX_CONNECTIONS_PER_CLIENT,
     ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
@@ -148,9 +175,66 @@ class McpHttpServer(ThreadingHTTPServer):
         self.endpoint = endpoint
         self.max_body_bytes = max_body_bytes
         self.max_sessions = max_sessions
-        self._sessions: OrderedDict[str, McpServer] = OrderedDict()
+        self.max_sessions_per_client = max_sessions_per_client
+        self.session_idle_s = session_idle_s
+        self.evict_min_idle_s = evict_min_idle_s
+        self.read_deadline_s = read_deadline_s
+        self.max_connections = max_connections
+        self.max_connections_per_client = max_connections_per_client
+        # session id -> (session, client address, last use (monotonic)), least recent first
+        self._sessions: OrderedDict[str, tuple[McpServer, str, float]] = OrderedDict()
         self._sessions_lock = threading.Lock()
+        self._connections: dict[str, int] = {}
+        self._connections_lock = threading.Lock()
         super().__init__(address, McpRequestHandler)
+
+    # -- connections ------------------------------------------------------------
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve a connection in its own thread unless a connection bound is reached;
+        then answer 503 at once (with Retry-After) instead of queueing or resetting."""
+        client = str(client_address[0])
+        with self._connections_lock:
+            total = sum(self._connections.values())
+            mine = self._connections.get(client, 0)
+            admitted = total < self.max_connections and mine < self.max_connections_per_client
+            if admitted:
+                self._connections[client] = mine + 1
+        if not admitted:
+            self._turn_away(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            client = str(client_address[0])
+            with self._connections_lock:
+                left = self._connections.get(client, 1) - 1
+                if left > 0:
+                    self._connections[client] = left
+                else:
+                    self._connections.pop(client, None)
+
+    def _turn_away(self, request: Any) -> None:
+        body = encode(error_response(None, INVALID_REQUEST, "Server busy: too many connections"))
+        head = (
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nRetry-After: {RETRY_AFTER_S}\r\n"
+            "Connection: close\r\n\r\n"
+        ).encode("ascii")
+        try:
+            request.settimeout(1.0)
+            request.sendall(head + body)
+        except OSError:
+            pass
+        self.shutdown_request(request)
+
+    @property
+    def connection_count(self) -> int:
+        with self._connections_lock:
+            return sum(self._connections.values())
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Log a failed exchange to stderr (a peer hanging up is routine, not an error)."""
@@ -169,21 +253,54 @@ class McpHttpServer(ThreadingHTTPServer):
 
     # -- sessions -------------------------------------------------------------
 
-    def open_session(self, session: McpServer) -> str:
-        """Register a session; the least recently used one goes when the table is full."""
-        session_id = secrets.token_urlsafe(24)
+    def open_session(self, session: McpServer, client: str = "") -> str | None:
+        """Register a session of `client` (its address); None when no room can be made.
+
+        Sessions idle longer than `session_idle_s` go first.  A client at its own cap
+        loses its least recently used session, a full table its least recently used
+        one — but only a session idle at least `evict_min_idle_s`: active sessions
+        are never evicted for a new one (initialize then gets 503).
+        """
+        now = time.monotonic()
         with self._sessions_lock:
-            self._sessions[session_id] = session
-            while len(self._sessions) > self.max_sessions:
-                self._sessions.popitem(last=False)
+            self._expire(now)
+            mine = [sid for sid, (_, owner, _) in self._sessions.items() if owner == client]
+            if len(mine) >= self.max_sessions_per_client and not self._evict(mine[0], now):
+                return None
+            if len(self._sessions) >= self.max_sessions and not self._evict(
+                next(iter(self._sessions)), now
+            ):
+                return None
+            session_id = secrets.token_urlsafe(24)
+            self._sessions[session_id] = (session, client, now)
         return session_id
+
+    def _expire(self, now: float) -> None:
+        while self._sessions:
+            oldest, (_, _, used) = next(iter(self._sessions.items()))
+            if now - used <= self.session_idle_s:
+                return
+            del self._sessions[oldest]
+
+    def _evict(self, session_id: str, now: float) -> bool:
+        _, _, used = self._sessions[session_id]
+        if now - used < self.evict_min_idle_s:
+            return False
+        del self._sessions[session_id]
+        return True
 
     def session(self, session_id: str) -> McpServer | None:
         with self._sessions_lock:
             found = self._sessions.get(session_id)
-            if found is not None:
-                self._sessions.move_to_end(session_id)
-            return found
+            if found is None:
+                return None
+            now = time.monotonic()
+            if now - found[2] > self.session_idle_s:
+                del self._sessions[session_id]
+                return None
+            self._sessions[session_id] = (found[0], found[1], now)
+            self._sessions.move_to_end(session_id)
+            return found[0]
 
     def close_session(self, session_id: str) -> bool:
         with self._sessions_lock:
@@ -195,6 +312,27 @@ class McpHttpServer(ThreadingHTTPServer):
             return len(self._sessions)
 
 
+class _DeadlineReader(io.RawIOBase):
+    """The socket's read side, failing with TimeoutError once `deadline` (monotonic) passed:
+    each receive waits at most the time left, so a request arriving byte by byte cannot
+    outlive the deadline however regular its bytes."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        super().__init__()
+        self.sock = sock
+        self.deadline = time.monotonic() + READ_DEADLINE_S
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("read deadline passed")
+        self.sock.settimeout(left)
+        return self.sock.recv_into(buffer)
+
+
 class McpRequestHandler(BaseHTTPRequestHandler):
     """One HTTP exchange on the MCP endpoint."""
 
@@ -203,12 +341,27 @@ class McpRequestHandler(BaseHTTPRequestHandler):
     timeout = REQUEST_TIMEOUT_S
     server: McpHttpServer
 
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the stdlib's reader; the socket stays open
+        self._reader = _DeadlineReader(self.connection)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        """Each request (line, headers, body) must arrive within the read deadline."""
+        self._reader.deadline = time.monotonic() + self.server.read_deadline_s
+        try:
+            super().handle_one_request()
+        except TimeoutError:
+            self.close_connection = True
+
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s - %s", self.address_string(), format % args)
 
     # -- replies ------------------------------------------------------------------
 
     def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
+        self.connection.settimeout(self.timeout)  # reads shortened it to the deadline's rest
         self.send_response(status)
         if self.close_connection:
             self.send_header("Connection", "close")
@@ -340,7 +493,16 @@ class McpRequestHandler(BaseHTTPRequestHandler):
         reply = replies[0]
         headers = {}
         if reply.error is None:
-            headers[SESSION_HEADER] = self.server.open_session(session)
+            session_id = self.server.open_session(session, str(self.client_address[0]))
+            if session_id is None:
+                self._send_error(
+                    HTTPStatus.SERVICE_UNAVAILABLE,
+                    "Too many active sessions; end one (DELETE) or retry later",
+                    request_id=message.id,
+                    headers={"Retry-After": str(RETRY_AFTER_S)},
+                )
+                return
+            headers[SESSION_HEADER] = session_id
         self._send(HTTPStatus.OK, encode(reply), headers)
 
     def _session(self, message: Message) -> McpServer | None:
@@ -395,12 +557,14 @@ def make_http_server(
     *,
     token: str | None = None,
     allowed_hosts: Iterable[str] = (),
+    **limits: Any,
 ) -> McpHttpServer:
     """Bind the MCP HTTP endpoint (port 0 picks a free port).
 
     `token` defaults to ``$GRAPHONOMOUS_HTTP_TOKEN`` (empty means none) and is
     required off loopback.  Host/Origin may name the loopback names, the bound
     host and `allowed_hosts`; a wildcard bind (0.0.0.0, ::) accepts any.
+    `limits` are McpHttpServer's bounds (read_deadline_s, max_connections, …).
     Raises ValueError when a non-loopback bind lacks a token.
     """
     if token is None:
@@ -414,7 +578,9 @@ def make_http_server(
         names = None
     elif names is not None:
         names = names | {host.lower().strip("[]")}
-    return McpHttpServer((host.strip("[]"), port), new_session, token=token, allowed_hosts=names)
+    return McpHttpServer(
+        (host.strip("[]"), port), new_session, token=token, allowed_hosts=names, **limits
+    )
 
 
 class _Terminated(BaseException):

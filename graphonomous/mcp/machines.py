@@ -234,7 +234,14 @@ def _checker(machine: Machine) -> ArgumentCheck:
 def _dispatcher(machine: Machine) -> Handler:
     def handler(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
         action = machine.action(str(arguments.get(ACTION_FIELD)))
-        return action.tool.handler(graph, action.to_v1(arguments))
+        try:
+            return action.tool.handler(graph, action.to_v1(arguments))
+        except ValidationError as exc:
+            # Name the field the caller sent (the machine's name for a renamed v1 field).
+            inverse = {v1: name for name, v1 in action.renames.items()}
+            if exc.field not in inverse:
+                raise
+            raise ValidationError(inverse[exc.field], exc.message) from exc
 
     handler.__name__ = handler.__qualname__ = f"{machine.name}_machine"
     handler.__doc__ = f"Machine `{machine.name}`: run the v1 tool its action names."

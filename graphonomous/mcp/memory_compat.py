@@ -215,7 +215,11 @@ def _object(properties: Mapping[str, Any], *, closed: bool) -> dict[str, Any]:
 def _entity_schema(closed: bool) -> dict[str, Any]:
     return _object(
         {
-            "name": _string("The entity's unique name."),
+            # An empty name cannot be opened, related or deleted again: rejected on input.
+            "name": {
+                **_string("The entity's unique name."),
+                **({"minLength": 1} if closed else {}),
+            },
             "entityType": _string("What kind of thing it is (person, project, ...)."),
             "observations": _strings("Facts about the entity, one per string."),
         },

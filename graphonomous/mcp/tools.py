@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..contract.schema import SchemaValidator, Violation, load_package_schema
+from ..hygiene import MAX_JSON_INTEGER, problems
 from ..model import CREATION_SOURCES, NODE_TYPES, RELATIONSHIPS, TIMESCALES
 
 Handler = Callable[[Any, dict[str, Any]], dict[str, Any]]
@@ -100,8 +101,12 @@ class ToolSpec:
         object.__setattr__(self, "_output_validator", output)
 
     def check_arguments(self, arguments: Any) -> list[Violation]:
-        """Every way `arguments` breaks the input schema, then the extra check
-        (empty when valid)."""
+        """Every way `arguments` breaks the hygiene rules (:mod:`graphonomous.hygiene`:
+        lone surrogates, integers beyond ±2**53, nesting), else the input schema,
+        then the extra check (empty when valid)."""
+        dirty = [Violation(path, message, "hygiene") for path, message in problems(arguments)]
+        if dirty:
+            return dirty
         violations = self._input_validator.validate(arguments)
         if violations or self.argument_check is None:
             return violations
@@ -169,13 +174,21 @@ def unit(description: str) -> dict[str, Any]:
     return {"type": "number", "minimum": 0, "maximum": 1, "description": description}
 
 
-def integer(description: str, minimum: int, maximum: int | None = None) -> dict[str, Any]:
-    """An integer property with bounds."""
-    out: dict[str, Any] = {"type": "integer", "minimum": minimum}
-    if maximum is not None:
-        out["maximum"] = maximum
+# The default upper bound of an input integer: far above any real count or offset, and
+# far below SQLite's 64-bit limit (an offset of 2**63 overflowed before this bound).
+MAX_INPUT_INTEGER: Final = 2**31 - 1
+assert MAX_INPUT_INTEGER <= MAX_JSON_INTEGER
+
+
+def integer(description: str, minimum: int, maximum: int = MAX_INPUT_INTEGER) -> dict[str, Any]:
+    """An integer property with bounds (every input integer has both)."""
+    out: dict[str, Any] = {"type": "integer", "minimum": minimum, "maximum": maximum}
     out["description"] = description
     return out
+
+
+# Provenance is a path, URL or tool name: PATH_MAX (4,096 on Linux) is the longest real one.
+MAX_SOURCE_CHARS: Final = 4096
 
 
 def flag(description: str) -> dict[str, Any]:

@@ -89,6 +89,7 @@ from .tools import (
     EDGES,
     INTEGER,
     JSON_OBJECT,
+    MAX_SOURCE_CHARS,
     NODE_OUTPUT,
     NODES,
     NUMBER,
@@ -142,15 +143,22 @@ def rename_alias(arguments: Mapping[str, Any], alias: str, canonical: str) -> di
 
 
 def delegate(
-    method: str, *, aliases: Mapping[str, str] | None = None, required: Sequence[str] = ()
+    method: str,
+    *,
+    aliases: Mapping[str, str] | None = None,
+    required: Sequence[str] = (),
+    fields: Mapping[str, str] | None = None,
 ) -> Handler:
     """A tool handler calling ``graph.<method>(**arguments)``.
 
     `aliases` (alias → canonical field) are renamed first; `required` lists
     fields the schema cannot require because an alias may stand in for them
-    (missing → ValidationError naming the field).  No other logic.
+    (missing → ValidationError naming the field); `fields` maps the facade's
+    internal argument names back to the tool's (a ValidationError about
+    ``old_id`` names ``node_id``, the field the caller sent).  No other logic.
     """
     renames = dict(aliases or {})
+    public = dict(fields or {})
 
     def handler(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
         args = dict(arguments)
@@ -159,7 +167,12 @@ def delegate(
         for name in required:
             if name not in args:
                 raise ValidationError(name, "is required")
-        result: dict[str, Any] = getattr(graph, method)(**args)
+        try:
+            result: dict[str, Any] = getattr(graph, method)(**args)
+        except ValidationError as exc:
+            if exc.field not in public:
+                raise
+            raise ValidationError(public[exc.field], exc.message) from exc
         return result
 
     handler.__name__ = handler.__qualname__ = method
@@ -191,7 +204,9 @@ def _edge_alias_properties(canonical: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _limit(default: int, maximum: int | None, what: str = "items") -> dict[str, Any]:
-    return integer(f"Maximum number of {what} to return (default {default}).", 1, maximum)
+    """A result-count bound; no own maximum means the tools' common one (MAX_TOOL_LIMIT)."""
+    bound = MAX_TOOL_LIMIT if maximum is None else maximum
+    return integer(f"Maximum number of {what} to return (default {default}).", 1, bound)
 
 
 _AGENT = text("Only this agent's nodes.", minLength=1)
@@ -201,7 +216,7 @@ _NODE_INPUT: Final = {
     "node_type": choice(NODE_TYPES, "Kind of memory; default semantic."),
     "type": choice(NODE_TYPES, "Alias of node_type (seed column name)."),
     "metadata": JSON_OBJECT,
-    "source": text("Provenance: file path, URL or tool name."),
+    "source": text("Provenance: file path, URL or tool name.", maxLength=MAX_SOURCE_CHARS),
     "confidence": unit("Belief in [0, 1]; default 0.5."),
     "causal_parent_ids": ids("Existing nodes that led to this one (for outcome nodes)."),
     "timescale": choice(TIMESCALES, "How fast the memory consolidates; default medium."),
@@ -222,11 +237,7 @@ _EDGE_CANONICAL: Final = {
 _EDGE_INPUT: Final = {
     **_EDGE_CANONICAL,
     "metadata": JSON_OBJECT,
-    "decay_rate": {
-        "type": "number",
-        "minimum": 0,
-        "description": "Forgetting speed (>= 0); default 0.005.",
-    },
+    "decay_rate": unit("Forgetting speed in [0, 1]; default 0.005."),
     "agent_id": text("Owning agent; default 'default'.", minLength=1),
     **_edge_alias_properties(_EDGE_CANONICAL),
 }
@@ -426,7 +437,7 @@ _BELIEF_INPUT: Final = {
     "node_type": choice(NODE_TYPES, "expand: kind of memory (default semantic)."),
     "confidence": unit("expand / revise: confidence of the new belief."),
     "metadata": JSON_OBJECT,
-    "source": text("expand / revise: provenance of the new belief."),
+    "source": text("expand / revise: provenance of the new belief.", maxLength=MAX_SOURCE_CHARS),
     "contradicts": ids("expand: nodes the new belief contradicts."),
 }
 
@@ -710,7 +721,7 @@ STORE_NODE: Final = ToolSpec(
     input_schema=obj(_NODE_INPUT, ("content",)),
     output_schema=out_obj({"node": NODE_OUTPUT}, ("node",)),
     annotations=WRITE,
-    handler=delegate("store_node", aliases={"type": "node_type"}),
+    handler=delegate("store_node", aliases={"type": "node_type"}, fields={"id": "node_id"}),
 )
 STORE_EDGE: Final = ToolSpec(
     name="store_edge",
@@ -1150,7 +1161,7 @@ BELIEF_REVISE: Final = ToolSpec(
     input_schema=obj(_BELIEF_INPUT, ("action",)),
     output_schema=_REVISION_OUTPUT,
     annotations=DESTRUCTIVE_WRITE,  # revise deletes the contradicts edges it resolves
-    handler=delegate("belief_revise"),
+    handler=delegate("belief_revise", fields={"old_id": "node_id"}),
 )
 BELIEF_CONTRADICTIONS: Final = ToolSpec(
     name="belief_contradictions",
@@ -1174,7 +1185,7 @@ BELIEF_CONTRADICTIONS: Final = ToolSpec(
         ("contradictions",),
     ),
     annotations=READ,
-    handler=delegate("belief_contradictions"),
+    handler=delegate("belief_contradictions", fields={"k": "limit"}),
 )
 MANAGE_GOAL: Final = ToolSpec(
     name="manage_goal",

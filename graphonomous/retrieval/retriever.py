@@ -907,8 +907,8 @@ def record_access(graph: Graphonomous, result_ids: Sequence[str]) -> None:
     processes never lose an increment.  The whole-graph snapshot stays valid:
     these columns do not change the graph it holds.
     """
-    if not result_ids:
-        return
+    if not result_ids or graph.store.write_refusal() is not None:
+        return  # a read-only or damaged file serves reads without bookkeeping
     store = graph.store
     before = store_fingerprint(store)
     now = utc_now()

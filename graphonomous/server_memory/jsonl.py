@@ -2,19 +2,26 @@
 
 The file ``@modelcontextprotocol/server-memory`` keeps (``MEMORY_FILE_PATH``)
 holds ``{"type": "entity", name, entityType, observations}`` and
-``{"type": "relation", from, to, relationType}`` lines.  Parsing reads the
-whole text first so that ``graphonomous import-memory`` writes nothing when
-any line is malformed.
+``{"type": "relation", from, to, relationType}`` lines.  ``graphonomous import-memory``
+streams the file: a first pass checks every line (nothing is written when one
+is malformed), then entities and relations are imported a chunk at a time
+inside one transaction (:meth:`..view.MemoryView.import_stream`), so memory
+does not grow with the file size.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..hygiene import HostileInput, loads_strict
+
 ENTITY_FIELDS: Final = ("name", "entityType", "observations")
+# Lines imported per step of a streamed import (each step is a savepoint of the one
+# import transaction): bounds the Python objects alive at once.
+IMPORT_CHUNK: Final = 2000
 RELATION_FIELDS: Final = ("from", "to", "relationType")
 
 
@@ -45,32 +52,65 @@ def parse_memory_jsonl(text: str) -> MemoryFile:
     """
     entities: list[tuple[int, dict[str, Any]]] = []
     relations: list[tuple[int, dict[str, str]]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MemoryFileError(number, f"not valid JSON ({exc.msg})") from None
-        if not isinstance(item, dict):
-            raise MemoryFileError(number, "expected a JSON object")
-        kind = item.get("type")
-        if kind == "entity":
-            _check_fields(number, item, ENTITY_FIELDS)
-            observations = item["observations"]
-            if not isinstance(observations, list) or not all(
-                isinstance(o, str) for o in observations
-            ):
-                raise MemoryFileError(number, "observations must be a list of strings")
-            entities.append((number, {key: item[key] for key in ENTITY_FIELDS}))
-        elif kind == "relation":
-            _check_fields(number, item, RELATION_FIELDS)
-            relations.append((number, {key: item[key] for key in RELATION_FIELDS}))
-        else:
-            raise MemoryFileError(
-                number, f'"type" must be "entity" or "relation"; got {json.dumps(kind)}'
-            )
+    for number, kind, record in iter_records(text.splitlines()):
+        (entities if kind == "entity" else relations).append((number, record))
     return MemoryFile(entities, relations)
+
+
+def iter_records(lines: Iterable[str]) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(line number, "entity" | "relation", record) for every non-blank line, in order;
+    raises MemoryFileError at the first malformed one.  Holds one line at a time, so a
+    file object streams: O(longest line) memory."""
+    for number, line in enumerate(lines, start=1):
+        parsed = parse_line(number, line)
+        if parsed is not None:
+            yield number, parsed[0], parsed[1]
+
+
+def parse_line(number: int, line: str) -> tuple[str, dict[str, Any]] | None:
+    """One line of a memory file: None when blank, else (kind, record with only the
+    known fields).  Raises MemoryFileError naming the line."""
+    if not line.strip():
+        return None
+    try:
+        item = loads_strict(line, "the line")
+    except HostileInput as exc:
+        raise MemoryFileError(number, str(exc)) from None
+    if not isinstance(item, dict):
+        raise MemoryFileError(number, "expected a JSON object")
+    kind = item.get("type")
+    if kind == "entity":
+        _check_fields(number, item, ENTITY_FIELDS)
+        observations = item["observations"]
+        if not isinstance(observations, list) or not all(isinstance(o, str) for o in observations):
+            raise MemoryFileError(number, "observations must be a list of strings")
+        return "entity", {key: item[key] for key in ENTITY_FIELDS}
+    if kind == "relation":
+        _check_fields(number, item, RELATION_FIELDS)
+        return "relation", {key: item[key] for key in RELATION_FIELDS}
+    raise MemoryFileError(number, f'"type" must be "entity" or "relation"; got {json.dumps(kind)}')
+
+
+def chunked(
+    records: Iterable[tuple[int, str, dict[str, Any]]], kind: str, size: int = IMPORT_CHUNK
+) -> Iterator[MemoryFile]:
+    """The records of one kind, `size` at a time, as small MemoryFiles (streaming)."""
+    batch: list[tuple[int, dict[str, Any]]] = []
+    for number, found, record in records:
+        if found != kind:
+            continue
+        batch.append((number, record))
+        if len(batch) >= size:
+            yield _as_file(kind, batch)
+            batch = []
+    if batch:
+        yield _as_file(kind, batch)
+
+
+def _as_file(kind: str, batch: list[tuple[int, dict[str, Any]]]) -> MemoryFile:
+    if kind == "entity":
+        return MemoryFile(batch, [])
+    return MemoryFile([], [(number, {k: str(v) for k, v in r.items()}) for number, r in batch])
 
 
 def _check_fields(number: int, item: Mapping[str, Any], names: Sequence[str]) -> None:

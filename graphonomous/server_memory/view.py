@@ -32,7 +32,7 @@ text rather than a file re-read.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
@@ -46,7 +46,7 @@ from ..model import (
     new_id,
     utc_now,
 )
-from .jsonl import MemoryFile
+from .jsonl import IMPORT_CHUNK, MemoryFile, chunked
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -769,6 +769,52 @@ class MemoryView:
             "relations_existing": len(usable) - len(created_relations),
             "relations_skipped": skipped,
         }
+
+    def import_stream(
+        self,
+        open_records: Callable[[], Iterable[tuple[int, str, dict[str, Any]]]],
+        *,
+        source: str | None = None,
+        chunk: int = IMPORT_CHUNK,
+    ) -> dict[str, Any]:
+        """Import a memory file read twice by `open_records` (a fresh iterator of
+        :func:`.jsonl.iter_records` each call): entities, then relations, each in chunks
+        of IMPORT_CHUNK lines, all inside one transaction (all or nothing).  Results as
+        :meth:`import_records`.  Memory: one chunk plus the view's entity table, not the
+        file.
+        """
+        totals = {"entities_created": 0, "observations_added": 0, "relations_created": 0}
+        relations_seen = 0
+        names: set[str] = set()
+        skipped: list[dict[str, Any]] = []
+        graph = self.graph
+        with graph.lock:
+            try:
+                with graph.store.transaction():
+                    for part in chunked(open_records(), "entity", chunk):
+                        names.update(item["name"] for _, item in part.entities)
+                        self._add_counts(totals, self.import_records(part, source=source))
+                    for part in chunked(open_records(), "relation", chunk):
+                        relations_seen += len(part.relations)
+                        result = self.import_records(part, source=source)
+                        self._add_counts(totals, result)
+                        skipped += result["relations_skipped"]
+            except BaseException:
+                self._token = None  # the copy may hold rolled-back chunks: reload it
+                raise
+        return {
+            "entities_created": totals["entities_created"],
+            "entities_existing": len(names) - totals["entities_created"],
+            "observations_added": totals["observations_added"],
+            "relations_created": totals["relations_created"],
+            "relations_existing": relations_seen - len(skipped) - totals["relations_created"],
+            "relations_skipped": skipped,
+        }
+
+    @staticmethod
+    def _add_counts(totals: dict[str, int], result: Mapping[str, Any]) -> None:
+        for key in totals:
+            totals[key] += int(result[key])
 
 
 def _relation(source: str, target: str, relation_type: str) -> dict[str, str]:
