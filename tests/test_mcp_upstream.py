@@ -110,7 +110,8 @@ def test_upstream_v1_replay(v1: Session) -> None:
     v1.ok("attention_run_cycle", {"autonomy_override": "observe"})
     forgotten = v1.ok("forget_node", {"node_id": "victim-0", "mode": "soft", "reason": "scratch"})
     assert forgotten["status"] == "ok"
-    assert v1.ok("gdpr_erase", {"node_id": "victim-1"})["status"] == "erased"
+    erased = v1.ok("gdpr_erase", {"node_id": "victim-1"})
+    assert erased["erased"] is True and erased["status"] in ("scrubbed", "pending")
     v1.ok("retrieve_procedural", {"task": "restart pump", "preconditions": '["valve closed"]'})
 
 
@@ -143,7 +144,8 @@ def test_upstream_v2_replay(everything: Session) -> None:
     s.ok("learn", {"action": "contradictions", "query": "Valve V-12 never loses pressure"})
     walk = s.ok("consolidate", {"action": "traverse", "start_id": "valve", "depth": 1})
     assert walk["root_id"] == "valve"
-    assert s.ok("act", {"action": "gdpr_erase", "entity": "victim-2"})["status"] == "erased"
+    erased = s.ok("act", {"action": "gdpr_erase", "entity": "victim-2"})
+    assert erased["erased"] is True and erased["status"] in ("scrubbed", "pending")
 
 
 def test_conflicting_alias_is_an_error_naming_it(v1: Session) -> None:

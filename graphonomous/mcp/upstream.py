@@ -230,7 +230,9 @@ RESULT_EXTRAS: Final[Mapping[str, Callable[[Mapping[str, Any]], dict[str, Any]]]
     },
     "coverage_query": lambda r: {"uncertainty_score": r["uncertainty"], "risk_score": r["risk"]},
     "forget_node": lambda r: {"status": "ok"},
-    "gdpr_erase": lambda r: {"status": "erased"},
+    # Upstream's status "erased" collides with ours ("scrubbed" | "pending": whether
+    # the bytes are provably gone); ours wins, and `erased` says the erase committed.
+    "gdpr_erase": lambda r: {"status": "erased", "erased": True},
     # topology_analyze / analyze_topology: none — their result is the canonical §A.1
     # document, whose schema is closed.
     "learn_from_outcome": lambda r: {
