@@ -844,6 +844,14 @@ class Graphonomous:
             return forgetting.get_forgetting_config(self)
         return forgetting.set_forgetting_config(self, policy, max_nodes, max_age_hours)
 
+    def restore_nodes(self, node_ids: Sequence[str], reason: str) -> list[str]:
+        """Un-forget soft-forgotten nodes (a re-scan restores chunks of existing files)."""
+        return forgetting.restore_nodes(self, node_ids, reason)
+
+    def budget_status(self) -> dict[str, Any]:
+        """The node budget: max_nodes, counted and exempt nodes, ratio, warning."""
+        return forgetting.budget_status(self)
+
     def memory_pressure(self) -> dict[str, Any] | None:
         """The memory-pressure attention item (live nodes > 90 % of max_nodes), or None."""
         return forgetting.memory_pressure(self)
