@@ -91,6 +91,37 @@ def _open(args: argparse.Namespace) -> Graphonomous:
     return Graphonomous(db=args.db)
 
 
+MAX_NODES_ENV = "GRAPHONOMOUS_MAX_NODES"
+
+
+def _max_nodes_setting(args: argparse.Namespace) -> int | None:
+    """`--max-nodes`, else $GRAPHONOMOUS_MAX_NODES, else None (keep the stored budget)."""
+    value = getattr(args, "max_nodes", None)
+    if value is not None:
+        return check_int("max_nodes", value, 1)
+    raw = os.environ.get(MAX_NODES_ENV)
+    if raw is None or not raw.strip():
+        return None
+    try:
+        return check_int(MAX_NODES_ENV, int(raw.strip()), 1)
+    except ValueError as exc:
+        raise CliError(f"invalid {MAX_NODES_ENV}: {raw!r} is not an integer", EXIT_USAGE) from exc
+
+
+def _apply_budget(graph: Graphonomous, args: argparse.Namespace) -> None:
+    """Store the budget given on the command line or in the environment (if any)."""
+    budget = _max_nodes_setting(args)
+    if budget is not None and graph.forgetting_config()["max_nodes"] != budget:
+        graph.forgetting_config(max_nodes=budget)
+
+
+def _warn_budget(graph: Graphonomous) -> None:
+    """One line on stderr when the learned nodes are above 90 % of the budget."""
+    line = forgetting.budget_warning(graph.budget_status())
+    if line is not None:
+        sys.stderr.write(f"graphonomous: {line}\n")
+
+
 # -- commands ---------------------------------------------------------------
 
 
@@ -106,7 +137,8 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
-        stats = graph.graph_stats()
+        stats = {**graph.graph_stats(), "budget": graph.budget_status()}
+        _warn_budget(graph)
     if args.json:
         emit_json(stats, out)
         return EXIT_OK
@@ -120,6 +152,28 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     mean = stats["mean_confidence"]
     out.write(f"confidence {'-' if mean is None else f'{mean:.3f} mean'}\n")
     out.write(f"embedder   {stats['embedder']} ({stats['embedding_count']} vectors)\n")
+    budget = stats["budget"]
+    out.write(
+        f"budget     {budget['counted_nodes']} of {budget['max_nodes']} learned nodes "
+        f"({budget['ratio']:.0%}); {budget['exempt_nodes']} ingested/pinned nodes exempt\n"
+    )
+    return EXIT_OK
+
+
+def cmd_config(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        _apply_budget(graph, args)
+        result = {"forgetting": graph.forgetting_config(), "budget": graph.budget_status()}
+        _warn_budget(graph)
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    config, budget = result["forgetting"], result["budget"]
+    out.write(f"max_nodes  {config['max_nodes']} (policy {config['policy']})\n")
+    out.write(
+        f"counted    {budget['counted_nodes']} learned nodes ({budget['ratio']:.0%}); "
+        f"{budget['exempt_nodes']} ingested/pinned nodes exempt\n"
+    )
     return EXIT_OK
 
 
@@ -351,6 +405,13 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         stream=sys.stderr, level=logging.WARNING, format="graphonomous: %(message)s"
     )
     with _open(args) as graph:
+        _apply_budget(graph, args)
+        _warn_budget(graph)
+        if args.transport == "stdio" and sys.stdin.isatty():
+            sys.stderr.write(
+                "graphonomous: MCP server waiting for a client on stdin "
+                "(configure it as an MCP server, or Ctrl-D to stop)\n"
+            )
         try:
             return serve(
                 graph,
@@ -403,10 +464,13 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
     progress = ingest.progress_for(sys.stderr, args.quiet)
     with _open(args) as graph:
         try:
-            summary = ingest.scan_directory(graph, args.directory, options, progress)
+            summary = ingest.scan_directory(
+                graph, args.directory, options, progress, force=args.force
+            )
         finally:
             if progress is not None:
                 progress.close()
+        _warn_budget(graph)
     if args.json:
         emit_json(summary.to_dict(), out)
     elif not args.quiet or summary.error_count:
@@ -593,8 +657,24 @@ def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
 # -- learning (B): consolidate, goal, coverage ---------------------------------
 
 
+# Forgotten ids named in a consolidation's text summary (--json lists all).
+SHOWN_FORGOTTEN = 10
+
+
+def _print_forgotten(entry: dict[str, Any], out: TextIO) -> None:
+    """What the run's prune stage forgot (or would forget): a count and the first ids."""
+    prune = [s for s in entry["stages"] if s["name"] == "prune_nodes"]
+    forgotten: list[str] = list(prune[0].get("forgotten", [])) if prune else []
+    verb = "would forget" if entry["dry_run"] else "forgot"
+    shown = ", ".join(forgotten[:SHOWN_FORGOTTEN])
+    more = len(forgotten) - SHOWN_FORGOTTEN
+    tail = f" and {more} more (--json lists all)" if more > 0 else ""
+    out.write(f"  {verb} {len(forgotten)} node(s){': ' + shown if shown else ''}{tail}\n")
+
+
 def cmd_consolidate(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
+        _apply_budget(graph, args)
         if args.log is not None:
             result = graph.consolidation_log(args.log)
         else:
@@ -621,6 +701,7 @@ def cmd_consolidate(args: argparse.Namespace, out: TextIO) -> int:
                 out.write(
                     f"  {stage['stage']:>3} {stage['name']:<18} {stage['ms']:8.1f} ms  {counts}\n"
                 )
+            _print_forgotten(entry, out)
     return EXIT_OK
 
 
@@ -764,9 +845,20 @@ def _add_scan_arguments(sub: argparse.ArgumentParser) -> None:
         type=int,
         default=_SCAN_DEFAULTS.max_read_bytes,
         metavar="N",
-        help="read at most N bytes of each file; the rest is not ingested (default 16384)",
+        help="preview size: the first N bytes decide 'binary' before the whole file is "
+        "read; text files are always ingested whole (default 16384)",
     )
     sub.add_argument("--quiet", "-q", action="store_true", help="no progress line or summary")
+
+
+def _max_nodes_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--max-nodes",
+        type=int,
+        metavar="N",
+        help="store N as the node budget for learned nodes (ingested and pinned nodes are "
+        f"exempt); default ${MAX_NODES_ENV}, else the stored budget (initially 50000)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -811,7 +903,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not consolidate in the background when the graph is idle",
     )
+    _max_nodes_option(serve)
     command("stats", cmd_stats, "counts and facts about the graph")
+    config = command("config", cmd_config, "show or set the forgetting budget")
+    _max_nodes_option(config)
 
     node = commands.add_parser("node", help="add, show and list nodes")
     node_commands = node.add_subparsers(
@@ -889,6 +984,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     scan = command("scan", cmd_scan, "ingest a folder's text files (incremental)")
     _add_scan_arguments(scan)
+    scan.add_argument(
+        "--force", action="store_true", help="re-read and re-ingest every file, even unchanged ones"
+    )
     watch = command("watch", cmd_watch, "keep the graph in step with a folder by polling")
     _add_scan_arguments(watch)
     watch.add_argument(
@@ -1000,6 +1098,7 @@ def build_parser() -> argparse.ArgumentParser:
     # learning (B)
     consolidate = command("consolidate", cmd_consolidate, "run one consolidation cycle")
     consolidate.add_argument("--dry-run", action="store_true", help="report, change nothing")
+    _max_nodes_option(consolidate)
     consolidate.add_argument(
         "--log", type=int, nargs="?", const=10, metavar="N", help="show the last N runs instead"
     )
