@@ -55,6 +55,7 @@ from .retrieval import (
     build_snapshot,
     store_fingerprint,
 )
+from .retrieval.provenance import node_result
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
 from .retrieval.region import analyze_region
 from .server_memory import MemoryView
@@ -294,7 +295,7 @@ class Graphonomous:
         return {
             "query": query,
             "results": [
-                {**nodes[node_id].to_dict(), "similarity": round(score, 6)}
+                {**node_result(nodes[node_id]), "similarity": round(score, 6)}
                 for node_id, score in hits
             ],
         }

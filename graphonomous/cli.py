@@ -31,6 +31,7 @@ from .model import (
     new_id,
 )
 from .pulse import cli_pulse
+from .retrieval.provenance import location
 from .server_memory import MemoryFileError, parse_memory_jsonl
 from .store import BatchError, StoreError
 
@@ -356,11 +357,14 @@ def _print_recall(result: dict[str, Any], where: dict[str, str], out: TextIO) ->
             )
             out.write(f"  {scc['id']} κ={scc['kappa']} fault lines: {faults or '-'}\n")
     for rank, item in enumerate(result["results"], start=1):
-        origin = item["source"] if item["hops"] == 0 else f"{item['source']}+{item['hops']}"
+        origin = item["channel"] if item["hops"] == 0 else f"{item['channel']}+{item['hops']}"
         flags = f" [{', '.join(item['flags'])}]" if item["flags"] else ""
+        place = location(item)
         out.write(
             f"{rank:>3}. {item['score']:.3f}  {item['node_type']:<10} {origin:<11} "
-            f"{where[item['node_id']]}{flags}\n       {_short(item['content'])}\n"
+            f"{where[item['node_id']]}{flags}\n"
+            + (f"       {place}\n" if place else "")
+            + f"       {_short(item['content'])}\n"
         )
     if not result["results"]:
         out.write("no results\n")

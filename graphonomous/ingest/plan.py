@@ -144,10 +144,11 @@ def _file_metadata(parsed: ParsedFile, root: str) -> dict[str, Any]:
     }
 
 
-def _chunk_metadata(parsed: ParsedFile, index: int, chunk: Chunk) -> dict[str, Any]:
+def _chunk_metadata(parsed: ParsedFile, index: int, chunk: Chunk, root: str) -> dict[str, Any]:
     return {
         "kind": "chunk",
         "path": parsed.rel_path,
+        "root": root,
         "chunk_index": index,
         "line_start": chunk.line_start,
         "line_end": chunk.line_end,
@@ -287,7 +288,7 @@ def plan_file(
     by_id = {n.id: n for n in old_chunks}
     chunk_ids: list[str] = []
     for index, (chunk, reuse) in enumerate(zip(parsed.chunks, assigned, strict=True)):
-        meta = _chunk_metadata(parsed, index, chunk)
+        meta = _chunk_metadata(parsed, index, chunk, root)
         if reuse is None:
             chunk_id = new_id()
             plan.operations.append(

@@ -84,6 +84,7 @@ from .graph import (
     walk_degrees,
     weighted_graph,
 )
+from .provenance import provenance
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -881,7 +882,8 @@ def _result_rows(
                 "confidence": node.confidence,
                 "similarity": round(similarity, SCORE_DIGITS),
                 "score": round(entry.score, SCORE_DIGITS),
-                "source": entry.source,
+                **provenance(node),
+                "channel": entry.source,
                 "hops": entry.hops,
                 "via": entry.via,
                 "flags": list(flags.get(entry.node_id, [])),
