@@ -214,9 +214,7 @@ def listed_fields(actions: Sequence[MachineAction]) -> dict[str, Any]:
     """The fields the listing shows: merged, without prose, and without the
     fields that are an alias in every action using them."""
     real = {n for a in actions for n, schema in a.fields().items() if not is_alias(schema)}
-    return {
-        name: _terse(schema) for name, schema in merge_fields(actions).items() if name in real
-    }
+    return {name: _terse(schema) for name, schema in merge_fields(actions).items() if name in real}
 
 
 def _action_line(action: MachineAction) -> str:
