@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from . import __version__, ingest
-from .api import Graphonomous
+from .api import Graphonomous, resolve_db_path
 from .contract import DOCUMENT_KINDS, FIXTURE_MODES, cli_check, cli_fixtures
 from .learning import forgetting, goals, learner
 from .mcp import DEFAULT_PORT, TRANSPORTS
@@ -50,7 +50,9 @@ class CliError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise CliError(f"{self.prog}: {message}", EXIT_USAGE)
+        # main() prefixes "graphonomous: "; name only the subcommand here.
+        where = self.prog.removeprefix("graphonomous").strip()
+        raise CliError(f"{where}: {message}" if where else message, EXIT_USAGE)
 
 
 # -- output helpers ----------------------------------------------------------
@@ -66,7 +68,8 @@ def _short(text: str, width: int = 72) -> str:
 
 
 def _print_node(node: dict[str, Any], out: TextIO) -> None:
-    out.write(f"{node['id']}  [{node['node_type']}, {node['timescale']}]  ")
+    forgotten = "  FORGOTTEN" if node.get("forgotten_at") else ""
+    out.write(f"{node['id']}  [{node['node_type']}, {node['timescale']}]{forgotten}  ")
     out.write(f"confidence {node['confidence']:.2f}\n  {_short(node['content'])}\n")
 
 
@@ -88,7 +91,21 @@ def _read_json_arg(path: str, what: str) -> Any:
         raise CliError(f"{what} is not valid JSON: {exc}", EXIT_USAGE) from exc
 
 
+# Commands that only read: on a database file that does not exist they exit 2
+# and create nothing (a typo in --db must not leave an empty database behind).
+READ_ONLY_COMMANDS = frozenset(
+    {"cmd_stats", "cmd_node_show", "cmd_node_list", "cmd_edge_list", "cmd_recall", "cmd_coverage"}
+)
+
+
 def _open(args: argparse.Namespace) -> Graphonomous:
+    handler = getattr(args, "handler", None)
+    if getattr(handler, "__name__", "") in READ_ONLY_COMMANDS:
+        path = resolve_db_path(args.db)
+        if path != ":memory:" and not Path(path).exists():
+            raise CliError(
+                f"no database at {path} (run `graphonomous init` or `scan` first)", EXIT_USAGE
+            )
     return Graphonomous(db=args.db)
 
 
@@ -1176,7 +1193,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except ValidationError as exc:
         sys.stderr.write(f"graphonomous: invalid {exc.field}: {exc.message}\n")
         return EXIT_USAGE
-    except (NotFoundError, StoreError, BatchError) as exc:
+    except BatchError as exc:  # an operation of the caller's batch is bad input
+        sys.stderr.write(f"graphonomous: {exc}\n")
+        return EXIT_USAGE
+    except (NotFoundError, StoreError) as exc:
         sys.stderr.write(f"graphonomous: {exc}\n")
         return EXIT_FAILED
     except KeyboardInterrupt:
