@@ -85,6 +85,7 @@ from .graph import (
     weighted_graph,
 )
 from .provenance import provenance
+from .spread import spread_by_file
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -140,6 +141,12 @@ TOPOLOGY_NEIGHBORS_PER_RESULT: Final = 20
 SCORE_DIGITS: Final = 6
 
 SOURCES: Final = ("seed", "bm25", "neighbor")
+# At most this many results of one ingested file before other files get a
+# place (measured on two documentation trees, SPEC §10 "Effort on
+# documentation trees").
+MAX_PER_FILE: Final = 2
+# The per-file cap chooses among the best `limit` × this returnable entries.
+SPREAD_POOL_FACTOR: Final = 5
 # The name stage 1 reports in `stats.mechanisms` for each fusion method.
 FUSION_MECHANISMS: Final[Mapping[str, str]] = {SCORE_FUSION: "score_fusion", RRF_FUSION: "rrf"}
 
@@ -168,6 +175,8 @@ class RetrievalSettings:
     out_of_community_factor: float = OUT_OF_COMMUNITY_FACTOR
     topology_neighbors_per_result: int = TOPOLOGY_NEIGHBORS_PER_RESULT
     max_query_chars: int = MAX_QUERY_CHARS
+    # Results per file in the answer (spread.py); 0 = no cap (one file wanted).
+    max_per_file: int = MAX_PER_FILE
 
 
 DEFAULT_SETTINGS: Final = RetrievalSettings()
@@ -743,6 +752,7 @@ def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
     float noise from summation order (PageRank) cannot break a tie.
     """
     chosen = []
+    paths: dict[str, str | None] = {}
     ranked = sorted(run.entries.values(), key=lambda e: (-round(e.score, SCORE_DIGITS), e.node_id))
     for entry in ranked:
         node = run.reader.node(entry.node_id)
@@ -752,9 +762,10 @@ def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
             and round(entry.score, SCORE_DIGITS) >= min_score
         ):
             chosen.append(entry)
-            if len(chosen) == limit:
+            paths[entry.node_id] = provenance(node)["path"]
+            if len(chosen) == limit * SPREAD_POOL_FACTOR:
                 break
-    return chosen
+    return spread_by_file(chosen, lambda e: paths[e.node_id], run.settings.max_per_file, limit)
 
 
 # -- stage 6: topology window, causal context, contradictions -------------------
