@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from . import __version__, ingest
+from . import __version__, ingest, portable
 from .api import Graphonomous, resolve_db_path
 from .contract import DOCUMENT_KINDS, FIXTURE_MODES, cli_check, cli_fixtures
 from .learning import forgetting, goals, learner
@@ -288,8 +289,29 @@ def cmd_edge_list(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _read_operations(path: str) -> Any:
+    """A JSON document, or JSONL (one operation per line, as `export` writes)."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot read batch {path}: {exc.strerror}", EXIT_USAGE) from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as whole:
+        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+        if len(lines) < 2:
+            raise CliError(f"batch is not valid JSON: {whole}", EXIT_USAGE) from whole
+        operations = []
+        for number, line in lines:
+            try:
+                operations.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise CliError(f"batch line {number} is not valid JSON: {exc}", EXIT_USAGE) from exc
+        return operations
+
+
 def cmd_batch(args: argparse.Namespace, out: TextIO) -> int:
-    operations = _read_json_arg(args.file, "batch")
+    operations = _read_operations(args.file)
     if isinstance(operations, dict):
         operations = operations.get("operations")
     if not isinstance(operations, list):
@@ -603,8 +625,21 @@ def cmd_learn_feedback(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
+    if args.path is not None:
+        if args.node_id is not None or args.policy is not None:
+            raise CliError("forget --path: give no NODE_ID and no --policy", EXIT_USAGE)
+        with _open(args) as graph:
+            removed = ingest.forget_tree(graph, args.path)
+        if args.json:
+            emit_json(removed, out)
+        else:
+            out.write(
+                f"forgot {removed['files']} file(s) under {removed['root']}: "
+                f"{removed['nodes_removed']} nodes and {removed['edges_removed']} edges removed\n"
+            )
+        return EXIT_OK
     if (args.node_id is None) == (args.policy is None):
-        raise CliError("forget: give a NODE_ID or --policy (not both)", EXIT_USAGE)
+        raise CliError("forget: give a NODE_ID, --policy or --path (one of them)", EXIT_USAGE)
     if args.node_id is None:
         if args.mode == "cascade":
             raise CliError("forget --policy: --mode must be soft or hard", EXIT_USAGE)
@@ -636,6 +671,41 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
             f"forgot {len(result['forgotten'])} node(s) ({result['mode']}), "
             f"{result['edges_removed']} edges removed\n"
         )
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        lines = list(portable.export_lines(graph))
+    text = "".join(line + "\n" for line in lines)
+    if args.out is None:
+        out.write(text)
+        return EXIT_OK
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot write {args.out}: {exc.strerror}", EXIT_USAGE) from exc
+    if args.json:
+        emit_json({"path": args.out, "operations": len(lines)}, out)
+    else:
+        out.write(f"exported {len(lines)} operations to {args.out}\n")
+    return EXIT_OK
+
+
+def cmd_backup(args: argparse.Namespace, out: TextIO) -> int:
+    path = resolve_db_path(args.db)
+    if path == ":memory:" or not Path(path).exists():
+        raise CliError(f"no database at {path} (nothing to back up)", EXIT_USAGE)
+    try:
+        result = portable.backup(path, args.path)
+    except ValueError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from exc
+    except (OSError, sqlite3.Error) as exc:
+        raise CliError(f"cannot back up to {args.path}: {exc}", EXIT_FAILED) from exc
+    if args.json:
+        emit_json(result, out)
+    else:
+        out.write(f"backed up {result['source']} to {result['target']} ({result['bytes']} bytes)\n")
     return EXIT_OK
 
 
@@ -972,7 +1042,16 @@ def build_parser() -> argparse.ArgumentParser:
     elist.add_argument("--limit", type=int, default=100)
 
     batch = command("batch", cmd_batch, "apply a JSON list of operations atomically")
-    batch.add_argument("file", help="JSON file, or - for stdin")
+    batch.description = (
+        "Apply operations atomically (all or nothing). FILE holds a JSON list, "
+        '{"operations": [...]}, or JSONL (one operation per line, as `export` writes). '
+        'Operations: {"op": "add_node", "node": {"content": "...", "node_type": "semantic"}}, '
+        '{"op": "add_edge", "edge": {"source_id": "A", "target_id": "B", "relationship": '
+        '"causes"}}, {"op": "update_node", "id": "A", "fields": {"confidence": 0.9}}, '
+        '{"op": "remove_node", "id": "A"}, {"op": "remove_edge", "id": "EDGE"}. '
+        'Example: [{"op": "add_node", "node": {"id": "a", "content": "pumps fail"}}]'
+    )
+    batch.add_argument("file", help="JSON or JSONL file, or - for stdin")
     memory = command(
         "import-memory",
         cmd_import_memory,
@@ -1097,6 +1176,17 @@ def build_parser() -> argparse.ArgumentParser:
     forget.add_argument("--policy", choices=forgetting.FORGETTING_POLICIES)
     forget.add_argument("--max-nodes", type=int, help="budget (default: forgetting config)")
     forget.add_argument("--dry-run", action="store_true", help="list candidates, change nothing")
+    forget.add_argument(
+        "--path",
+        metavar="DIR",
+        help="remove everything scans brought in from files inside DIR (nodes, edges, records)",
+    )
+    export = command("export", cmd_export, "write live nodes and edges as JSONL batch operations")
+    export.add_argument("--out", metavar="FILE", help="write to FILE (default: stdout)")
+    backup = command(
+        "backup", cmd_backup, "copy the database consistently (SQLite online backup), even live"
+    )
+    backup.add_argument("path", metavar="PATH", help="the copy to write (replaced if present)")
     erase = command("erase", cmd_erase, "GDPR erase: a node and every trace of it, irrecoverably")
     erase.add_argument("node_id")
     erase.add_argument("--reason", help="stored only as its SHA-256 in the audit log")

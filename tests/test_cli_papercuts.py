@@ -94,3 +94,56 @@ def test_serve_on_a_terminal_says_it_waits_for_a_client(tmp_path: Path) -> None:
         os.close(follower)
     assert b"waiting for a client on stdin" in err
     assert out == b""
+
+
+def test_export_round_trips_through_batch(tmp_path: Path) -> None:
+    db, copy = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    first = json.loads(run("--db", db, "--json", "node", "add", "pumps fail", "--source", "s")[1])
+    second = json.loads(run("--db", db, "--json", "node", "add", "valves leak")[1])
+    a, b = first["node"]["id"], second["node"]["id"]
+    run("--db", db, "edge", "add", a, b, "-r", "causes")
+    dump = tmp_path / "graph.jsonl"
+    assert run("--db", db, "export", "--out", str(dump))[0] == 0
+    lines = dump.read_text("utf-8").splitlines()
+    assert [json.loads(line)["op"] for line in lines] == ["add_node", "add_node", "add_edge"]
+    assert run("--db", copy, "batch", str(dump))[0] == 0
+    _, again = run("--db", copy, "export")
+    assert again.splitlines() == lines
+
+
+def test_backup_is_a_consistent_copy(tmp_path: Path) -> None:
+    db = str(tmp_path / "live.db")
+    run("--db", db, "node", "add", "kept in the backup")
+    target = tmp_path / "copy.db"
+    code, text = run("--db", db, "backup", str(target))
+    assert code == 0 and "backed up" in text
+    code, text = run("--db", str(target), "--json", "node", "list")
+    assert [n["content"] for n in json.loads(text)["nodes"]] == ["kept in the backup"]
+    assert run("--db", db, "backup", db)[0] == 2  # onto itself
+    assert run("--db", str(tmp_path / "none.db"), "backup", str(target))[0] == 2
+
+
+def test_forget_path_removes_what_a_scan_brought_in(tmp_path: Path) -> None:
+    db = str(tmp_path / "f.db")
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "a.md").write_text("# A\n\nalpha text\n", "utf-8")
+    (docs / "sub" / "b.md").write_text("# B\n\nbeta text\n", "utf-8")
+    run("--db", db, "scan", str(docs), "-q")
+    mine = json.loads(run("--db", db, "--json", "node", "add", "my own note")[1])["node"]["id"]
+    code, text = run("--db", db, "--json", "forget", "--path", str(docs / "sub"))
+    assert code == 0 and json.loads(text)["files"] == 1
+    code, text = run("--db", db, "--json", "forget", "--path", str(docs))
+    removed = json.loads(text)
+    assert removed["files"] == 1 and removed["nodes_removed"] >= 2
+    listed = json.loads(run("--db", db, "--json", "node", "list")[1])["nodes"]
+    assert [n["id"] for n in listed] == [mine]
+    assert run("--db", db, "forget", "--path", str(docs), "--policy", "hybrid")[0] == 2
+
+
+def test_batch_help_shows_the_operation_format() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "graphonomous", "batch", "--help"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0
+    assert '"op": "add_node"' in proc.stdout and "Example" in proc.stdout

@@ -46,7 +46,7 @@ from .plan import (
     sha256_hex,
 )
 from .references import resolution_changed
-from .sources import SourceRow, delete_row, get_row, rows_under, upsert_row
+from .sources import SourceRow, delete_row, get_row, rows_inside, rows_under, upsert_row
 from .walk import FileEntry, WalkReport, resolve_root, walk_files
 
 # A file changed less than this long before it was read may change again
@@ -479,3 +479,27 @@ def scan_directory(
     return sync_tree(
         graph, resolve_root(root), options or ScanOptions(), progress=progress, force=force
     ).summary
+
+
+def forget_tree(graph: Graphonomous, root: str | os.PathLike[str]) -> dict[str, object]:
+    """Remove everything scans brought in from files inside `root`: their file
+    and chunk nodes (with every edge touching them) and their `source_files`
+    rows, skipped files' rows included.  The folder itself is not read, so it
+    may be gone already.  Output: ``{"root", "files", "nodes_removed",
+    "edges_removed"}``.  Writes in groups, each one transaction.
+    Complexity: O(rows + nodes and edges removed).
+    """
+    directory = Path(root).expanduser().resolve().as_posix()
+    state = _Sync(graph, Path(directory), ScanOptions(), None)
+    rows = rows_inside(graph.store, directory)
+    for key, row in rows.items():
+        plan = plan_removal(graph.store, row, posixpath.relpath(key, directory))
+        state.queue(plan)
+    state.flush()
+    summary = state.summary
+    return {
+        "root": directory,
+        "files": len(rows),
+        "nodes_removed": summary.nodes_removed,
+        "edges_removed": summary.edges_removed,
+    }
