@@ -15,7 +15,7 @@ consolidate it first to measure "after consolidation".  The database is
 opened read-mostly: retrieval records access counts, nothing else.
 
     python benchmarks/eval_docs.py --db fa.db --root /path/to/docs \\
-        [--efforts 0,1,3] [--caps 2,0] [--questions 100] [--json OUT]
+        [--efforts auto,0,1,3] [--caps 2,0] [--questions 100] [--json OUT]
 """
 
 from __future__ import annotations
@@ -88,7 +88,9 @@ def ranked_files(result: dict[str, Any], root: str) -> list[str]:
     return seen[:TOP_FILES]
 
 
-def evaluate(db: str, root: Path, efforts: list[int], caps: list[int], n: int) -> dict[str, Any]:
+def evaluate(
+    db: str, root: Path, efforts: list[int | None], caps: list[int], n: int
+) -> dict[str, Any]:
     asked = questions(root, n)
     root_text = root.resolve().as_posix()
     rows: dict[str, dict[str, float]] = {}
@@ -113,7 +115,8 @@ def evaluate(db: str, root: Path, efforts: list[int], caps: list[int], n: int) -
                     if gold in files:
                         rr += 1.0 / (files.index(gold) + 1)
                 count = max(1, len(asked))
-                rows[f"effort {effort}, cap {cap}"] = {
+                label = "auto" if effort is None else str(effort)
+                rows[f"effort {label}, cap {cap}"] = {
                     "hit@1": round(hits1 / count, 3),
                     "hit@5": round(hits5 / count, 3),
                     "mrr@10": round(rr / count, 3),
@@ -128,7 +131,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", required=True)
     parser.add_argument("--root", required=True, type=Path)
-    parser.add_argument("--efforts", default="0,1,3")
+    parser.add_argument("--efforts", default="auto,0,1,3")
     parser.add_argument("--caps", default="2,0")
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--json", dest="json_out")
@@ -136,7 +139,7 @@ def main() -> int:
     report = evaluate(
         args.db,
         args.root,
-        [int(e) for e in args.efforts.split(",")],
+        [None if e == "auto" else int(e) for e in args.efforts.split(",")],
         [int(c) for c in args.caps.split(",")],
         args.questions,
     )

@@ -60,6 +60,7 @@ from ..model import (
     utc_now,
 )
 from ..topology import analyze, build_adjacency
+from .auto_effort import is_document_query
 from .bm25 import bm25_tokens
 from .fusion import (
     DEFAULT_FUSION,
@@ -744,6 +745,12 @@ def _utility_rerank(run: _Run) -> None:
     run.stats["superseded_demoted"] = demoted
 
 
+def _documents(run: _Run, limit: int) -> bool:
+    """Do the best `limit` stage-1 candidates mostly come from files? (auto_effort.py)"""
+    top = sorted(run.entries.values(), key=lambda e: (-e.score, e.node_id))[:limit]
+    return is_document_query((e.node_id for e in top), run.reader.node)
+
+
 def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
     """Returnable entries with score >= min_score, best first, cut at limit.
 
@@ -987,6 +994,9 @@ def retrieve_context(
         else:
             run.stats["candidates"] = {"pool_size": pool, "embedding": 0, "bm25": 0, "fused": 0}
         run.timings["candidates"] = _ms(started)
+        if effort is None and not deep and plan.effort > 0 and _documents(run, limit):
+            plan = run.plan = effort_plan(0, False, 0)  # auto_effort.py
+            run.mechanisms.append("auto_effort_documents")
         started = time.perf_counter()
         run.stats["supported"] = 0
         if plan.support and run.entries:
