@@ -111,6 +111,7 @@ def _open(args: argparse.Namespace) -> Graphonomous:
 
 
 MAX_NODES_ENV = "GRAPHONOMOUS_MAX_NODES"
+MAX_PORT = 65_535  # TCP
 
 
 def _max_nodes_setting(args: argparse.Namespace) -> int | None:
@@ -447,6 +448,8 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="graphonomous: %(message)s"
     )
+    if not 0 <= args.port <= MAX_PORT:
+        raise CliError(f"invalid port: {args.port} (must be 0-{MAX_PORT})", EXIT_USAGE)
     with _open(args) as graph:
         _apply_budget(graph, args)
         _warn_budget(graph)
@@ -466,6 +469,11 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
             )
         except ValueError as exc:
             raise CliError(str(exc), EXIT_USAGE) from exc
+        except OSError as exc:
+            if args.transport != "http":
+                raise
+            reason = exc.strerror or str(exc)
+            raise CliError(f"cannot listen on {args.host}:{args.port}: {reason}") from exc
 
 
 def cmd_contract_check(args: argparse.Namespace, out: TextIO) -> int:
@@ -731,6 +739,8 @@ def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
         report = run_capabilities(args.category)
     except ValueError as exc:
         raise CliError(f"bench capabilities: {exc}", EXIT_USAGE) from exc
+    if args.json_out is None and getattr(args, "json", False):
+        args.json_out = "-"  # `graphonomous --json bench capabilities`
     if args.json_out is not None:
         text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
         if args.json_out == "-":
@@ -967,8 +977,19 @@ def build_parser() -> argparse.ArgumentParser:
         description="Continual-learning knowledge graph for LLM agents (MCP server and tools).",
     )
     parser.add_argument("--version", action="version", version=f"graphonomous {__version__}")
-    parser.add_argument("--db", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--json", action="store_true", default=False, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--db",
+        default=None,
+        metavar="PATH",
+        help="database file, before or after the command "
+        "(default: $GRAPHONOMOUS_DB or ~/.graphonomous/knowledge.db)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=False,
+        help="print the canonical JSON instead of text (before or after the command)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(
@@ -1201,7 +1222,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     capabilities.set_defaults(handler=cmd_bench_capabilities)
     capabilities.add_argument(
-        "--json", dest="json_out", metavar="OUT", help="also write the report as JSON (- = stdout)"
+        "--json",
+        dest="json_out",
+        metavar="OUT",
+        nargs="?",
+        const="-",
+        help="print the report as JSON instead of the table; with OUT, also write it there",
     )
     capabilities.add_argument(
         "--category", type=int, action="append", help="only this category (repeatable)"

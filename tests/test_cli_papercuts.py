@@ -147,3 +147,44 @@ def test_batch_help_shows_the_operation_format() -> None:
     )
     assert proc.returncode == 0
     assert '"op": "add_node"' in proc.stdout and "Example" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bench", "capabilities", "--category", "2", "--json"],
+        ["--json", "bench", "capabilities", "--category", "2"],
+        ["bench", "capabilities", "--json", "--category", "2"],
+    ],
+)
+def test_bench_capabilities_json_in_any_position(argv: list[str]) -> None:
+    code, text = run(*argv)
+    assert code == 0
+    assert json.loads(text)["summary"]["failed"] == 0
+
+
+def test_top_level_help_lists_db_and_json() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "graphonomous", "--help"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0
+    assert "--db PATH" in proc.stdout and "--json" in proc.stdout
+    assert "GRAPHONOMOUS_DB" in proc.stdout
+
+
+def test_serve_names_a_bad_port_and_an_address_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    db = str(tmp_path / "s.db")
+    assert run("--db", db, "serve", "--transport", "http", "--port", "99999")[0] == 2
+    assert "invalid port: 99999" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        code, _ = run("--db", db, "serve", "--transport", "http", "--port", str(port))
+    err = capsys.readouterr().err
+    assert code == 1 and f"cannot listen on 127.0.0.1:{port}" in err
+    assert "internal error" not in err
