@@ -8,6 +8,7 @@ Errors are one line on stderr naming the problem, with a non-zero exit code
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
 import sqlite3
@@ -74,11 +75,49 @@ def _print_node(node: dict[str, Any], out: TextIO) -> None:
     out.write(f"confidence {node['confidence']:.2f}\n  {_short(node['content'])}\n")
 
 
-def _print_edge(edge: dict[str, Any], out: TextIO) -> None:
+def _print_edge(edge: dict[str, Any], out: TextIO, names: dict[str, str] | None = None) -> None:
     out.write(
         f"{edge['id']}  {edge['source_id']} -[{edge['relationship']}]-> {edge['target_id']}"
         f"  strength {edge['strength']:.2f}\n"
     )
+    if names:
+        source = names.get(edge["source_id"], "?")
+        target = names.get(edge["target_id"], "?")
+        out.write(f"    {_short(source, 34)} → {_short(target, 34)}\n")
+
+
+def _names(graph: Graphonomous, edges: list[dict[str, Any]]) -> dict[str, str]:
+    """Node id → content of both ends of `edges` (text output shows them, not bare ids)."""
+    ids = sorted({e[k] for e in edges for k in ("source_id", "target_id")})
+    return {node_id: node.content for node_id, node in graph.store.get_nodes(ids).items()}
+
+
+# Ids shown when a prefix matches several nodes.
+SHOWN_AMBIGUOUS = 5
+
+
+def _resolve_id(graph: Graphonomous, text: str | None) -> str | None:
+    """`text`, or the one node id that starts with it (a unique prefix is enough).
+
+    An exact id wins; several matches are exit 2 naming a few; no match
+    leaves `text` as it is (the command then reports "not found").
+    """
+    if text is None or graph.store.get_nodes([text]):
+        return text
+    ids = graph.store.node_ids(forgotten=None)
+    start = bisect.bisect_left(ids, text)
+    matches = []
+    for node_id in ids[start:]:
+        if not node_id.startswith(text):
+            break
+        matches.append(node_id)
+    if len(matches) > 1:
+        shown = ", ".join(matches[:SHOWN_AMBIGUOUS])
+        raise CliError(
+            f"id prefix {text!r} matches {len(matches)} nodes ({shown}…); give more of it",
+            EXIT_USAGE,
+        )
+    return matches[0] if matches else text
 
 
 def _read_json_arg(path: str, what: str) -> Any:
@@ -219,7 +258,8 @@ def cmd_node_add(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_node_show(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
-        result = graph.get_node(args.node_id, include_forgotten=True)
+        result = graph.get_node(str(_resolve_id(graph, args.node_id)), include_forgotten=True)
+        names = _names(graph, result["edges"])
     if args.json:
         emit_json(result, out)
         return EXIT_OK
@@ -230,7 +270,7 @@ def cmd_node_show(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"  {key}: {json.dumps(node[key], ensure_ascii=False)}\n")
     for edge in result["edges"]:
         out.write("  ")
-        _print_edge(edge, out)
+        _print_edge(edge, out, names)
     return EXIT_OK
 
 
@@ -257,8 +297,8 @@ def cmd_node_list(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_edge_add(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
         result = graph.store_edge(
-            args.source_id,
-            args.target_id,
+            _resolve_id(graph, args.source_id),
+            _resolve_id(graph, args.target_id),
             args.relationship,
             strength=args.strength,
             metadata=args.metadata,
@@ -276,16 +316,17 @@ def cmd_edge_list(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
         result = graph.manage_edge(
             "list",
-            node_id=args.node,
+            node_id=_resolve_id(graph, args.node),
             direction=args.direction,
             relationship=args.relationship,
             limit=args.limit,
         )
+        names = _names(graph, result["edges"])
     if args.json:
         emit_json(result, out)
         return EXIT_OK
     for edge in result["edges"]:
-        _print_edge(edge, out)
+        _print_edge(edge, out, names)
     out.write(f"{result['count']} edges\n")
     return EXIT_OK
 
@@ -669,7 +710,9 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
     if args.max_nodes is not None or args.dry_run:
         raise CliError("forget NODE_ID: --max-nodes and --dry-run need --policy", EXIT_USAGE)
     with _open(args) as graph:
-        result = graph.forget_node(args.node_id, args.mode or "soft", args.reason)
+        result = graph.forget_node(
+            str(_resolve_id(graph, args.node_id)), args.mode or "soft", args.reason
+        )
     if args.json:
         emit_json(result, out)
     elif result["already_forgotten"]:

@@ -188,3 +188,21 @@ def test_serve_names_a_bad_port_and_an_address_in_use(
     err = capsys.readouterr().err
     assert code == 1 and f"cannot listen on 127.0.0.1:{port}" in err
     assert "internal error" not in err
+
+
+def test_ids_by_unique_prefix_and_neighbour_content(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "p.db")
+    run("--db", db, "node", "add", "the pump overheats", "--id", "pump-1")
+    run("--db", db, "node", "add", "the valve sticks", "--id", "valve-1")
+    run("--db", db, "node", "add", "the valve leaks", "--id", "valve-2")
+    code, text = run("--db", db, "edge", "add", "pump", "valve-1", "-r", "causes")
+    assert code == 0 and "pump-1 -[causes]-> valve-1" in text
+    code, text = run("--db", db, "node", "show", "pu")
+    assert code == 0 and "the pump overheats" in text
+    assert "the pump overheats → the valve sticks" in text  # the edge names its ends
+    code, text = run("--db", db, "edge", "list", "--node", "pump")
+    assert "the pump overheats → the valve sticks" in text
+    assert run("--db", db, "node", "show", "valve")[0] == 2
+    assert "matches 2 nodes" in capsys.readouterr().err
