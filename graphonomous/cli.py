@@ -11,6 +11,7 @@ import argparse
 import bisect
 import json
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
@@ -374,11 +375,23 @@ def cmd_batch(args: argparse.Namespace, out: TextIO) -> int:
 # -- remember / recall (retrieval layer) ---------------------------------------
 
 
+_KIND_WORD = re.compile(r"[a-z_]+")
+
+
 def _parse_link(text: str) -> tuple[str, str]:
-    """`ID:relationship` (the part after the last colon, when it names a kind) or bare `ID`."""
+    """`ID:relationship` (the part after the last colon, when it names a kind) or bare `ID`.
+
+    A suffix that looks like a relationship name but is none is an error
+    naming it (not a missing node).
+    """
     node_id, _, kind = text.rpartition(":")
     if node_id and kind in RELATIONSHIPS:
         return node_id, kind
+    if node_id and _KIND_WORD.fullmatch(kind):
+        raise CliError(
+            f"--link {text}: unknown relationship {kind!r} (known: {', '.join(RELATIONSHIPS)})",
+            EXIT_USAGE,
+        )
     return text, "related"
 
 

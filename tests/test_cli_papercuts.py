@@ -206,3 +206,14 @@ def test_ids_by_unique_prefix_and_neighbour_content(
     assert "the pump overheats → the valve sticks" in text
     assert run("--db", db, "node", "show", "valve")[0] == 2
     assert "matches 2 nodes" in capsys.readouterr().err
+
+
+def test_an_unknown_relationship_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "r.db")
+    run("--db", db, "node", "add", "x", "--id", "n1")
+    assert run("--db", db, "remember", "y", "--link", "n1:blah")[0] == 2
+    err = capsys.readouterr().err
+    assert "unknown relationship 'blah'" in err and "existing nodes" not in err
+    assert run("--db", db, "remember", "y", "--link", "n1:causes")[0] == 0
