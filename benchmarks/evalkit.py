@@ -444,7 +444,7 @@ class EngineRanker:
         for result in answer["results"]:
             unit = self._corpus.unit_of.get(result["node_id"])
             if unit is not None:
-                source_of.setdefault(unit, result["source"])
+                source_of.setdefault(unit, result["channel"])
         ranked = dedupe_cut(
             (self._corpus.unit_of.get(r["node_id"]) for r in answer["results"]), depth
         )

@@ -59,6 +59,7 @@ from .retrieval import (
 )
 from .retrieval.experience import ExperienceIndex, RetrievalTrace, is_retrieval_aid
 from .retrieval.metrics import stored_graph_metrics
+from .retrieval.provenance import node_result
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
 from .retrieval.region import analyze_region
 from .server_memory import MemoryView
@@ -308,7 +309,7 @@ class Graphonomous:
         return {
             "query": query,
             "results": [
-                {**nodes[node_id].to_dict(), "similarity": round(score, 6)}
+                {**node_result(nodes[node_id]), "similarity": round(score, 6)}
                 for node_id, score in hits
             ],
         }
@@ -883,6 +884,14 @@ class Graphonomous:
         if policy is None and max_nodes is None and max_age_hours is None:
             return forgetting.get_forgetting_config(self)
         return forgetting.set_forgetting_config(self, policy, max_nodes, max_age_hours)
+
+    def restore_nodes(self, node_ids: Sequence[str], reason: str) -> list[str]:
+        """Un-forget soft-forgotten nodes (a re-scan restores chunks of existing files)."""
+        return forgetting.restore_nodes(self, node_ids, reason)
+
+    def budget_status(self) -> dict[str, Any]:
+        """The node budget: max_nodes, counted and exempt nodes, ratio, warning."""
+        return forgetting.budget_status(self)
 
     def memory_pressure(self) -> dict[str, Any] | None:
         """The memory-pressure attention item (live nodes > 90 % of max_nodes), or None."""

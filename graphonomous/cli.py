@@ -8,8 +8,10 @@ Errors are one line on stderr naming the problem, with a non-zero exit code
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
+import re
 import shutil
 import sqlite3
 import sys
@@ -18,8 +20,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from . import __version__, ingest
-from .api import Graphonomous
+from . import __version__, ingest, portable
+from .api import Graphonomous, resolve_db_path
 from .contract.cli import add_contract_commands, cli_contract
 from .hygiene import HostileInput, first_problem, loads_strict
 from .learning import forgetting, goals, learner
@@ -35,6 +37,7 @@ from .model import (
     new_id,
 )
 from .pulse import cli_pulse
+from .retrieval.provenance import location
 from .server_memory import MemoryFileError
 from .server_memory.jsonl import iter_records
 from .store import BatchError, StoreError
@@ -54,7 +57,9 @@ class CliError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise CliError(f"{self.prog}: {message}", EXIT_USAGE)
+        # main() prefixes "graphonomous: "; name only the subcommand here.
+        where = self.prog.removeprefix("graphonomous").strip()
+        raise CliError(f"{where}: {message}" if where else message, EXIT_USAGE)
 
 
 # -- output helpers ----------------------------------------------------------
@@ -70,15 +75,54 @@ def _short(text: str, width: int = 72) -> str:
 
 
 def _print_node(node: dict[str, Any], out: TextIO) -> None:
-    out.write(f"{node['id']}  [{node['node_type']}, {node['timescale']}]  ")
+    forgotten = "  FORGOTTEN" if node.get("forgotten_at") else ""
+    out.write(f"{node['id']}  [{node['node_type']}, {node['timescale']}]{forgotten}  ")
     out.write(f"confidence {node['confidence']:.2f}\n  {_short(node['content'])}\n")
 
 
-def _print_edge(edge: dict[str, Any], out: TextIO) -> None:
+def _print_edge(edge: dict[str, Any], out: TextIO, names: dict[str, str] | None = None) -> None:
     out.write(
         f"{edge['id']}  {edge['source_id']} -[{edge['relationship']}]-> {edge['target_id']}"
         f"  strength {edge['strength']:.2f}\n"
     )
+    if names:
+        source = names.get(edge["source_id"], "?")
+        target = names.get(edge["target_id"], "?")
+        out.write(f"    {_short(source, 34)} → {_short(target, 34)}\n")
+
+
+def _names(graph: Graphonomous, edges: list[dict[str, Any]]) -> dict[str, str]:
+    """Node id → content of both ends of `edges` (text output shows them, not bare ids)."""
+    ids = sorted({e[k] for e in edges for k in ("source_id", "target_id")})
+    return {node_id: node.content for node_id, node in graph.store.get_nodes(ids).items()}
+
+
+# Ids shown when a prefix matches several nodes.
+SHOWN_AMBIGUOUS = 5
+
+
+def _resolve_id(graph: Graphonomous, text: str | None) -> str | None:
+    """`text`, or the one node id that starts with it (a unique prefix is enough).
+
+    An exact id wins; several matches are exit 2 naming a few; no match
+    leaves `text` as it is (the command then reports "not found").
+    """
+    if text is None or graph.store.get_nodes([text]):
+        return text
+    ids = graph.store.node_ids(forgotten=None)
+    start = bisect.bisect_left(ids, text)
+    matches = []
+    for node_id in ids[start:]:
+        if not node_id.startswith(text):
+            break
+        matches.append(node_id)
+    if len(matches) > 1:
+        shown = ", ".join(matches[:SHOWN_AMBIGUOUS])
+        raise CliError(
+            f"id prefix {text!r} matches {len(matches)} nodes ({shown}…); give more of it",
+            EXIT_USAGE,
+        )
+    return matches[0] if matches else text
 
 
 def _read_json_arg(path: str, what: str) -> Any:
@@ -94,8 +138,54 @@ def _read_json_arg(path: str, what: str) -> Any:
         raise CliError(str(exc), EXIT_USAGE) from None
 
 
+# Commands that only read: on a database file that does not exist they exit 2
+# and create nothing (a typo in --db must not leave an empty database behind).
+READ_ONLY_COMMANDS = frozenset(
+    {"cmd_stats", "cmd_node_show", "cmd_node_list", "cmd_edge_list", "cmd_recall", "cmd_coverage"}
+)
+
+
 def _open(args: argparse.Namespace) -> Graphonomous:
+    handler = getattr(args, "handler", None)
+    if getattr(handler, "__name__", "") in READ_ONLY_COMMANDS:
+        path = resolve_db_path(args.db)
+        if path != ":memory:" and not Path(path).exists():
+            raise CliError(
+                f"no database at {path} (run `graphonomous init` or `scan` first)", EXIT_USAGE
+            )
     return Graphonomous(db=args.db)
+
+
+MAX_NODES_ENV = "GRAPHONOMOUS_MAX_NODES"
+MAX_PORT = 65_535  # TCP
+
+
+def _max_nodes_setting(args: argparse.Namespace) -> int | None:
+    """`--max-nodes`, else $GRAPHONOMOUS_MAX_NODES, else None (keep the stored budget)."""
+    value = getattr(args, "max_nodes", None)
+    if value is not None:
+        return check_int("max_nodes", value, 1)
+    raw = os.environ.get(MAX_NODES_ENV)
+    if raw is None or not raw.strip():
+        return None
+    try:
+        return check_int(MAX_NODES_ENV, int(raw.strip()), 1)
+    except ValueError as exc:
+        raise CliError(f"invalid {MAX_NODES_ENV}: {raw!r} is not an integer", EXIT_USAGE) from exc
+
+
+def _apply_budget(graph: Graphonomous, args: argparse.Namespace) -> None:
+    """Store the budget given on the command line or in the environment (if any)."""
+    budget = _max_nodes_setting(args)
+    if budget is not None and graph.forgetting_config()["max_nodes"] != budget:
+        graph.forgetting_config(max_nodes=budget)
+
+
+def _warn_budget(graph: Graphonomous) -> None:
+    """One line on stderr when the learned nodes are above 90 % of the budget."""
+    line = forgetting.budget_warning(graph.budget_status())
+    if line is not None:
+        sys.stderr.write(f"graphonomous: {line}\n")
 
 
 # -- commands ---------------------------------------------------------------
@@ -113,7 +203,8 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
-        stats = graph.graph_stats()
+        stats = {**graph.graph_stats(), "budget": graph.budget_status()}
+        _warn_budget(graph)
     if args.json:
         emit_json(stats, out)
         return EXIT_OK
@@ -127,6 +218,28 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     mean = stats["mean_confidence"]
     out.write(f"confidence {'-' if mean is None else f'{mean:.3f} mean'}\n")
     out.write(f"embedder   {stats['embedder']} ({stats['embedding_count']} vectors)\n")
+    budget = stats["budget"]
+    out.write(
+        f"budget     {budget['counted_nodes']} of {budget['max_nodes']} learned nodes "
+        f"({budget['ratio']:.0%}); {budget['exempt_nodes']} ingested/pinned nodes exempt\n"
+    )
+    return EXIT_OK
+
+
+def cmd_config(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        _apply_budget(graph, args)
+        result = {"forgetting": graph.forgetting_config(), "budget": graph.budget_status()}
+        _warn_budget(graph)
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    config, budget = result["forgetting"], result["budget"]
+    out.write(f"max_nodes  {config['max_nodes']} (policy {config['policy']})\n")
+    out.write(
+        f"counted    {budget['counted_nodes']} learned nodes ({budget['ratio']:.0%}); "
+        f"{budget['exempt_nodes']} ingested/pinned nodes exempt\n"
+    )
     return EXIT_OK
 
 
@@ -152,7 +265,8 @@ def cmd_node_add(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_node_show(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
-        result = graph.get_node(args.node_id, include_forgotten=True)
+        result = graph.get_node(str(_resolve_id(graph, args.node_id)), include_forgotten=True)
+        names = _names(graph, result["edges"])
     if args.json:
         emit_json(result, out)
         return EXIT_OK
@@ -163,7 +277,7 @@ def cmd_node_show(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"  {key}: {json.dumps(node[key], ensure_ascii=False)}\n")
     for edge in result["edges"]:
         out.write("  ")
-        _print_edge(edge, out)
+        _print_edge(edge, out, names)
     return EXIT_OK
 
 
@@ -190,8 +304,8 @@ def cmd_node_list(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_edge_add(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
         result = graph.store_edge(
-            args.source_id,
-            args.target_id,
+            _resolve_id(graph, args.source_id),
+            _resolve_id(graph, args.target_id),
             args.relationship,
             strength=args.strength,
             metadata=args.metadata,
@@ -209,22 +323,44 @@ def cmd_edge_list(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
         result = graph.manage_edge(
             "list",
-            node_id=args.node,
+            node_id=_resolve_id(graph, args.node),
             direction=args.direction,
             relationship=args.relationship,
             limit=args.limit,
         )
+        names = _names(graph, result["edges"])
     if args.json:
         emit_json(result, out)
         return EXIT_OK
     for edge in result["edges"]:
-        _print_edge(edge, out)
+        _print_edge(edge, out, names)
     out.write(f"{result['count']} edges\n")
     return EXIT_OK
 
 
+def _read_operations(path: str) -> Any:
+    """A JSON document, or JSONL (one operation per line, as `export` writes)."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot read batch {path}: {exc.strerror}", EXIT_USAGE) from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as whole:
+        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+        if len(lines) < 2:
+            raise CliError(f"batch is not valid JSON: {whole}", EXIT_USAGE) from whole
+        operations = []
+        for number, line in lines:
+            try:
+                operations.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise CliError(f"batch line {number} is not valid JSON: {exc}", EXIT_USAGE) from exc
+        return operations
+
+
 def cmd_batch(args: argparse.Namespace, out: TextIO) -> int:
-    operations = _read_json_arg(args.file, "batch")
+    operations = _read_operations(args.file)
     if isinstance(operations, dict):
         operations = operations.get("operations")
     if not isinstance(operations, list):
@@ -245,11 +381,23 @@ def cmd_batch(args: argparse.Namespace, out: TextIO) -> int:
 # -- remember / recall (retrieval layer) ---------------------------------------
 
 
+_KIND_WORD = re.compile(r"[a-z_]+")
+
+
 def _parse_link(text: str) -> tuple[str, str]:
-    """`ID:relationship` (the part after the last colon, when it names a kind) or bare `ID`."""
+    """`ID:relationship` (the part after the last colon, when it names a kind) or bare `ID`.
+
+    A suffix that looks like a relationship name but is none is an error
+    naming it (not a missing node).
+    """
     node_id, _, kind = text.rpartition(":")
     if node_id and kind in RELATIONSHIPS:
         return node_id, kind
+    if node_id and _KIND_WORD.fullmatch(kind):
+        raise CliError(
+            f"--link {text}: unknown relationship {kind!r} (known: {', '.join(RELATIONSHIPS)})",
+            EXIT_USAGE,
+        )
     return text, "related"
 
 
@@ -309,11 +457,14 @@ def _print_recall(result: dict[str, Any], where: dict[str, str], out: TextIO) ->
             )
             out.write(f"  {scc['id']} κ={scc['kappa']} fault lines: {faults or '-'}\n")
     for rank, item in enumerate(result["results"], start=1):
-        origin = item["source"] if item["hops"] == 0 else f"{item['source']}+{item['hops']}"
+        origin = item["channel"] if item["hops"] == 0 else f"{item['channel']}+{item['hops']}"
         flags = f" [{', '.join(item['flags'])}]" if item["flags"] else ""
+        place = location(item)
         out.write(
             f"{rank:>3}. {item['score']:.3f}  {item['node_type']:<10} {origin:<11} "
-            f"{where[item['node_id']]}{flags}\n       {_short(item['content'])}\n"
+            f"{where[item['node_id']]}{flags}\n"
+            + (f"       {place}\n" if place else "")
+            + f"       {_short(item['content'])}\n"
         )
     if not result["results"]:
         out.write("no results\n")
@@ -394,7 +545,16 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="graphonomous: %(message)s"
     )
+    if not 0 <= args.port <= MAX_PORT:
+        raise CliError(f"invalid port: {args.port} (must be 0-{MAX_PORT})", EXIT_USAGE)
     with _open(args) as graph:
+        _apply_budget(graph, args)
+        _warn_budget(graph)
+        if args.transport == "stdio" and sys.stdin.isatty():
+            sys.stderr.write(
+                "graphonomous: MCP server waiting for a client on stdin "
+                "(configure it as an MCP server, or Ctrl-D to stop)\n"
+            )
         try:
             return serve(
                 graph,
@@ -406,6 +566,11 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
             )
         except ValueError as exc:
             raise CliError(str(exc), EXIT_USAGE) from exc
+        except OSError as exc:
+            if args.transport != "http":
+                raise
+            reason = exc.strerror or str(exc)
+            raise CliError(f"cannot listen on {args.host}:{args.port}: {reason}") from exc
 
 
 def cmd_contract(args: argparse.Namespace, out: TextIO) -> int:
@@ -441,10 +606,13 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
     progress = ingest.progress_for(sys.stderr, args.quiet)
     with _open(args) as graph:
         try:
-            summary = ingest.scan_directory(graph, args.directory, options, progress)
+            summary = ingest.scan_directory(
+                graph, args.directory, options, progress, force=args.force
+            )
         finally:
             if progress is not None:
                 progress.close()
+        _warn_budget(graph)
     if args.json:
         emit_json(summary.to_dict(), out)
     elif not args.quiet or summary.error_count:
@@ -576,8 +744,21 @@ def cmd_learn_feedback(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
+    if args.path is not None:
+        if args.node_id is not None or args.policy is not None:
+            raise CliError("forget --path: give no NODE_ID and no --policy", EXIT_USAGE)
+        with _open(args) as graph:
+            removed = ingest.forget_tree(graph, args.path)
+        if args.json:
+            emit_json(removed, out)
+        else:
+            out.write(
+                f"forgot {removed['files']} file(s) under {removed['root']}: "
+                f"{removed['nodes_removed']} nodes and {removed['edges_removed']} edges removed\n"
+            )
+        return EXIT_OK
     if (args.node_id is None) == (args.policy is None):
-        raise CliError("forget: give a NODE_ID or --policy (not both)", EXIT_USAGE)
+        raise CliError("forget: give a NODE_ID, --policy or --path (one of them)", EXIT_USAGE)
     if args.node_id is None:
         if args.mode == "cascade":
             raise CliError("forget --policy: --mode must be soft or hard", EXIT_USAGE)
@@ -599,7 +780,9 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
     if args.max_nodes is not None or args.dry_run:
         raise CliError("forget NODE_ID: --max-nodes and --dry-run need --policy", EXIT_USAGE)
     with _open(args) as graph:
-        result = graph.forget_node(args.node_id, args.mode or "soft", args.reason)
+        result = graph.forget_node(
+            str(_resolve_id(graph, args.node_id)), args.mode or "soft", args.reason
+        )
     if args.json:
         emit_json(result, out)
     elif result["already_forgotten"]:
@@ -609,6 +792,41 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
             f"forgot {len(result['forgotten'])} node(s) ({result['mode']}), "
             f"{result['edges_removed']} edges removed\n"
         )
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        lines = list(portable.export_lines(graph))
+    text = "".join(line + "\n" for line in lines)
+    if args.out is None:
+        out.write(text)
+        return EXIT_OK
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot write {args.out}: {exc.strerror}", EXIT_USAGE) from exc
+    if args.json:
+        emit_json({"path": args.out, "operations": len(lines)}, out)
+    else:
+        out.write(f"exported {len(lines)} operations to {args.out}\n")
+    return EXIT_OK
+
+
+def cmd_backup(args: argparse.Namespace, out: TextIO) -> int:
+    path = resolve_db_path(args.db)
+    if path == ":memory:" or not Path(path).exists():
+        raise CliError(f"no database at {path} (nothing to back up)", EXIT_USAGE)
+    try:
+        result = portable.backup(path, args.path)
+    except ValueError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from exc
+    except (OSError, sqlite3.Error) as exc:
+        raise CliError(f"cannot back up to {args.path}: {exc}", EXIT_FAILED) from exc
+    if args.json:
+        emit_json(result, out)
+    else:
+        out.write(f"backed up {result['source']} to {result['target']} ({result['bytes']} bytes)\n")
     return EXIT_OK
 
 
@@ -719,6 +937,8 @@ def cmd_bench_capabilities(args: argparse.Namespace, out: TextIO) -> int:
         report = run_capabilities(args.category)
     except ValueError as exc:
         raise CliError(f"bench capabilities: {exc}", EXIT_USAGE) from exc
+    if args.json_out is None and getattr(args, "json", False):
+        args.json_out = "-"  # `graphonomous --json bench capabilities`
     if args.json_out is not None:
         text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
         if args.json_out == "-":
@@ -778,8 +998,24 @@ def _bench_mutants(args: argparse.Namespace, out: TextIO) -> int:
 # -- learning (B): consolidate, goal, coverage ---------------------------------
 
 
+# Forgotten ids named in a consolidation's text summary (--json lists all).
+SHOWN_FORGOTTEN = 10
+
+
+def _print_forgotten(entry: dict[str, Any], out: TextIO) -> None:
+    """What the run's prune stage forgot (or would forget): a count and the first ids."""
+    prune = [s for s in entry["stages"] if s["name"] == "prune_nodes"]
+    forgotten: list[str] = list(prune[0].get("forgotten", [])) if prune else []
+    verb = "would forget" if entry["dry_run"] else "forgot"
+    shown = ", ".join(forgotten[:SHOWN_FORGOTTEN])
+    more = len(forgotten) - SHOWN_FORGOTTEN
+    tail = f" and {more} more (--json lists all)" if more > 0 else ""
+    out.write(f"  {verb} {len(forgotten)} node(s){': ' + shown if shown else ''}{tail}\n")
+
+
 def cmd_consolidate(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
+        _apply_budget(graph, args)
         if args.log is not None:
             result = graph.consolidation_log(args.log)
         else:
@@ -806,6 +1042,7 @@ def cmd_consolidate(args: argparse.Namespace, out: TextIO) -> int:
                 out.write(
                     f"  {stage['stage']:>3} {stage['name']:<18} {stage['ms']:8.1f} ms  {counts}\n"
                 )
+            _print_forgotten(entry, out)
     return EXIT_OK
 
 
@@ -949,9 +1186,20 @@ def _add_scan_arguments(sub: argparse.ArgumentParser) -> None:
         type=int,
         default=_SCAN_DEFAULTS.max_read_bytes,
         metavar="N",
-        help="read at most N bytes of each file; the rest is not ingested (default 16384)",
+        help="preview size: the first N bytes decide 'binary' before the whole file is "
+        "read; text files are always ingested whole (default 16384)",
     )
     sub.add_argument("--quiet", "-q", action="store_true", help="no progress line or summary")
+
+
+def _max_nodes_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--max-nodes",
+        type=int,
+        metavar="N",
+        help="store N as the node budget for learned nodes (ingested and pinned nodes are "
+        f"exempt); default ${MAX_NODES_ENV}, else the stored budget (initially 50000)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -969,8 +1217,19 @@ def build_parser() -> argparse.ArgumentParser:
         description="Continual-learning knowledge graph for LLM agents (MCP server and tools).",
     )
     parser.add_argument("--version", action="version", version=f"graphonomous {__version__}")
-    parser.add_argument("--db", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--json", action="store_true", default=False, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--db",
+        default=None,
+        metavar="PATH",
+        help="database file, before or after the command "
+        "(default: $GRAPHONOMOUS_DB or ~/.graphonomous/knowledge.db)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=False,
+        help="print the canonical JSON instead of text (before or after the command)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(
@@ -996,6 +1255,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not consolidate in the background when the graph is idle",
     )
+    _max_nodes_option(serve)
     command("stats", cmd_stats, "counts and facts about the graph")
     from .ui.server import DEFAULT_UI_PORT
 
@@ -1005,6 +1265,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-writes", action="store_true", help="let the canvas store/delete edges, consolidate"
     )
     ui.add_argument("--open", action="store_true", help="open the page in the default browser")
+
+    config = command("config", cmd_config, "show or set the forgetting budget")
+    _max_nodes_option(config)
 
     node = commands.add_parser("node", help="add, show and list nodes")
     node_commands = node.add_subparsers(
@@ -1049,7 +1312,16 @@ def build_parser() -> argparse.ArgumentParser:
     elist.add_argument("--limit", type=int, default=100)
 
     batch = command("batch", cmd_batch, "apply a JSON list of operations atomically")
-    batch.add_argument("file", help="JSON file, or - for stdin")
+    batch.description = (
+        "Apply operations atomically (all or nothing). FILE holds a JSON list, "
+        '{"operations": [...]}, or JSONL (one operation per line, as `export` writes). '
+        'Operations: {"op": "add_node", "node": {"content": "...", "node_type": "semantic"}}, '
+        '{"op": "add_edge", "edge": {"source_id": "A", "target_id": "B", "relationship": '
+        '"causes"}}, {"op": "update_node", "id": "A", "fields": {"confidence": 0.9}}, '
+        '{"op": "remove_node", "id": "A"}, {"op": "remove_edge", "id": "EDGE"}. '
+        'Example: [{"op": "add_node", "node": {"id": "a", "content": "pumps fail"}}]'
+    )
+    batch.add_argument("file", help="JSON or JSONL file, or - for stdin")
     memory = command(
         "import-memory",
         cmd_import_memory,
@@ -1082,6 +1354,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     scan = command("scan", cmd_scan, "ingest a folder's text files (incremental)")
     _add_scan_arguments(scan)
+    scan.add_argument(
+        "--force", action="store_true", help="re-read and re-ingest every file, even unchanged ones"
+    )
     watch = command("watch", cmd_watch, "keep the graph in step with a folder by polling")
     _add_scan_arguments(watch)
     watch.add_argument(
@@ -1169,6 +1444,17 @@ def build_parser() -> argparse.ArgumentParser:
     forget.add_argument("--policy", choices=forgetting.FORGETTING_POLICIES)
     forget.add_argument("--max-nodes", type=int, help="budget (default: forgetting config)")
     forget.add_argument("--dry-run", action="store_true", help="list candidates, change nothing")
+    forget.add_argument(
+        "--path",
+        metavar="DIR",
+        help="remove everything scans brought in from files inside DIR (nodes, edges, records)",
+    )
+    export = command("export", cmd_export, "write live nodes and edges as JSONL batch operations")
+    export.add_argument("--out", metavar="FILE", help="write to FILE (default: stdout)")
+    backup = command(
+        "backup", cmd_backup, "copy the database consistently (SQLite online backup), even live"
+    )
+    backup.add_argument("path", metavar="PATH", help="the copy to write (replaced if present)")
     erase = command("erase", cmd_erase, "GDPR erase: a node and every trace of it, irrecoverably")
     erase.add_argument("node_id", nargs="?")
     erase.add_argument("--reason", help="stored only as its SHA-256 in the audit log")
@@ -1196,7 +1482,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     capabilities.set_defaults(handler=cmd_bench_capabilities)
     capabilities.add_argument(
-        "--json", dest="json_out", metavar="OUT", help="also write the report as JSON (- = stdout)"
+        "--json",
+        dest="json_out",
+        metavar="OUT",
+        nargs="?",
+        const="-",
+        help="print the report as JSON instead of the table; with OUT, also write it there",
     )
     capabilities.add_argument(
         "--category", type=int, action="append", help="only this category (repeatable)"
@@ -1220,6 +1511,7 @@ def build_parser() -> argparse.ArgumentParser:
     # learning (B)
     consolidate = command("consolidate", cmd_consolidate, "run one consolidation cycle")
     consolidate.add_argument("--dry-run", action="store_true", help="report, change nothing")
+    _max_nodes_option(consolidate)
     consolidate.add_argument(
         "--log", type=int, nargs="?", const=10, metavar="N", help="show the last N runs instead"
     )
@@ -1305,7 +1597,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except ValidationError as exc:
         sys.stderr.write(f"graphonomous: invalid {exc.field}: {exc.message}\n")
         return EXIT_USAGE
-    except (NotFoundError, StoreError, BatchError) as exc:
+    except BatchError as exc:  # an operation of the caller's batch is bad input
+        sys.stderr.write(f"graphonomous: {exc}\n")
+        return EXIT_USAGE
+    except (NotFoundError, StoreError) as exc:
         sys.stderr.write(f"graphonomous: {exc}\n")
         return EXIT_FAILED
     except sqlite3.DatabaseError as exc:

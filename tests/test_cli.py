@@ -73,6 +73,7 @@ def test_init_reports_schema(db: str) -> None:
 def test_errors_are_one_line_without_traceback(
     db: str, argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    run("--db", db, "init")
     code, _ = run("--db", db, *argv)
     err = capsys.readouterr().err
     assert code in (1, 2)

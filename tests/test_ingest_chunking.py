@@ -168,7 +168,7 @@ def test_formats_by_extension() -> None:
     assert file_format("a/B.MD") == "markdown"
     assert file_format("x.py") == "python"
     assert file_format("x.tsx") == "javascript"
-    assert file_format("x.rst") == "text"
+    assert file_format("x.rst") == "rst"
     assert file_format("x.toml") == "code"
 
 
@@ -277,3 +277,22 @@ def test_pair_chunks_prefers_same_text_then_same_key_then_order() -> None:
     assert surplus == []
     assigned, surplus = pair_chunks(old, new[1:2])
     assert (assigned, surplus) == (["o1"], ["o2", "o3"])
+
+
+def test_rst_sections_with_overlines_and_literal_lookalikes() -> None:
+    from graphonomous.ingest.chunking import rst_sections
+
+    lines = [
+        "=====",
+        "Title",
+        "=====",
+        "",
+        "text",
+        "not a title",
+        "---",  # shorter than the line above and not after a blank line
+        "",
+        "Part",
+        "====",
+        "end",
+    ]
+    assert rst_sections(lines) == [(0, 7, "Title"), (8, 10, "Part")]

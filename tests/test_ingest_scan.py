@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from graphonomous import Graphonomous
-from graphonomous.ingest import ScanOptions, scan_directory, sources
+from graphonomous.ingest import ScanOptions, format_scan, scan_directory, sources
 from graphonomous.ingest import scan as scan_module
 from graphonomous.model import Node
 from graphonomous.topology import analyze
@@ -204,7 +204,7 @@ def test_missing_root_is_a_validation_error(graph: Graphonomous, tmp_path: Path)
 # -- read limits ------------------------------------------------------------------------
 
 
-def test_large_files_are_skipped_and_long_files_truncated(
+def test_large_files_are_skipped_by_name_and_long_files_ingested_whole(
     graph: Graphonomous, tmp_path: Path
 ) -> None:
     write(tmp_path, "big.txt", "x\n" * 6000)
@@ -212,17 +212,75 @@ def test_large_files_are_skipped_and_long_files_truncated(
     options = ScanOptions(max_file_size_bytes=10_000, max_read_bytes=64)
     summary = scan_directory(graph, tmp_path, options)
     assert summary.skipped_by_reason == {"too_large": 1}
+    assert summary.to_dict()["skipped_files"] == [{"path": "big.txt", "reason": "too_large"}]
+    assert "big.txt: not ingested (too_large)" in format_scan(summary)
     long_md = file_nodes(graph)["long.md"]
-    assert long_md.metadata["truncated"] is True
-    assert long_md.metadata["bytes_read"] == 64
+    assert long_md.metadata["truncated"] is False
+    assert long_md.metadata["bytes_read"] == (tmp_path / "long.md").stat().st_size
     text = "".join(c.content for c in chunks_of(graph, "long.md"))
-    assert "line 5" in text and "line 50" not in text
-    # a change beyond the read limit changes nothing in the graph
+    assert "line 5\n" in text and "line 399" in text  # read past the 64-byte preview
+    # a change far beyond the preview is seen (the whole file is hashed)
     with open(tmp_path / "long.md", "a", encoding="utf-8") as handle:
-        handle.write("appended far below the limit\n")
+        handle.write("appended far below the preview\n")
     touch_old(tmp_path / "long.md", 5)
     again = scan_directory(graph, tmp_path, options)
-    assert (again.ingested, again.unchanged) == (0, 1)
+    assert (again.ingested, again.unchanged) == (1, 0)
+    assert "appended far below" in "".join(c.content for c in chunks_of(graph, "long.md"))
+
+
+def test_changed_options_and_force_re_ingest(graph: Graphonomous, tmp_path: Path) -> None:
+    write(tmp_path, "big.txt", "x\n" * 6000)
+    write(tmp_path, "a.md", "# A\n\nalpha\n")
+    small = ScanOptions(max_file_size_bytes=10_000)
+    assert scan_directory(graph, tmp_path, small).skipped == 1
+    assert scan_directory(graph, tmp_path, small).unchanged == 1
+    # a larger limit is another fingerprint: both files are read again
+    larger = scan_directory(graph, tmp_path, ScanOptions())
+    assert (larger.ingested, larger.skipped) == (2, 0)
+    assert "big.txt" in file_nodes(graph)
+    assert scan_directory(graph, tmp_path).unchanged == 2
+    forced = scan_directory(graph, tmp_path, force=True)
+    assert (forced.ingested, forced.unchanged) == (2, 0)
+    assert forced.nodes_added == 0  # same ids reused
+
+
+def test_rescan_restores_policy_forgotten_chunks(graph: Graphonomous, tmp_path: Path) -> None:
+    write(tmp_path, "doc.md", "# One\n\n" + "alpha " * 60 + "\n\n# Two\n\n" + "beta " * 60)
+    scan_directory(graph, tmp_path)
+    ids = [c.id for c in chunks_of(graph, "doc.md")]
+    for node_id in ids:  # as an older policy would have done
+        graph.forget_node(node_id)
+    assert chunks_of(graph, "doc.md") == []
+    summary = scan_directory(graph, tmp_path)
+    assert summary.unchanged == 1 and summary.nodes_restored == len(ids)
+    assert [c.id for c in chunks_of(graph, "doc.md")] == ids
+    found = graph.retrieve_context("beta", limit=3)["results"]
+    assert any(r["node_id"] in ids for r in found)
+
+
+def test_ingested_nodes_are_exempt_from_budget_and_decay(
+    graph: Graphonomous, tmp_path: Path
+) -> None:
+    for i in range(6):
+        write(tmp_path, f"d{i}.md", f"# Doc {i}\n\ntopic{i} " * 40)
+    scan_directory(graph, tmp_path)
+    ingested = {n.id for n in graph.store.list_nodes()}
+    learned = [graph.store_node(f"episode {i}", "episodic")["node"]["id"] for i in range(5)]
+    graph.forgetting_config(max_nodes=2)
+    status = graph.budget_status()
+    assert status["counted_nodes"] == 5 and status["exempt_nodes"] == len(ingested)
+    assert status["warning"] is True
+    result = graph.run_consolidation()
+    prune = next(s for s in result["stages"] if s["name"] == "prune_nodes")
+    assert prune["budget_nodes"] == 5 and len(prune["forgotten"]) == 3
+    assert set(prune["forgotten"]) <= set(learned)
+    live = {n.id for n in graph.store.list_nodes()}
+    assert ingested <= live
+    confidences = {n.id: n.confidence for n in graph.store.list_nodes() if n.id in ingested}
+    graph.run_consolidation()
+    graph.run_consolidation()
+    after = {n.id: n.confidence for n in graph.store.list_nodes() if n.id in ingested}
+    assert after == confidences  # never decayed while the file exists
 
 
 # -- failures never abort the scan ----------------------------------------------------------
@@ -538,3 +596,26 @@ def test_chmod_000_file_is_counted_as_failed(graph: Graphonomous, tree: Path) ->
         target.chmod(0o644)
     assert summary.failed == 1
     assert summary.errors[0]["path"] == "notes.txt"
+
+
+def test_imports_resolve_when_the_root_is_the_package(graph: Graphonomous, tmp_path: Path) -> None:
+    pkg = tmp_path / "mypkg"
+    write(pkg, "__init__.py", "from mypkg.core import run\n")
+    write(pkg, "core.py", "import mypkg.util\n\ndef run():\n    return 1\n")
+    write(pkg, "util.py", "from mypkg import core\n")
+    write(pkg, "other.py", "import os.path\nimport util_elsewhere\n")
+    scan_directory(graph, pkg)
+    edges = reference_edges(graph)
+    assert ("__init__.py", "core.py", "depends_on") in edges
+    assert ("core.py", "util.py", "depends_on") in edges
+    assert ("util.py", "core.py", "depends_on") in edges
+    assert not any(source == "other.py" for source, _, _ in edges)
+
+
+def test_rst_is_chunked_by_heading(graph: Graphonomous, tmp_path: Path) -> None:
+    body = "words " * 50
+    write(tmp_path, "guide.rst", f"Guide\n=====\n\n{body}\n\nInstall\n-------\n\n{body}\n")
+    scan_directory(graph, tmp_path)
+    chunks = chunks_of(graph, "guide.rst")
+    assert [c.metadata["section"] for c in chunks] == ["Guide", "Install"]
+    assert chunks[1].metadata["line_start"] == 6

@@ -85,6 +85,8 @@ def test_watch_picks_up_create_modify_delete(graph: Graphonomous, tmp_path: Path
 def test_watch_without_ingest_on_start_only_ingests_changes(
     graph: Graphonomous, tmp_path: Path
 ) -> None:
+    write(tmp_path, "kept.md", "# Kept\n\nscanned once\n")
+    scan_directory(graph, tmp_path)  # the folder was scanned before: watch starts from stats
     write(tmp_path, "old.md", "# Old\n\nwas here before\n")
     result = watch(
         graph,
@@ -93,8 +95,15 @@ def test_watch_without_ingest_on_start_only_ingests_changes(
         iterations=2,
         sleep=scripted([lambda: write(tmp_path, "new.md", "# New\n\nappeared later\n", 1)]),
     )
-    assert paths(graph) == ["new.md"]
-    assert result.totals.ingested == 1
+    assert paths(graph) == ["kept.md", "new.md"]
+    assert result.totals.ingested == 1 and result.ingested_on_start is False
+
+
+def test_watch_of_a_never_scanned_folder_ingests_it(graph: Graphonomous, tmp_path: Path) -> None:
+    write(tmp_path, "old.md", "# Old\n\nwas here before\n")
+    result = watch(graph, tmp_path, ScanOptions(poll_interval_ms=5), iterations=1)
+    assert paths(graph) == ["old.md"]
+    assert result.ingested_on_start is True and result.to_dict()["ingested_on_start"] is True
 
 
 def test_unchanged_cycles_touch_neither_files_nor_database(

@@ -199,14 +199,19 @@ def test_policy_respects_protection_and_config(graph: Graphonomous) -> None:
     graph.store_node("Core definition", timescale="glacial", confidence=0.01)
     graph.store_node("Pinned note", pinned=True, confidence=0.01)
     plain = [graph.store_node(f"plain {i}", confidence=0.9)["node"]["id"] for i in range(3)]
-    assert graph.forgetting_config()["max_nodes"] == 10_000
+    assert graph.forgetting_config()["max_nodes"] == 50_000
     assert graph.forget_by_policy()["forgotten_count"] == 0  # under the default budget
     graph.forgetting_config(max_nodes=2)
     result = graph.forget_by_policy(mode="hard")
     assert result["max_nodes"] == 2 and result["protected_count"] == 3
     assert sorted(c["node_id"] for c in result["candidates"]) == sorted(plain)
-    assert result["over_budget_protected"] is True
+    # The pinned note is exempt from the budget: 5 counted, goal + glacial remain.
+    assert result["budget_count_before"] == 5 and result["exempt_count"] == 1
+    assert result["over_budget_protected"] is False
+    assert sorted(result["forgotten"]) == sorted(plain)
     assert graph.graph_stats()["node_count"] == 3 and graph.graph_stats()["forgotten_count"] == 0
+    graph.forgetting_config(max_nodes=1)
+    assert graph.forget_by_policy(dry_run=True)["over_budget_protected"] is True
 
 
 def test_policy_with_caller_owned_changes_defers_index_updates(graph: Graphonomous) -> None:

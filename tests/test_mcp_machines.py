@@ -11,7 +11,7 @@ import pytest
 from mcp_tool_calls import V1_CALLS, Session, call, machine_calls
 
 from graphonomous import Graphonomous
-from graphonomous.mcp.machines import ACT, MACHINES, Machine, widen
+from graphonomous.mcp.machines import ACT, MACHINES, Machine, is_alias, widen
 from graphonomous.mcp.tools import SURFACES
 from graphonomous.mcp.v1 import V1_TOOLS
 
@@ -73,9 +73,21 @@ def machine(name: str) -> Machine:
 # -- the registry ---------------------------------------------------------------------
 
 
+# Read actions of route/consolidate that retrieve offers too (no approval to read).
+READ_ALSO_IN_RETRIEVE = {
+    "topology": "topology_analyze",
+    "stats": "graph_stats",
+    "query": "query_graph",
+    "traverse": "graph_traverse",
+    "attention_survey": "attention_survey",
+}
+
+
 def test_actions_are_seed_003s_tables() -> None:
     got = {m.name: {a.name: a.tool.name for a in m.actions} for m in MACHINES}
-    assert got == SEED_003_ACTIONS
+    expected = {**SEED_003_ACTIONS}
+    expected["retrieve"] = {**SEED_003_ACTIONS["retrieve"], **READ_ALSO_IN_RETRIEVE}
+    assert got == expected
     covered = {tool for actions in got.values() for tool in actions.values()}
     # Every v1 tool is reachable, but for seed 000's alias of topology_analyze.
     assert covered == {spec.name for spec in V1_TOOLS} - {"analyze_topology"}
@@ -89,20 +101,37 @@ def test_surface_names_do_not_clash() -> None:
 def test_input_schema_is_generated_from_the_v1_schemas() -> None:
     for m in MACHINES:
         schema = m.spec.input_schema
-        assert schema["required"] == ["action"] and schema["additionalProperties"] is False
+        assert schema["required"] == ["action"] and schema["additionalProperties"] is True
         assert schema["properties"]["action"]["enum"] == [a.name for a in m.actions]
         assert not {"anyOf", "oneOf", "allOf"} & set(schema)  # no top-level combinator
-        expected = {name for a in m.actions for name in a.fields()} | {"action"}
+        expected = {
+            name for a in m.actions for name, f in a.fields().items() if not is_alias(f)
+        } | {"action"}
         assert set(schema["properties"]) == expected
+        for listed in schema["properties"].values():  # the prose is in SPEC
+            assert '"description"' not in json.dumps(listed)
         for action in m.actions:
+            line = m.spec.description.split(f"{action.name}(", 1)[1].split(")", 1)[0]
             for name, field in action.fields().items():
+                if is_alias(field):
+                    continue
+                star = "*" if name in action.required() else ""
+                assert f"{name}{star}" in line.split(", "), (m.name, action.name, name)
                 merged = schema["properties"][name]
-                assert action.name in merged["description"], (m.name, name)
                 # The merged field accepts whatever the v1 field accepts (enums, bounds).
                 samples = [*field.get("enum", ()), field.get("minimum"), field.get("maximum")]
                 for value in [v for v in samples if v is not None]:
                     jsonschema.Draft202012Validator(merged).validate(value)
     jsonschema.Draft202012Validator.check_schema(ACT.spec.input_schema)
+
+
+def test_aliases_are_accepted_though_not_listed(session: Session) -> None:
+    assert "from" not in ACT.spec.input_schema["properties"]
+    stored = session.ok(
+        "act",
+        {"action": "store_edge", "from": "valve", "to": "fact", "edge_type": "related"},
+    )
+    assert stored["edge"]["relationship"] == "related"
 
 
 def test_nested_action_fields_are_renamed() -> None:
@@ -133,10 +162,19 @@ def test_widen() -> None:
 
 def test_annotations_aggregate_the_actions() -> None:
     hints = {m.name: m.spec.annotations for m in MACHINES}
-    assert all(not h.read_only for h in hints.values())  # each phase has a writing action
+    # retrieve states its hints: it creates, changes and deletes no knowledge.
+    assert hints["retrieve"].read_only and not hints["retrieve"].destructive
+    assert all(not h.read_only for n, h in hints.items() if n != "retrieve")
     assert hints["act"].destructive and hints["consolidate"].destructive
     assert hints["route"].destructive  # attention_cycle with autonomy act
-    assert not hints["learn"].destructive and not hints["retrieve"].destructive
+    assert not hints["learn"].destructive
+    # Every read action of a destructive machine is reachable without that hint.
+    retrieve = {a.tool.name for a in machine("retrieve").actions}
+    for m in MACHINES:
+        if m.spec.annotations.destructive:
+            for action in m.actions:
+                if action.tool.annotations.read_only:
+                    assert action.tool.name in retrieve, (m.name, action.name)
 
 
 # -- calls ------------------------------------------------------------------------------
@@ -265,11 +303,12 @@ def test_facade_errors_pass_through(session: Session) -> None:
     assert "title" in session.error("act", {"action": "manage_goal", "goal_operation": "create"})
 
 
-def test_machine_outputs_declare_every_v1_output() -> None:
+def test_machines_declare_no_output_schema_and_reply_compactly(session: Session) -> None:
     for m in MACHINES:
-        schema = m.spec.output_schema
-        assert schema is not None and schema["type"] == "object"
-        for action in m.actions:
-            assert action.tool.output_schema in schema["anyOf"]
-        jsonschema.Draft202012Validator.check_schema(schema)
+        assert m.spec.output_schema is None and "outputSchema" not in m.spec.to_mcp()
+    out = call(session.server, "retrieve", {"action": "context", "query": "valve", "limit": 3})
+    text = out["content"][0]["text"]
+    assert text.startswith(f"{len(out['structuredContent']['results'])} result(s)")
+    assert "score" in text and "structuredContent" in text
+    assert len(text) < len(json.dumps(out["structuredContent"]))
     assert json.dumps(ACT.spec.to_mcp()).count("$ref") == 0

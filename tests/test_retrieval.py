@@ -136,7 +136,7 @@ def test_forgotten_nodes_are_invisible(
     topology = result["topology"]
     assert "pump" not in topology["dag_nodes"]
     assert all("pump" not in scc["nodes"] for scc in topology["sccs"])
-    assert all(item["hops"] > 0 for item in result["results"] if item["source"] == "neighbor")
+    assert all(item["hops"] > 0 for item in result["results"] if item["channel"] == "neighbor")
     assert graph.store.require_node("pump", include_forgotten=True).access_count == 1
 
 
@@ -226,13 +226,13 @@ def test_expansion_scores_hops_and_via(graph: Graphonomous) -> None:
     result = graph.retrieve_context("panel", limit=10, expansion_hops=2, settings=SINGLE_SEED)
     found = _by_id(result)
     seed = found["e47"]
-    assert seed["source"] in ("seed", "bm25") and seed["hops"] == 0 and seed["via"] is None
+    assert seed["channel"] in ("seed", "bm25") and seed["hops"] == 0 and seed["via"] is None
     pump = found["pump"]
-    assert (pump["source"], pump["hops"], pump["via"]) == ("neighbor", 1, "e47")
+    assert (pump["channel"], pump["hops"], pump["via"]) == ("neighbor", 1, "e47")
     assert pump["score"] == pytest.approx(seed["score"] * 0.8 * 0.85, abs=2e-6)
     assert (found["ticket"]["hops"], found["ticket"]["via"]) == (1, "e47")
     valve = found["valve"]
-    assert (valve["source"], valve["hops"], valve["via"]) == ("neighbor", 2, "pump")
+    assert (valve["channel"], valve["hops"], valve["via"]) == ("neighbor", 2, "pump")
     assert valve["score"] == pytest.approx(pump["score"] * 0.9 * 0.85, abs=2e-6)
     assert "budget" not in found
     one_hop = graph.retrieve_context("panel", limit=10, expansion_hops=1, settings=SINGLE_SEED)
@@ -251,7 +251,7 @@ def test_neighbors_per_node_keeps_the_strongest(graph: Graphonomous) -> None:
     result = graph.retrieve_context(
         "xylophone", limit=10, neighbors_per_node=2, settings=SINGLE_SEED
     )
-    neighbours = [i["node_id"] for i in result["results"] if i["source"] == "neighbor"]
+    neighbours = [i["node_id"] for i in result["results"] if i["channel"] == "neighbor"]
     assert sorted(neighbours) == ["n1", "n3"]
 
 
@@ -272,11 +272,11 @@ def test_effort_levels_report_mechanisms(
     stats = result["stats"]
     assert stats["effort"] == effort
     assert set(expected) <= set(stats["mechanisms"])
-    assert {item["source"] for item in result["results"]} <= set(SOURCES)
+    assert {item["channel"] for item in result["results"]} <= set(SOURCES)
     assert not set(absent) & set(stats["mechanisms"])
     assert {"candidates", "expansion", "rerank", "topology", "total"} <= set(stats["timings_ms"])
     if effort == 0:
-        assert all(item["source"] != "neighbor" for item in result["results"])
+        assert all(item["channel"] != "neighbor" for item in result["results"])
 
 
 def test_effort_plan_bands_and_deep() -> None:
@@ -311,7 +311,7 @@ def test_graph_walk_finds_multi_hop_context(graph: Graphonomous) -> None:
         deep = graph.retrieve_context(query, effort=effort, limit=3, settings=SINGLE_SEED)
         assert _ids(deep)[:1] == ["q"] and "why" in _ids(deep) and "other" not in _ids(deep)
         why = _by_id(deep)["why"]
-        assert (why["source"], why["hops"], why["via"]) == ("neighbor", 2, "mid")
+        assert (why["channel"], why["hops"], why["via"]) == ("neighbor", 2, "mid")
         assert deep["stats"]["ppr_nodes"] >= 1 and deep["stats"]["communities"] >= 1
 
 

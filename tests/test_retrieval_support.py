@@ -71,7 +71,7 @@ def test_support_changes_the_ranking_at_effort_one_not_zero(graph: Graphonomous)
     for unconnected in ("b", "d"):  # no edge, no change
         assert after[unconnected] == own[unconnected]
     # The source stays what stage 1 found; a supported node is never "neighbor".
-    assert {item["source"] for item in supported["results"]} <= {"seed", "bm25"}
+    assert {item["channel"] for item in supported["results"]} <= {"seed", "bm25"}
     assert after["c"] < after["a"]  # a neighbour stays below the node vouching for it
 
 

@@ -15,7 +15,7 @@ from .options import DEFAULT_EXTENSIONS, ScanOptions, ScanSummary, normalize_ext
 from .progress import ProgressLine, progress_for
 from .references import extract_references, resolve_reference
 from .report import format_cycle, format_scan, format_watch
-from .scan import scan_directory, sync_tree
+from .scan import forget_tree, scan_directory, sync_tree
 from .walk import FileEntry, resolve_root, walk_files
 from .watcher import WatchSummary, watch
 
@@ -33,6 +33,7 @@ __all__ = [
     "compile_pattern",
     "extract_references",
     "file_format",
+    "forget_tree",
     "format_cycle",
     "format_scan",
     "format_watch",

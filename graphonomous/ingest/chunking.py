@@ -1,5 +1,5 @@
-"""Splitting a text file into chunks: heading-aware (Markdown), definition-aware
-(Python, via `ast`) and paragraph-aware (everything else).
+"""Splitting a text file into chunks: heading-aware (Markdown, reStructuredText),
+definition-aware (Python, via `ast`) and paragraph-aware (everything else).
 
 A chunk is a contiguous run of whole lines, so it carries an exact 1-based
 line range.  Its `key` (a heading, or `def name` / `class Name`) lets a
@@ -16,6 +16,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
+
+# Bump when a chunker changes what it produces: every file ingested under an
+# older version is re-chunked by the next scan (options fingerprint).
+CHUNKER_VERSION: Final = 2
 
 # Sizes in characters.  ~1,200 characters is a few paragraphs: small enough
 # for precise retrieval, large enough to keep a thought together.
@@ -41,18 +45,20 @@ FORMAT_BY_EXTENSION: Final = {
     ".svelte": "javascript",
     ".vue": "javascript",
     ".txt": "text",
-    ".rst": "text",
+    ".rst": "rst",
     ".adoc": "text",
     ".org": "text",
     ".tex": "text",
 }
 # Formats whose references are citations of documents rather than code
 # dependencies (decides the edge kind, see references.py).
-DOCUMENT_FORMATS: Final = ("markdown", "text")
+DOCUMENT_FORMATS: Final = ("markdown", "rst", "text")
 
 _ATX_HEADING: Final = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_UNDERLINE: Final = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# reST section adornment: one punctuation character repeated (at least 3).
+_RST_ADORNMENT: Final = re.compile(r"^([=\-~^\"'`#*+<>:._!$%&,;?@\\|/])\1{2,}[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,7 @@ class Chunk:
 
 
 def file_format(path: str) -> str:
-    """ "markdown", "python", "javascript", "text" or "code" (the fallback) by extension."""
+    """ "markdown", "rst", "python", "javascript", "text" or "code" (the fallback) by extension."""
     return FORMAT_BY_EXTENSION.get(os.path.splitext(path)[1].lower(), "code")
 
 
@@ -218,8 +224,60 @@ def chunk_markdown(text: str) -> list[Chunk]:
     """Heading-aware chunks: one per section (small sections merged into the next,
     large ones split by paragraphs); key = the section's heading.  O(n)."""
     lines = split_lines(text)
+    return chunk_sections(lines, markdown_sections(lines))
+
+
+# -- reStructuredText ----------------------------------------------------------
+
+
+def rst_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]:
+    """(start, end, title) line ranges of a reST document, 0-based inclusive.
+
+    A title is a non-blank line followed by an adornment line (one repeated
+    punctuation character) at least as long as the title, optionally with
+    the same adornment above it (the overline starts the section).  A title
+    must follow a blank line (or an overline, or start the file); the
+    preamble before the first title has title None.  O(lines).
+    """
+    starts: list[tuple[int, str | None]] = [(0, None)]
+    i = 0
+    while i + 1 < len(lines):
+        title = lines[i].rstrip()
+        under = lines[i + 1].rstrip()
+        if (
+            title.strip()
+            and not _RST_ADORNMENT.match(title)
+            and not title.startswith((" ", "\t"))
+            and _RST_ADORNMENT.match(under)
+            and len(under) >= len(title)
+        ):
+            over = i > 0 and lines[i - 1].rstrip() == under
+            if over or i == 0 or not lines[i - 1].strip():
+                starts.append((i - 1 if over else i, title.strip()))
+                i += 2
+                continue
+        i += 1
+    sections: list[tuple[int, int, str | None]] = []
+    for n, (start, heading) in enumerate(starts):
+        end = starts[n + 1][0] - 1 if n + 1 < len(starts) else len(lines) - 1
+        if end >= start:
+            sections.append((start, end, heading))
+    return sections
+
+
+def chunk_rst(text: str) -> list[Chunk]:
+    """Heading-aware chunks of a reST document (as `chunk_markdown`).  O(n)."""
+    lines = split_lines(text)
+    return chunk_sections(lines, rst_sections(lines))
+
+
+def chunk_sections(
+    lines: Sequence[str], sections: Sequence[tuple[int, int, str | None]]
+) -> list[Chunk]:
+    """One chunk per section: small ones merged into the next, large ones split
+    by paragraphs; key = the section's heading ("(preamble)" before the first)."""
     merged: list[tuple[int, int, str | None]] = []
-    for start, end, heading in markdown_sections(lines):
+    for start, end, heading in sections:
         if merged:
             prev_start, prev_end, prev_heading = merged[-1]
             small = _span_size(lines, prev_start, prev_end) < MIN_SECTION_CHARS
@@ -322,6 +380,8 @@ def chunk_text(text: str, fmt: str) -> list[Chunk]:
     """Chunks of a file's text by its format (see `file_format`).  O(n)."""
     if fmt == "markdown":
         return chunk_markdown(text)
+    if fmt == "rst":
+        return chunk_rst(text)
     if fmt == "python":
         return chunk_python(text)
     return chunk_paragraphs(text)

@@ -144,10 +144,11 @@ def _file_metadata(parsed: ParsedFile, root: str) -> dict[str, Any]:
     }
 
 
-def _chunk_metadata(parsed: ParsedFile, index: int, chunk: Chunk) -> dict[str, Any]:
+def _chunk_metadata(parsed: ParsedFile, index: int, chunk: Chunk, root: str) -> dict[str, Any]:
     return {
         "kind": "chunk",
         "path": parsed.rel_path,
+        "root": root,
         "chunk_index": index,
         "line_start": chunk.line_start,
         "line_end": chunk.line_end,
@@ -287,7 +288,7 @@ def plan_file(
     by_id = {n.id: n for n in old_chunks}
     chunk_ids: list[str] = []
     for index, (chunk, reuse) in enumerate(zip(parsed.chunks, assigned, strict=True)):
-        meta = _chunk_metadata(parsed, index, chunk)
+        meta = _chunk_metadata(parsed, index, chunk, root)
         if reuse is None:
             chunk_id = new_id()
             plan.operations.append(
@@ -358,12 +359,14 @@ def plan_references(
     rel_path: str,
     file_ids: Mapping[str, str],
     files: Collection[str],
+    root_package: str | None = None,
 ) -> FilePlan:
     """Re-derive the reference edges leaving one file node.
 
     Input: the file node (its `metadata.references`), its path, and the map
     path -> file node id of every ingested file of the tree (`files` = its
-    keys, as a set).  Existing edges of the same (source, target, kind) made
+    keys, as a set), and the root's package name when the root is a package.
+    Existing edges of the same (source, target, kind) made
     by anyone are kept; ingestion's own reference edges that no longer
     resolve are removed.  Complexity: O(references x candidates + out-edges).
     """
@@ -372,7 +375,7 @@ def plan_references(
     for reference in file_node.metadata.get("references") or []:
         if not isinstance(reference, list) or not all(isinstance(p, str) for p in reference):
             continue
-        target = resolve_reference(reference, rel_path, files)
+        target = resolve_reference(reference, rel_path, files, root_package)
         if target is None or file_ids[target] == file_node.id:
             continue
         kind = CODE_REFERENCE if reference_is_code(reference) else DOCUMENT_REFERENCE

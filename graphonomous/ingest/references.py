@@ -14,7 +14,10 @@ alternative that resolves wins.  Kinds:
   start from the importing file's package; absolute ones from the directory
   Python would import it from (the first ancestor without ``__init__.py``,
   i.e. the package root, or a script's own directory), then the tree root,
-  then ``src/``.
+  then ``src/``.  When the scan root is itself a package (it has an
+  ``__init__.py``), ``root_package`` is its directory name and absolute
+  imports of that name (``pkg.mod`` while scanning ``pkg/``) resolve inside
+  the tree as well.
 - ``js``: an import/require/export-from specifier starting with ``./``,
   ``../`` or ``/``; tried as is, with JS/TS extensions, as a directory
   ``index`` file, and ``.js`` → ``.ts`` (TypeScript's ESM convention).
@@ -167,7 +170,7 @@ def extract_references(
             specifier = match.group(2).strip()
             if specifier.startswith(("./", "../", "/")) or specifier in (".", ".."):
                 found.append(["js", specifier])
-    elif fmt in ("markdown", "text"):
+    elif fmt in ("markdown", "rst", "text"):
         found.extend(_document_specs(text, fmt))
     seen: set[tuple[str, ...]] = set()
     unique: list[Reference] = []
@@ -201,9 +204,14 @@ def _import_root(directory: str, files: Collection[str]) -> str:
     return directory
 
 
-def _python_candidates(module: str, rel_path: str, files: Collection[str]) -> Iterator[str]:
+def _python_candidates(
+    module: str, rel_path: str, files: Collection[str], root_package: str | None = None
+) -> Iterator[str]:
     level = len(module) - len(module.lstrip("."))
     tail = module[level:].replace(".", "/")
+    if not level and root_package and (tail == root_package or tail.startswith(root_package + "/")):
+        # `import pkg.mod` while the tree root IS pkg/: the root is the package.
+        yield from _python_candidates(module[len(root_package) :] or ".", "__init__.py", files)
     here = posixpath.dirname(rel_path)
     if level:
         base = here
@@ -249,19 +257,25 @@ def _path_candidates(target: str, rel_path: str, root_fallback: bool) -> Iterato
 
 
 _CANDIDATES: Final[dict[str, Callable[[str, str, Collection[str]], Iterator[str]]]] = {
-    "python": _python_candidates,
+    "python": lambda module, rel_path, files: _python_candidates(module, rel_path, files),
     "js": _js_candidates,
     "link": lambda target, rel_path, _files: _path_candidates(target, rel_path, False),
     "mention": lambda target, rel_path, _files: _path_candidates(target, rel_path, True),
 }
 
 
-def resolve_reference(reference: Reference, rel_path: str, files: Collection[str]) -> str | None:
+def resolve_reference(
+    reference: Reference,
+    rel_path: str,
+    files: Collection[str],
+    root_package: str | None = None,
+) -> str | None:
     """The root-relative path a reference of file `rel_path` points at, or None.
 
-    `files` is the set of ingested paths of the tree.  A file never
-    references itself.  Unknown kinds resolve to None.  Complexity:
-    O(alternatives x candidates) set lookups.
+    `files` is the set of ingested paths of the tree; `root_package` the
+    tree root's package name when the root is a package (module docstring).
+    A file never references itself.  Unknown kinds resolve to None.
+    Complexity: O(alternatives x candidates) set lookups.
     """
     if not reference:
         return None
@@ -269,7 +283,12 @@ def resolve_reference(reference: Reference, rel_path: str, files: Collection[str
     if candidates is None:
         return None
     for alternative in reference[1:]:
-        for candidate in candidates(alternative, rel_path, files):
+        found = (
+            _python_candidates(alternative, rel_path, files, root_package)
+            if reference[0] == "python"
+            else candidates(alternative, rel_path, files)
+        )
+        for candidate in found:
             path = _inside(candidate)
             if path is not None and path != rel_path and path in files:
                 return path
@@ -277,7 +296,11 @@ def resolve_reference(reference: Reference, rel_path: str, files: Collection[str
 
 
 def resolution_changed(
-    references: Sequence[object], rel_path: str, before: Collection[str], after: Collection[str]
+    references: Sequence[object],
+    rel_path: str,
+    before: Collection[str],
+    after: Collection[str],
+    root_package: str | None = None,
 ) -> bool:
     """Does any well-formed reference resolve differently against two file sets?
 
@@ -286,8 +309,8 @@ def resolution_changed(
     for reference in references:
         if not isinstance(reference, list) or not all(isinstance(p, str) for p in reference):
             continue
-        if resolve_reference(reference, rel_path, before) != resolve_reference(
-            reference, rel_path, after
+        if resolve_reference(reference, rel_path, before, root_package) != resolve_reference(
+            reference, rel_path, after, root_package
         ):
             return True
     return False

@@ -22,6 +22,17 @@ def _skipped(summary: ScanSummary) -> str:
     return f"{summary.skipped:,} skipped ({reasons})"
 
 
+def _skipped_files(summary: ScanSummary) -> list[str]:
+    """One line per named skipped file: it is not in the graph, or not whole."""
+    lines = [
+        f"  - {item['path']}: not ingested ({item['reason']})" for item in summary.skipped_files
+    ]
+    hidden = summary.skipped - len(summary.skipped_files)
+    if hidden > 0 and summary.skipped_files:
+        lines.append(f"  - ... and {hidden:,} more skipped")
+    return lines
+
+
 def _errors(summary: ScanSummary) -> list[str]:
     lines = [f"  ! {item['path']}: {item['error']}" for item in summary.errors]
     hidden = summary.error_count - len(summary.errors)
@@ -38,8 +49,10 @@ def format_scan(summary: ScanSummary) -> str:
         f"  files   {summary.files_seen:,} seen: {summary.ingested:,} ingested, "
         f"{summary.unchanged:,} unchanged, {_skipped(summary)}, {summary.failed:,} failed; "
         f"{summary.removed:,} removed, {summary.excluded:,} excluded by rules",
-        f"  graph   {_changes(summary)}",
+        f"  graph   {_changes(summary)}"
+        + (f", {summary.nodes_restored:,} restored" if summary.nodes_restored else ""),
         f"  time    {summary.seconds:.2f} s ({rate:,.0f} files/s)",
+        *_skipped_files(summary),
         *_errors(summary),
     ]
     return "\n".join(lines) + "\n"

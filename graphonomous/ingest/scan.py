@@ -1,9 +1,10 @@
 """Incremental scan of a directory tree into the graph.
 
 One scan: (1) list the candidate files (walk.py); (2) for each file decide
-unchanged / skipped / changed — same size and mtime as recorded costs one
-stat, same content hash costs one read, anything else is parsed and planned
-(plan.py); changed files are written in small groups, each group one
+unchanged / skipped / changed — same size, mtime and ingest-options
+fingerprint as recorded costs one stat, same whole-file content hash costs
+one read, anything else is parsed and planned (plan.py); `force` re-ingests
+every file; changed files are written in small groups, each group one
 transaction through `Graphonomous.apply_batch` (nodes, edges,
 embeddings and `source_files` rows together); (3) remove files that are
 gone, newly ignored or no longer text; (4) re-derive the reference edges of
@@ -11,6 +12,14 @@ files whose references may now resolve differently.
 
 A failure of one file is counted and the scan goes on; a group that fails is
 retried file by file so one bad file never blocks the others.
+
+Whole files: a text file up to `max_file_size_bytes` is read and chunked
+completely.  `max_read_bytes` is only the *preview* read: the first bytes,
+which decide "binary" without reading more; a file that fits in it is read
+once.  Nothing is cut silently: a file not ingested whole is skipped with a
+reason and named in the summary.  Chunk and file nodes of a file that still
+exists but were soft-forgotten (by an older policy) are restored: the file
+is the truth.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from ..model import new_id, utc_now
 from ..store import Store
 from . import safe_read
 from .backrefs import add_back_references
-from .options import ScanOptions, ScanSummary
+from .options import ScanOptions, ScanSummary, options_fingerprint
 from .plan import (
     FilePlan,
     parse_file,
@@ -39,7 +48,7 @@ from .plan import (
     sha256_hex,
 )
 from .references import resolution_changed
-from .sources import SourceRow, delete_row, get_row, rows_under, upsert_row
+from .sources import SourceRow, delete_row, get_row, rows_inside, rows_under, upsert_row
 from .walk import FileEntry, WalkReport, resolve_root, walk_files
 
 # A file changed less than this long before it was read may change again
@@ -52,6 +61,11 @@ GROUP_MAX_OPERATIONS: Final = 2_000
 REFERENCE_BATCH_FILES: Final = 200
 # `source_files.content_hash` of a file recorded as not ingested, e.g. "skipped:binary".
 SKIPPED_PREFIX: Final = "skipped:"
+# `source_files.content_hash` is "<sha256 or skipped:reason>@<options fingerprint>":
+# a row written under other ingest options (or before fingerprints) never
+# matches, so the file is read and re-planned.
+FINGERPRINT_SEPARATOR: Final = "@"
+RESTORE_REASON: Final = "re-scan: the source file still exists"
 
 Progress = Callable[[int, int, ScanSummary], None]
 
@@ -94,10 +108,22 @@ def decode_text(data: bytes, truncated: bool) -> str | None:
     return text
 
 
+def stamped(content_hash: str, fingerprint: str) -> str:
+    """The `source_files.content_hash` value: hash (or skip mark) plus options fingerprint."""
+    return f"{content_hash}{FINGERPRINT_SEPARATOR}{fingerprint}"
+
+
+def fingerprint_of(row: SourceRow) -> str | None:
+    """The options fingerprint a row was written under (None: before fingerprints)."""
+    _, sep, fingerprint = row.content_hash.rpartition(FINGERPRINT_SEPARATOR)
+    return fingerprint if sep else None
+
+
 def skip_reason(row: SourceRow) -> str | None:
     """Why a recorded file was skipped ("binary", "too_large", ...), or None."""
-    if row.file_node_id is None and row.content_hash.startswith(SKIPPED_PREFIX):
-        return row.content_hash[len(SKIPPED_PREFIX) :]
+    mark = row.content_hash.rpartition(FINGERPRINT_SEPARATOR)[0] or row.content_hash
+    if row.file_node_id is None and mark.startswith(SKIPPED_PREFIX):
+        return mark[len(SKIPPED_PREFIX) :]
     return None
 
 
@@ -114,11 +140,15 @@ class _Sync:
         root: Path,
         options: ScanOptions,
         baseline: dict[str, tuple[int, int]] | None,
+        force: bool = False,
     ) -> None:
         self.graph = graph
         self.store = graph.store
         self.root = root.as_posix()
         self.options = options
+        self.fingerprint = options_fingerprint(options)
+        self.force = force
+        self.kept_ids: list[str] = []  # nodes of unchanged files (restored if forgotten)
         self.baseline = baseline
         self.summary = ScanSummary(root=self.root)
         self.snapshot: dict[str, tuple[int, int]] = {}
@@ -142,21 +172,33 @@ class _Sync:
         summary.files_seen += 1
         key = self.key(entry.rel_path)
         stat_pair = (entry.size, entry.mtime_ns)
-        if self.baseline is not None and self.baseline.get(entry.rel_path) == stat_pair:
+        if (
+            not self.force
+            and self.baseline is not None
+            and self.baseline.get(entry.rel_path) == stat_pair
+        ):
             summary.unchanged += 1
             self.settle(entry, key)
             return
         # A row may exist under another root when nested roots were scanned.
         row = self.rows.get(key) or get_row(self.store, key)
         ours = row if row is not None and row.root == self.root else None
-        if ours is not None and (ours.size, ours.mtime_ns) == stat_pair:
+        # Written under other ingest options (or none recorded): read and re-plan.
+        fresh = ours is not None and fingerprint_of(ours) == self.fingerprint
+        if (
+            not self.force
+            and fresh
+            and ours is not None
+            and (ours.size, ours.mtime_ns) == stat_pair
+        ):
             reason = skip_reason(ours)
             if ours.file_node_id is not None:
                 summary.unchanged += 1
+                self.keep(ours)
                 self.settle(entry, key)
                 return
             if reason is not None:
-                summary.skip(reason)
+                summary.skip(reason, entry.rel_path)
                 self.settle(entry, key)
                 return
         racy = time.time_ns() - entry.mtime_ns < RACY_WINDOW_NS
@@ -164,18 +206,23 @@ class _Sync:
             self.skip_file(entry, key, row, "too_large", racy)
             return
         try:
-            data, truncated = read_prefix(
-                entry.abs_path,
-                self.options.max_read_bytes,
-                root=self.root,
-                follow_symlinks=self.options.follow_symlinks,
-            )
+            safety = {"root": self.root, "follow_symlinks": self.options.follow_symlinks}
+            data, truncated = read_prefix(entry.abs_path, self.options.max_read_bytes, **safety)
+            if truncated and b"\x00" not in data:
+                # The preview looks like text: read the whole file.
+                data, truncated = read_prefix(
+                    entry.abs_path, self.options.max_file_size_bytes, **safety
+                )
         except FileNotFoundError:
             summary.error(entry.rel_path, "vanished before it could be read")
             return  # gone: a recorded row is removed with the deleted files
         except OSError as exc:
             summary.error(entry.rel_path, exc.strerror or type(exc).__name__)
             self.present.add(key)  # keep what we knew; retried next time
+            return
+        if truncated and b"\x00" not in data:
+            # It grew past max_file_size_bytes after the stat: never cut it.
+            self.skip_file(entry, key, row, "too_large", racy)
             return
         text = decode_text(data, truncated)
         if text is None:
@@ -185,10 +232,11 @@ class _Sync:
         if not racy:
             self.settle(entry, key)
         self.present.add(key)
-        content_hash = sha256_hex(data)
+        content_hash = stamped(sha256_hex(data), self.fingerprint)
         settled = ours is not None and ours.file_node_id is not None
-        if settled and ours is not None and content_hash == ours.content_hash:
+        if not self.force and settled and ours is not None and content_hash == ours.content_hash:
             summary.unchanged += 1
+            self.keep(ours)
             self.queue(
                 FilePlan(
                     entry.rel_path,
@@ -209,8 +257,22 @@ class _Sync:
             now=self.now,
             new_id=new_id,
         )
+        assert plan.row is not None
+        plan.row = replace(plan.row, content_hash=content_hash)
         (self.modified if settled else self.added).add(entry.rel_path)
         self.queue(plan)
+
+    def keep(self, row: SourceRow) -> None:
+        """Remember an unchanged file's nodes: any soft-forgotten one is restored."""
+        if row.file_node_id is not None:
+            self.kept_ids.append(row.file_node_id)
+        self.kept_ids.extend(row.chunk_node_ids)
+
+    def restore_kept(self) -> None:
+        """Bring back forgotten nodes of unchanged files (the file is the truth)."""
+        if self.kept_ids:
+            restored = self.graph.restore_nodes(self.kept_ids, RESTORE_REASON)
+            self.summary.nodes_restored += len(restored)
 
     def settle(self, entry: FileEntry, key: str) -> None:
         """The file needs nothing more: keep its row, skip it next watch cycle."""
@@ -222,7 +284,7 @@ class _Sync:
     ) -> None:
         """Record why a file is not ingested (so an unchanged one costs a stat
         next time); nodes it had while it was text are removed."""
-        self.summary.skip(reason)
+        self.summary.skip(reason, entry.rel_path)
         self.present.add(key)
         if not racy:
             self.snapshot[entry.rel_path] = (entry.size, entry.mtime_ns)
@@ -237,7 +299,7 @@ class _Sync:
         plan.row = SourceRow(
             key,
             self.root,
-            SKIPPED_PREFIX + reason,
+            stamped(SKIPPED_PREFIX + reason, self.fingerprint),
             entry.size,
             0 if racy else entry.mtime_ns,
             None,
@@ -343,6 +405,8 @@ class _Sync:
         }
         after = set(file_ids)
         before = (after - self.added) | self.removed
+        # The root is a package: `import <its name>.x` resolves inside the tree.
+        package = posixpath.basename(self.root) if "__init__.py" in after else None
         rewritten = (self.added | self.modified) & after
         targets = sorted(after if (self.added or self.removed) else rewritten)
         for start in range(0, len(targets), REFERENCE_BATCH_FILES):
@@ -354,10 +418,10 @@ class _Sync:
                     continue
                 references = node.metadata.get("references") or []
                 if rel_path not in rewritten and not resolution_changed(
-                    references, rel_path, before, after
+                    references, rel_path, before, after, package
                 ):
                     continue
-                plan = plan_references(self.store, node, rel_path, file_ids, after)
+                plan = plan_references(self.store, node, rel_path, file_ids, after, package)
                 add_back_references(self.graph, plan)
                 if plan.operations:
                     self.queue(plan)
@@ -371,14 +435,16 @@ def sync_tree(
     *,
     baseline: dict[str, tuple[int, int]] | None = None,
     progress: Progress | None = None,
+    force: bool = False,
 ) -> SyncResult:
     """One incremental pass over `root` (already resolved); see the module docstring.
 
     `baseline` (rel path -> (size, mtime_ns)) marks files known unchanged
-    without consulting the database (the watcher's previous cycle).
+    without consulting the database (the watcher's previous cycle); `force`
+    re-reads and re-plans every file.
     """
     started = time.perf_counter()
-    state = _Sync(graph, root, options, baseline)
+    state = _Sync(graph, root, options, baseline, force)
     report = WalkReport()
     entries = list(walk_files(root, options, report))
     state.rows = rows_under(graph.store, state.root)
@@ -393,6 +459,7 @@ def sync_tree(
     for path, message in report.errors:
         summary.error(path, message, counts_as_file=False)
     state.remove_missing(report.unreadable_dirs)
+    state.restore_kept()
     state.relink_references()
     summary.seconds = time.perf_counter() - started
     return SyncResult(summary, state.snapshot)
@@ -403,15 +470,44 @@ def scan_directory(
     root: str | os.PathLike[str],
     options: ScanOptions | None = None,
     progress: Progress | None = None,
+    *,
+    force: bool = False,
 ) -> ScanSummary:
     """Ingest every text file under `root` into `graph`, incrementally.
 
     Input: the facade, a directory, ScanOptions (seed 003 defaults when
     None), and an optional `progress(done, total, summary)` callback called
-    after each listed file.  Output: ScanSummary.  Re-running on an unchanged
+    after each listed file; `force` re-ingests every file even when it is
+    unchanged.  Output: ScanSummary.  Re-running on an unchanged
     tree writes nothing and reads no file (one stat per file).  Raises
     ValidationError when `root` is not a directory; every per-file problem is
     counted in the summary instead.  Complexity: O(files) stats plus
     O(bytes read) for new or changed files.
     """
-    return sync_tree(graph, resolve_root(root), options or ScanOptions(), progress=progress).summary
+    return sync_tree(
+        graph, resolve_root(root), options or ScanOptions(), progress=progress, force=force
+    ).summary
+
+
+def forget_tree(graph: Graphonomous, root: str | os.PathLike[str]) -> dict[str, object]:
+    """Remove everything scans brought in from files inside `root`: their file
+    and chunk nodes (with every edge touching them) and their `source_files`
+    rows, skipped files' rows included.  The folder itself is not read, so it
+    may be gone already.  Output: ``{"root", "files", "nodes_removed",
+    "edges_removed"}``.  Writes in groups, each one transaction.
+    Complexity: O(rows + nodes and edges removed).
+    """
+    directory = Path(root).expanduser().resolve().as_posix()
+    state = _Sync(graph, Path(directory), ScanOptions(), None)
+    rows = rows_inside(graph.store, directory)
+    for key, row in rows.items():
+        plan = plan_removal(graph.store, row, posixpath.relpath(key, directory))
+        state.queue(plan)
+    state.flush()
+    summary = state.summary
+    return {
+        "root": directory,
+        "files": len(rows),
+        "nodes_removed": summary.nodes_removed,
+        "edges_removed": summary.edges_removed,
+    }

@@ -65,6 +65,15 @@ def rows_under(store: Store, root: str) -> dict[str, SourceRow]:
     return {row[0]: _row(tuple(row)) for row in rows}
 
 
+def rows_inside(store: Store, directory: str) -> dict[str, SourceRow]:
+    """Every row whose file lies inside `directory` (absolute POSIX), by path.  O(rows)."""
+    prefix = directory.rstrip("/") + "/"
+    rows = store.query(
+        f"{_SELECT} WHERE substr(path, 1, ?) = ? ORDER BY path", (len(prefix), prefix)
+    )
+    return {row[0]: _row(tuple(row)) for row in rows}
+
+
 def get_row(store: Store, path: str) -> SourceRow | None:
     rows = store.query(f"{_SELECT} WHERE path = ?", (path,))
     return _row(tuple(rows[0])) if rows else None

@@ -19,6 +19,7 @@ from typing import Any
 from ..api import Graphonomous
 from .options import ScanOptions, ScanSummary
 from .scan import SyncResult, sync_tree
+from .sources import rows_under
 from .walk import WalkReport, resolve_root, walk_files
 
 
@@ -32,6 +33,7 @@ class WatchSummary:
     seconds: float = 0.0
     files_watched: int = 0  # files seen by the last cycle
     totals: ScanSummary = field(default_factory=ScanSummary)
+    ingested_on_start: bool = False  # the first cycle ingested the existing files
 
     def to_dict(self) -> dict[str, Any]:
         totals = self.totals.to_dict()
@@ -41,6 +43,7 @@ class WatchSummary:
             "interrupted": self.interrupted,
             "seconds": round(self.seconds, 3),
             "files_watched": self.files_watched,
+            "ingested_on_start": self.ingested_on_start,
             **{
                 name: totals[name]
                 for name in (
@@ -89,6 +92,9 @@ def watch(
     Input: the facade, a directory, options, `iterations` (cycles to run;
     None = until interrupted), `sleep` (called between cycles, never before
     the first or after the last) and `on_cycle(cycle_number, summary)`.
+    Without `ingest_on_start` the first cycle only records the tree's stats —
+    unless this database never scanned `root`, then it ingests the existing
+    files (`ingested_on_start` in the result says which happened).
     Output: WatchSummary.  Ctrl-C (KeyboardInterrupt) ends the loop cleanly
     with `interrupted` set; a cycle's committed groups stay committed.
     Complexity per cycle: O(files) stats plus the work for changed files.
@@ -98,11 +104,15 @@ def watch(
     result = WatchSummary(root=resolved.as_posix(), totals=ScanSummary(root=resolved.as_posix()))
     started = time.perf_counter()
     baseline: dict[str, tuple[int, int]] | None = None
+    # A folder this database never scanned is ingested in the first cycle:
+    # watching it must not leave its existing files silently absent.
+    scanned_before = bool(rows_under(graph.store, resolved.as_posix()))
+    result.ingested_on_start = options.ingest_on_start or not scanned_before
     try:
         while iterations is None or result.cycles < iterations:
             if result.cycles:
                 sleep(options.poll_interval_ms / 1000.0)
-            if result.cycles == 0 and not options.ingest_on_start:
+            if result.cycles == 0 and not options.ingest_on_start and scanned_before:
                 cycle = _baseline_only(resolved, options)
             else:
                 cycle = sync_tree(graph, resolved, options, baseline=baseline)

@@ -21,12 +21,14 @@ and its duration in ms:
 6. **promote** — move nodes up one timescale when accessed often for their age.
 7. **abstract** — summarise clusters of related episodes (`abstraction`).
 
-*Protected* nodes — node type goal, timescale glacial, or pinned — are never
-decayed, pruned, merged, superseded or promoted, and their edges never decay
-or get pruned.  A whole run (every stage and its log entry) is ONE store
-transaction under the facade lock: a crash leaves the graph as before the
-run.  A dry run executes the same stages and rolls them back, so its counts
-are exactly what a real run would do; only its log entry is kept.
+*Protected* nodes — node type goal, timescale glacial, pinned, or backed by
+an ingested file (``retention``) — are never decayed, pruned, merged,
+superseded or promoted, and their edges never decay or get pruned.  The
+node budget counts only what ``retention.budget_count`` counts.  A whole
+run (every stage and its log entry) is ONE store transaction under the
+facade lock: a crash leaves the graph as before the run.  A dry run
+executes the same stages and rolls them back, so its counts are exactly
+what a real run would do; only its log entry is kept.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from .abstraction import abstract_episodes
 from .common import IndexChanges, publish
 from .conflicts import CONFLICT_STRATEGIES, merge_duplicates, resolve_conflicts
 from .forgetting import PROTECTED_NODE_TYPES, PROTECTED_TIMESCALES, forget_by_policy
+from .retention import SOURCE_BACKED_SQL, budget_count
 from .similarity import NearPair, Watermark, changed_nodes, neighbour_pairs
 
 if TYPE_CHECKING:
@@ -188,7 +191,9 @@ def protected_clause() -> tuple[str, list[Any]]:
     """SQL condition on a nodes row "this node is protected", and its parameters."""
     types = ", ".join("?" * len(PROTECTED_NODE_TYPES))
     scales = ", ".join("?" * len(PROTECTED_TIMESCALES))
-    sql = f"(node_type IN ({types}) OR timescale IN ({scales}) OR pinned = 1)"
+    sql = (
+        f"(node_type IN ({types}) OR timescale IN ({scales}) OR pinned = 1 OR {SOURCE_BACKED_SQL})"
+    )
     return sql, [*PROTECTED_NODE_TYPES, *PROTECTED_TIMESCALES]
 
 
@@ -284,26 +289,33 @@ def max_nodes_setting(run: Run) -> int:
 def stage_prune_nodes(run: Run) -> dict[str, Any]:
     """Stage 2: hybrid forgetting over budget (seed 004), else the confidence threshold.
 
-    Output: ``{"policy", "live_nodes", "max_nodes", "nodes_pruned", "node_ids", ...}``.
+    Output: ``{"policy", "live_nodes", "budget_nodes", "max_nodes",
+    "nodes_pruned", "node_ids", "forgotten", ...}`` — `forgotten` lists every
+    id this stage forgot or deleted (`node_ids` the first ID_SAMPLE).  The
+    budget is compared with `budget_nodes` (``retention.budget_count``).
     Complexity: one scan of the nodes, one cascading DELETE per pruned node
     (or the forgetting policy's O(V log V + E)).
     """
     live = run.store.count_nodes()
+    counted = budget_count(run.store)
     limit = max_nodes_setting(run)
-    if live > limit:
-        # The policy soft-forgets (recoverable); a dry run only lists its candidates.
+    if counted > limit:
+        # The policy soft-forgets (recoverable).  It always applies: a dry run
+        # rolls the whole run back, so its header and body agree.
         result = forget_by_policy(
-            run.graph, "hybrid", max_nodes=limit, dry_run=run.dry_run, changes=run.changes
+            run.graph, "hybrid", max_nodes=limit, dry_run=False, changes=run.changes
         )
         chosen = [c["node_id"] for c in result["candidates"]]
         return {
             "policy": "hybrid",
             "live_nodes": live,
+            "budget_nodes": counted,
             "max_nodes": limit,
             "nodes_pruned": len(chosen),
             "mode": result["mode"],
             "over_budget_protected": result["over_budget_protected"],
             "node_ids": chosen[:ID_SAMPLE],
+            "forgotten": chosen,
         }
     protected, params = protected_clause()
     doomed = [
@@ -322,10 +334,12 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
     return {
         "policy": "threshold",
         "live_nodes": live,
+        "budget_nodes": counted,
         "max_nodes": limit,
         "nodes_pruned": len(doomed),
         "edges_removed": edges_before - run.store.count_edges(),
         "node_ids": doomed[:ID_SAMPLE],
+        "forgotten": doomed,
     }
 
 

@@ -13,6 +13,12 @@
   the WAL truncated and the file vacuumed, so the bytes are gone from disk.
 - :func:`memory_pressure` — the attention survey's warning above 90 % of the
   node budget.
+- :func:`restore_nodes` — bring soft-forgotten nodes back (a re-scan does
+  this for chunks of files that still exist: the file is the truth).
+
+What policy, decay and cascade may never take, and what the budget counts,
+is the retention rule of ``retention.py`` (source-backed and pinned nodes
+are exempt from the budget; they and goal/glacial nodes are never chosen).
 
 "Support" (cascade): Y supports X when X -derived_from-> Y, X -depends_on->
 Y, X -part_of-> Y or Y -supports-> X.  Cascade forgets X once every node
@@ -34,6 +40,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import telemetry
+from ..embed import pack_f32
 from ..model import (
     ValidationError,
     check_choice,
@@ -43,7 +50,7 @@ from ..model import (
     utc_now,
 )
 from ..store import Store
-from . import erasure, tables
+from . import erasure, retention, tables
 from .common import IndexChanges, publish
 
 if TYPE_CHECKING:
@@ -114,9 +121,14 @@ def supported_by(store: Store, node_id: str) -> set[str]:
     return found
 
 
-def is_protected(node_type: str, timescale: str, pinned: bool) -> bool:
-    """Goal nodes, glacial-timescale nodes and pinned nodes are never forgotten by policy."""
-    return node_type in PROTECTED_NODE_TYPES or timescale in PROTECTED_TIMESCALES or pinned
+def is_protected(node_type: str, timescale: str, pinned: bool, source_backed: bool = False) -> bool:
+    """Goal, glacial, pinned and source-backed nodes are never forgotten by policy or cascade."""
+    return (
+        node_type in PROTECTED_NODE_TYPES
+        or timescale in PROTECTED_TIMESCALES
+        or pinned
+        or source_backed
+    )
 
 
 def cascade_set(store: Store, root_id: str) -> list[str]:
@@ -130,11 +142,14 @@ def cascade_set(store: Store, root_id: str) -> list[str]:
     """
     doomed = {root_id}
     work = [root_id]
+    backed = retention.source_backed_ids(store)
     while work:
         current = work.pop()
         for candidate in sorted(supported_by(store, current) - doomed):
             node = store.get_node(candidate)
-            if node is None or is_protected(node.node_type, node.timescale, node.pinned):
+            if node is None or is_protected(
+                node.node_type, node.timescale, node.pinned, candidate in backed
+            ):
                 continue
             if supports_of(store, candidate) <= doomed:
                 doomed.add(candidate)
@@ -246,12 +261,14 @@ def score_nodes(store: Store, now: datetime | None = None) -> list[dict[str, Any
     """Priority of every live node, with its components.
 
     Output: ``[{"node_id", "priority", "confidence", "recency",
-    "access_count", "degree", "connectivity", "protected", "created_at"}]``
-    sorted by (priority, created_at, node_id) ascending — forgetting order.
-    Complexity: O(V + E) plus the sort, O(V log V).
+    "access_count", "degree", "connectivity", "protected", "exempt",
+    "created_at"}]`` sorted by (priority, created_at, node_id) ascending —
+    forgetting order.  ``exempt``: not counted against the budget
+    (retention rule).  Complexity: O(V + E) plus the sort, O(V log V).
     """
     moment = now or parse_time(utc_now())
     degrees = _live_degrees(store)
+    backed = retention.source_backed_ids(store)
     max_degree = max(degrees.values(), default=0)
     rows = tables.query(
         store,
@@ -273,7 +290,10 @@ def score_nodes(store: Store, now: datetime | None = None) -> list[dict[str, Any
                 "access_count": row["access_count"],
                 "degree": degree,
                 "connectivity": round(connectivity, PRIORITY_DIGITS),
-                "protected": is_protected(row["node_type"], row["timescale"], bool(row["pinned"])),
+                "protected": is_protected(
+                    row["node_type"], row["timescale"], bool(row["pinned"]), row["id"] in backed
+                ),
+                "exempt": bool(row["pinned"]) or row["id"] in backed,
                 "created_at": row["created_at"],
             }
         )
@@ -300,17 +320,21 @@ def forget_by_policy(
     mode: str = DEFAULT_POLICY_MODE,
     changes: IndexChanges | None = None,
 ) -> dict[str, Any]:
-    """Forget the lowest-priority unprotected nodes until ≤ max_nodes live nodes remain.
+    """Forget the lowest-priority unprotected nodes until ≤ max_nodes counted nodes remain.
 
     Input: the policy ("hybrid"), the budget (None: forgetting_config
     max_nodes), dry_run, the mode (soft | hard; soft by default).
     Output: ``{"policy", "mode", "dry_run", "max_nodes", "node_count_before",
-    "forgotten_count", "surviving_count", "protected_count",
-    "over_budget_protected", "candidates": [{"node_id", "priority",
-    "reason"}]}`` — with dry_run the candidates are what would be forgotten
-    and nothing changes.  Protected nodes (goal, glacial, pinned) are never
-    candidates; if they alone exceed the budget, ``over_budget_protected``
-    is true.  Complexity: O(V log V + E), one transaction.
+    "budget_count_before", "exempt_count", "forgotten_count",
+    "surviving_count", "protected_count", "over_budget_protected",
+    "forgotten": [ids], "candidates": [{"node_id", "priority", "reason"}]}``
+    — with dry_run the candidates are what would be forgotten, ``forgotten``
+    is empty and nothing changes.  The budget is compared with the live
+    nodes that count against it (``retention``: pinned and source-backed
+    nodes are exempt); protected nodes (goal, glacial, pinned,
+    source-backed) are never candidates; if the counted protected ones alone
+    exceed the budget, ``over_budget_protected`` is true.  Complexity:
+    O(V log V + E), one transaction.
 
     A caller running this inside its own transaction (the consolidator)
     passes `changes`: the index updates are then added to it for the caller
@@ -330,7 +354,8 @@ def forget_by_policy(
             else check_int("max_nodes", max_nodes, 0)
         )
         scored = score_nodes(store)
-        excess = max(0, len(scored) - budget)
+        counted = sum(1 for s in scored if not s["exempt"])
+        excess = max(0, counted - budget)
         unprotected = [s for s in scored if not s["protected"]]
         chosen = unprotected[:excess]
         candidates = [
@@ -365,12 +390,76 @@ def forget_by_policy(
         "dry_run": dry_run,
         "max_nodes": budget,
         "node_count_before": len(scored),
+        "budget_count_before": counted,
+        "exempt_count": len(scored) - counted,
         "forgotten_count": forgotten,
         "surviving_count": len(scored) - forgotten,
         "protected_count": len(scored) - len(unprotected),
-        "over_budget_protected": len(scored) - len(chosen) > budget,
+        "over_budget_protected": counted - len(chosen) > budget,
+        "forgotten": [] if dry_run else ids,
         "candidates": candidates,
     }
+
+
+def restore_nodes(graph: Graphonomous, node_ids: Iterable[str], reason: str) -> list[str]:
+    """Clear ``forgotten_at`` of those of `node_ids` that are soft-forgotten.
+
+    The restored nodes are re-embedded and rejoin the vector and BM25
+    indexes after the commit; one audit entry names them and `reason`.
+    Output: the restored ids, sorted.  Complexity: O(ids) plus embedding.
+    """
+    changes = IndexChanges()
+    with graph.lock:
+        store = graph.store
+        ids = retention.forgotten_among(store, sorted(set(node_ids)))
+        if not ids:
+            return []
+        with store.transaction():
+            now = utc_now()
+            nodes = [store.require_node(i, include_forgotten=True) for i in ids]
+            vectors = graph.embed_texts([node.content for node in nodes])
+            for node, vector in zip(nodes, vectors, strict=True):
+                store.update_node(node.id, forgotten_at=None, updated_at=now)
+                store.set_embedding(node.id, pack_f32(vector), graph.embedding_model)
+                changes.added(node.id, node.content, vector)
+            store.audit(now, "restore_nodes", None, {"reason": reason, "node_ids": ids})
+        publish(graph, changes)
+    return ids
+
+
+def budget_status(graph: Graphonomous) -> dict[str, Any]:
+    """The node budget as `stats` and the health resource show it.
+
+    Output: ``{"max_nodes", "counted_nodes", "exempt_nodes", "ratio",
+    "warning"}`` — `counted_nodes` are the live nodes the budget governs
+    (``retention``), `exempt_nodes` the live pinned and source-backed ones,
+    `warning` true above MEMORY_PRESSURE_RATIO.  O(1) queries.
+    """
+    with graph.lock:
+        store = graph.store
+        budget = int(tables.read_forgetting_config(store)["max_nodes"])
+        counted = retention.budget_count(store)
+        live = store.count_nodes()
+    ratio = counted / budget if budget > 0 else 0.0
+    return {
+        "max_nodes": budget,
+        "counted_nodes": counted,
+        "exempt_nodes": live - counted,
+        "ratio": round(ratio, 6),
+        "warning": ratio > MEMORY_PRESSURE_RATIO,
+    }
+
+
+def budget_warning(status: Mapping[str, Any]) -> str | None:
+    """The one-line warning for `budget_status` output above 90 %, else None."""
+    if not status["warning"]:
+        return None
+    return (
+        f"warning: {status['counted_nodes']} of {status['max_nodes']} budgeted nodes "
+        f"({status['ratio']:.0%}); consolidation forgets the lowest-priority learned "
+        "nodes above the budget (ingested and pinned nodes are kept) — raise it with "
+        "--max-nodes or GRAPHONOMOUS_MAX_NODES"
+    )
 
 
 # -- configuration and pressure ---------------------------------------------------------
@@ -415,7 +504,8 @@ def set_forgetting_config(
 def memory_pressure(graph: Graphonomous) -> dict[str, Any] | None:
     """The attention-survey item for memory pressure, or None.
 
-    Pressure: live node count > MEMORY_PRESSURE_RATIO × max_nodes.  Output:
+    Pressure: counted node count (``retention.budget_count``) >
+    MEMORY_PRESSURE_RATIO × max_nodes.  Output:
     ``{"type": "memory_pressure", "severity": "warning" | "critical"
     (critical once over budget), "node_count", "max_nodes", "ratio",
     "recommendation": "forget_by_policy", "target_node_count"}`` —
@@ -424,7 +514,7 @@ def memory_pressure(graph: Graphonomous) -> dict[str, Any] | None:
     O(1) queries.
     """
     with graph.lock:
-        count = graph.store.count_nodes()
+        count = retention.budget_count(graph.store)
         budget = int(tables.read_forgetting_config(graph.store)["max_nodes"])
     if budget <= 0 or count <= MEMORY_PRESSURE_RATIO * budget:
         return None

@@ -21,7 +21,8 @@ from ..store import Store
 FORGETTING_CONFIG_ID: Final = "default"
 # Defaults of the forgetting_config row (seed 004 schema).
 DEFAULT_FORGETTING_POLICY: Final = "hybrid"
-DEFAULT_MAX_NODES: Final = 10_000
+# Seed 003 config `max_nodes` (soft): the budget of learned nodes (retention.py).
+DEFAULT_MAX_NODES: Final = 50_000
 DEFAULT_MAX_AGE_HOURS: Final = 720
 # Two id lists per statement stay under SQLite's 999-variable limit.
 ID_CHUNK: Final = 400

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..model import check_non_negative
 from .consolidator import ConsolidationConfig, run_consolidation
+from .forgetting import MEMORY_PRESSURE_RATIO
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -31,6 +32,9 @@ LOCK_TIMEOUT_S: Final = 0.05
 MAX_POLL_S: Final = 1.0
 MIN_POLL_S: Final = 0.005
 ERRORS_KEPT: Final = 20
+# Ids named in the log line of an idle run that forgot something.
+REPORTED_IDS: Final = 10
+PRESSURE: Final = MEMORY_PRESSURE_RATIO
 
 _log = logging.getLogger("graphonomous.consolidation")
 
@@ -109,6 +113,31 @@ class ConsolidationTimer:
         try:
             self.last_result = run_consolidation(self.graph, trigger="idle", config=self.config)
             self.runs += 1
+            _report(self.last_result)
         except Exception as exc:  # the timer must survive a failing cycle
             _log.exception("consolidation cycle failed")
             self.errors = [*self.errors, f"{type(exc).__name__}: {exc}"][-ERRORS_KEPT:]
+
+
+def _report(entry: dict[str, Any]) -> None:
+    """Log (WARNING: the server's stderr) what an idle run forgot, and budget pressure."""
+    for stage in entry["stages"]:
+        forgotten = stage.get("forgotten") if stage["name"] == "prune_nodes" else None
+        if forgotten:
+            _log.warning(
+                "idle consolidation forgot %d learned node(s) (%s policy, max_nodes %s): %s",
+                len(forgotten),
+                stage.get("policy"),
+                stage.get("max_nodes"),
+                ", ".join(forgotten[:REPORTED_IDS])
+                + (" …" if len(forgotten) > REPORTED_IDS else ""),
+            )
+        budget = stage.get("budget_nodes") if stage["name"] == "prune_nodes" else None
+        limit = stage.get("max_nodes")
+        if isinstance(budget, int) and isinstance(limit, int) and budget > PRESSURE * limit:
+            _log.warning(
+                "%d of %d budgeted nodes before this run (%.0f%%)",
+                budget,
+                limit,
+                100.0 * budget / limit,
+            )

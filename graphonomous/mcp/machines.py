@@ -21,9 +21,23 @@ How a machine is generated from its actions (:func:`build_machine`):
   field the chosen action does not take is an error naming it; the other
   fields are validated against the v1 tool's own input schema, and the
   violations are reported under the machine's field names.
-* output schema: ``anyOf`` of the actions' v1 output schemas.
+* the listing is compact (an agent pays for it in every conversation): the
+  listed input schema carries each field's type, enum and bounds but no
+  per-field prose, omits the upstream alias fields (still accepted), and is
+  open — the per-action check rejects fields the action does not take.  The
+  tool description lists each action with its arguments (``*`` =
+  required); the field reference lives in SPEC.md (``mcp/docs.py``, from
+  :func:`merge_fields`) and in the v1 tools of the same names.
+* replies: ``structuredContent`` is the full result; the text block is the
+  compact rendering of ``render.py`` (path:lines, score, snippet).
+* no output schema: a machine's result is the v1 tool's result, unchanged
+  (its ``structuredContent`` validates against that v1 tool's schema).
 * annotations: read-only / idempotent if every action is; destructive /
-  open-world if any action is.
+  open-world if any action is — unless the machine states its own:
+  ``retrieve`` is read-only (its actions create, change and delete no
+  knowledge; retrieval only records access statistics).  Read actions of
+  the destructive machines (stats, query, traverse, topology) are also
+  actions of ``retrieve``, so a client never needs approval to read.
 """
 
 from __future__ import annotations
@@ -35,7 +49,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..contract.schema import Violation, key_path
 from ..model import ValidationError
-from .tools import ArgumentCheck, Handler, ToolAnnotations, ToolSpec, choice, obj
+from .render import compact_text
+from .tools import ArgumentCheck, Handler, ToolAnnotations, ToolSpec, obj
 from .upstream import machine_preparer
 from .v1 import V1_BY_NAME
 
@@ -43,6 +58,8 @@ if TYPE_CHECKING:
     from ..api import Graphonomous
 
 ACTION_FIELD: Final = "action"
+# A v1 field whose description starts so is an upstream alias: accepted, not listed.
+ALIAS_MARK: Final = "Alias of"
 # Schema keywords a merged field may widen (the v1 schema still applies per action).
 _LOWER_BOUNDS: Final = ("minimum", "minLength", "minItems")
 _UPPER_BOUNDS: Final = ("maximum", "maxLength", "maxItems")
@@ -98,6 +115,8 @@ class Machine:
     question: str
     purpose: str
     actions: tuple[MachineAction, ...]
+    # Stated hints (module docstring); None: aggregated from the actions.
+    hints: ToolAnnotations | None = None
     spec: ToolSpec = field(init=False)
 
     def __post_init__(self) -> None:
@@ -178,11 +197,36 @@ def merge_fields(actions: Sequence[MachineAction]) -> dict[str, Any]:
     return merged
 
 
+def is_alias(schema: Mapping[str, Any]) -> bool:
+    """An upstream alias field (accepted by the v1 tool, not listed by the machine)."""
+    return str(schema.get("description", "")).startswith(ALIAS_MARK)
+
+
+def _terse(schema: Any) -> Any:
+    """A schema without its prose (descriptions), recursively."""
+    if isinstance(schema, dict):
+        return {k: _terse(v) for k, v in schema.items() if k != "description"}
+    if isinstance(schema, list):
+        return [_terse(item) for item in schema]
+    return schema
+
+
+def listed_fields(actions: Sequence[MachineAction]) -> dict[str, Any]:
+    """The fields the listing shows: merged, without prose, and without the
+    fields that are an alias in every action using them."""
+    real = {n for a in actions for n, schema in a.fields().items() if not is_alias(schema)}
+    return {name: _terse(schema) for name, schema in merge_fields(actions).items() if name in real}
+
+
 def _action_line(action: MachineAction) -> str:
-    """``context — summary (retrieve_context; needs query)`` for the tool description."""
-    needs = action.required()
-    details = action.tool.name + (f"; needs {', '.join(needs)}" if needs else "")
-    return f"{action.name} — {action.summary} ({details})"
+    """``context(query*, limit) — summary`` for the tool description (* = required)."""
+    needs = set(action.required())
+    args = [
+        name + ("*" if name in needs else "")
+        for name, schema in action.fields().items()
+        if not is_alias(schema)
+    ]
+    return f"{action.name}({', '.join(args)}) — {action.summary}"
 
 
 def _annotations(actions: Sequence[MachineAction]) -> ToolAnnotations:
@@ -193,21 +237,6 @@ def _annotations(actions: Sequence[MachineAction]) -> ToolAnnotations:
         idempotent=all(h.idempotent for h in hints),
         open_world=any(h.open_world for h in hints),
     )
-
-
-def _output_schema(machine: Machine) -> dict[str, Any]:
-    outputs: list[Mapping[str, Any]] = []
-    for action in machine.actions:
-        schema = action.tool.output_schema
-        if schema is None:
-            raise ValueError(f"machine {machine.name}: {action.tool.name} has no outputSchema")
-        if _canonical(schema) not in {_canonical(o) for o in outputs}:
-            outputs.append(schema)
-    return {
-        "type": "object",
-        "description": "The result of the v1 tool the action runs, unchanged.",
-        "anyOf": [dict(o) for o in outputs],
-    }
 
 
 def _checker(machine: Machine) -> ArgumentCheck:
@@ -256,24 +285,24 @@ def build_machine(machine: Machine) -> ToolSpec:
     names = [a.name for a in machine.actions]
     if len(set(names)) != len(names):
         raise ValueError(f"machine {machine.name}: duplicate actions in {names}")
-    fields = merge_fields(machine.actions)
-    if ACTION_FIELD in fields:
+    fields = listed_fields(machine.actions)
+    if ACTION_FIELD in merge_fields(machine.actions):
         raise ValueError(f"machine {machine.name}: a v1 field named {ACTION_FIELD} is not renamed")
     description = (
-        f"{machine.question} {machine.purpose} Actions: "
+        f"{machine.question} {machine.purpose} Actions (* = required): "
         + "; ".join(_action_line(a) for a in machine.actions)
-        + ". Other fields are the arguments of the action's v1 tool; each field's "
-        "description names the actions that use it."
+        + ". Fields are the action's v1 tool arguments (same names)."
     )
-    action = choice(names, "What to do (the actions are listed in the tool description).")
+    action = {"type": "string", "enum": names}
     return ToolSpec(
         name=machine.name,
         title=machine.title,
         description=description,
-        input_schema=obj({ACTION_FIELD: action, **fields}, (ACTION_FIELD,)),
-        output_schema=_output_schema(machine),
-        annotations=_annotations(machine.actions),
+        input_schema=obj({ACTION_FIELD: action, **fields}, (ACTION_FIELD,), closed=False),
+        output_schema=None,
+        annotations=machine.hints or _annotations(machine.actions),
         handler=_dispatcher(machine),
+        render_text=compact_text,
         argument_check=_checker(machine),
     )
 
@@ -299,7 +328,13 @@ RETRIEVE: Final = Machine(
         _act("coverage", "coverage_query", "is knowledge enough? act / learn_first / escalate"),
         _act("trace_evidence", "trace_evidence_path", "most credible paths between two nodes"),
         _act("frontier", "epistemic_frontier", "where evidence is most uncertain (Wilson)"),
+        _act("topology", "topology_analyze", "SCC/κ analysis: fast or deliberate"),
+        _act("stats", "graph_stats", "counts, distributions, confidence"),
+        _act("query", "query_graph", "list / get nodes and edges, similarity search"),
+        _act("traverse", "graph_traverse", "breadth-first walk from a node"),
+        _act("attention_survey", "attention_survey", "what needs attention across goals"),
     ),
+    hints=ToolAnnotations(read_only=True, destructive=False, idempotent=False, open_world=False),
 )
 ROUTE: Final = Machine(
     name="route",

@@ -127,8 +127,9 @@ class ResourceTemplate:
 
 
 def read_health(ctx: ResourceContext) -> dict[str, Any]:
-    """Runtime health: server identity, uptime, graph counts, storage, and the
-    telemetry counters (routing decisions per entry point among them)."""
+    """Runtime health: server identity, uptime, graph counts, storage, the node
+    budget (`Graphonomous.budget_status`), and the telemetry counters (routing
+    decisions per entry point among them)."""
     stats = ctx.graph.graph_stats()
     return {
         "status": "ok",
@@ -142,6 +143,7 @@ def read_health(ctx: ResourceContext) -> dict[str, Any]:
         "storage": {
             key: stats[key] for key in ("db_path", "schema_version", "embedder") if key in stats
         },
+        "budget": ctx.graph.budget_status(),
         "telemetry": telemetry.counters(),
     }
 

@@ -229,6 +229,15 @@ JSON_OBJECT: Final[dict[str, Any]] = {
     "description": "A JSON object (a string holding a JSON object is accepted).",
 }
 
+# Provenance of every result (retrieval/provenance.py): file path and lines of
+# an ingested chunk, the writer's own `source` otherwise.
+PROVENANCE_OUTPUT: Final[dict[str, Any]] = {
+    "path": nullable("string"),
+    "line_start": nullable("integer"),
+    "line_end": nullable("integer"),
+    "source": nullable("string"),
+}
+
 NODE_OUTPUT: Final[dict[str, Any]] = out_obj(
     {
         "id": STRING,

@@ -94,6 +94,7 @@ from .tools import (
     NODES,
     NUMBER,
     OBJECT,
+    PROVENANCE_OUTPUT,
     STRING,
     STRINGS,
     Handler,
@@ -692,12 +693,13 @@ _CONTEXT_RESULT: Final = out_obj(
         "confidence": NUMBER,
         "similarity": NUMBER,
         "score": NUMBER,
-        "source": {"enum": list(SOURCES)},
+        **PROVENANCE_OUTPUT,
+        "channel": {"enum": list(SOURCES)},
         "hops": COUNT,
         "via": nullable("string"),
         "flags": STRINGS,
     },
-    ("node_id", "content", "node_type", "confidence", "score", "source"),
+    ("node_id", "content", "node_type", "confidence", "score", "path", "source", "channel"),
 )
 
 
@@ -928,7 +930,8 @@ RETRIEVE_PROCEDURAL: Final = ToolSpec(
                         "content": STRING,
                         "confidence": NUMBER,
                         "score": NUMBER,
-                        "source": STRING,
+                        **PROVENANCE_OUTPUT,
+                        "channel": {"enum": ["seed", "bm25"]},
                         "preconditions_met": STRINGS,
                         "preconditions_unmet": STRINGS,
                         "steps": STRINGS,

@@ -60,6 +60,7 @@ from ..model import (
     utc_now,
 )
 from ..topology import analyze, build_adjacency
+from .auto_effort import is_document_query
 from .bm25 import bm25_tokens
 from .experience import is_retrieval_aid, unrelated_similarity
 from .fusion import (
@@ -85,6 +86,8 @@ from .graph import (
     walk_degrees,
     weighted_graph,
 )
+from .provenance import provenance
+from .spread import spread_by_file
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -149,6 +152,12 @@ TOPOLOGY_NEIGHBORS_PER_RESULT: Final = 20
 SCORE_DIGITS: Final = 6
 
 SOURCES: Final = ("seed", "bm25", "neighbor")
+# At most this many results of one ingested file before other files get a
+# place (measured on two documentation trees, SPEC §10 "Effort on
+# documentation trees").
+MAX_PER_FILE: Final = 2
+# The per-file cap chooses among the best `limit` × this returnable entries.
+SPREAD_POOL_FACTOR: Final = 5
 # The name stage 1 reports in `stats.mechanisms` for each fusion method.
 FUSION_MECHANISMS: Final[Mapping[str, str]] = {SCORE_FUSION: "score_fusion", RRF_FUSION: "rrf"}
 
@@ -180,6 +189,8 @@ class RetrievalSettings:
     out_of_community_factor: float = OUT_OF_COMMUNITY_FACTOR
     topology_neighbors_per_result: int = TOPOLOGY_NEIGHBORS_PER_RESULT
     max_query_chars: int = MAX_QUERY_CHARS
+    # Results per file in the answer (spread.py); 0 = no cap (one file wanted).
+    max_per_file: int = MAX_PER_FILE
 
 
 DEFAULT_SETTINGS: Final = RetrievalSettings()
@@ -800,6 +811,12 @@ def _utility_rerank(run: _Run, vector: list[float] | None) -> None:
     run.stats["superseded_demoted"] = demoted
 
 
+def _documents(run: _Run, limit: int) -> bool:
+    """Do the best `limit` stage-1 candidates mostly come from files? (auto_effort.py)"""
+    top = sorted(run.entries.values(), key=lambda e: (-e.score, e.node_id))[:limit]
+    return is_document_query((e.node_id for e in top), run.reader.node)
+
+
 def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
     """Returnable entries with score >= min_score, best first, cut at limit.
 
@@ -808,6 +825,7 @@ def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
     float noise from summation order (PageRank) cannot break a tie.
     """
     chosen = []
+    paths: dict[str, str | None] = {}
     ranked = sorted(run.entries.values(), key=lambda e: (-round(e.score, SCORE_DIGITS), e.node_id))
     for entry in ranked:
         node = run.reader.node(entry.node_id)
@@ -817,9 +835,10 @@ def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
             and round(entry.score, SCORE_DIGITS) >= min_score
         ):
             chosen.append(entry)
-            if len(chosen) == limit:
+            paths[entry.node_id] = provenance(node)["path"]
+            if len(chosen) == limit * SPREAD_POOL_FACTOR:
                 break
-    return chosen
+    return spread_by_file(chosen, lambda e: paths[e.node_id], run.settings.max_per_file, limit)
 
 
 # -- stage 6: topology window, causal context, contradictions -------------------
@@ -948,7 +967,8 @@ def _result_rows(
                 "confidence": node.confidence,
                 "similarity": round(similarity, SCORE_DIGITS),
                 "score": round(entry.score, SCORE_DIGITS),
-                "source": entry.source,
+                **provenance(node),
+                "channel": entry.source,
                 "hops": entry.hops,
                 "via": entry.via,
                 "flags": list(flags.get(entry.node_id, [])),
@@ -1041,6 +1061,9 @@ def retrieve_context(
         else:
             run.stats["candidates"] = {"pool_size": pool, "embedding": 0, "bm25": 0, "fused": 0}
         run.timings["candidates"] = _ms(started)
+        if effort is None and not deep and plan.effort > 0 and _documents(run, limit):
+            plan = run.plan = effort_plan(0, False, 0)  # auto_effort.py
+            run.mechanisms.append("auto_effort_documents")
         started = time.perf_counter()
         run.stats["supported"] = 0
         if plan.support and run.entries:

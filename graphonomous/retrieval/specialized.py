@@ -31,6 +31,7 @@ from ..model import (
 )
 from .bm25 import bm25_tokens
 from .graph import GraphReader, GraphSnapshot, Link
+from .provenance import node_result, provenance
 from .retriever import MAX_QUERY_CHARS, cap_query, hybrid_search
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ def retrieve_episodic(
         "since": low[0] if low else None,
         "until": high[0] if high else None,
         "count": len(nodes),
-        "results": [node.to_dict() for node in nodes],
+        "results": [node_result(node) for node in nodes],
     }
 
 
@@ -243,7 +244,8 @@ def retrieve_procedural(
             "content": node.content,
             "confidence": node.confidence,
             "score": round(score, 6),
-            "source": source,
+            **provenance(node),
+            "channel": source,
             "preconditions_met": met,
             "preconditions_unmet": unmet,
             "steps": extract_steps(node.content, node.metadata),
@@ -467,7 +469,7 @@ def graph_traverse(
         "depth": depth,
         "direction": direction,
         "relationships": sorted(kinds) if kinds is not None else None,
-        "nodes": [{**node.to_dict(), "depth": depth_of[node.id]} for node in nodes if node],
+        "nodes": [{**node_result(node), "depth": depth_of[node.id]} for node in nodes if node],
         "edges": [edge.to_dict() for edge in edges],
         "count": len(ids),
         "truncated": truncated,
