@@ -210,7 +210,9 @@ class Session:
         if schema is None:  # a v2 machine: a compact text, the v1 tool's result
             assert text == compact_text(structured)
             arguments = self.placeholders_resolve(arguments)
-            action = next(m for m in MACHINES if m.name == name).action(arguments["action"])
+            # The server trims and lower-cases the action (upstream style, mcp/upstream.py).
+            action_name = str(arguments["action"]).strip().lower()
+            action = next(m for m in MACHINES if m.name == name).action(action_name)
             schema = action.tool.output_schema
         else:
             assert json.loads(text) == structured
