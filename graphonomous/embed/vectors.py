@@ -20,11 +20,12 @@ and a second path would make results depend on the install.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from operator import mul
 
 from graphonomous.model import ValidationError
@@ -141,3 +142,31 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     if denominator == 0.0:
         return 0.0
     return dot(a, b) / denominator
+
+
+def pack_sections(header: Mapping[str, object], blobs: Sequence[bytes]) -> bytes:
+    """One bytes value holding a JSON header and raw sections (saved derived indexes).
+
+    Layout: 8-byte little-endian header length, the UTF-8 JSON header (with
+    the section lengths added as ``"blobs"``), then the sections.  O(size).
+    """
+    meta = json.dumps({**header, "blobs": [len(blob) for blob in blobs]}).encode("utf-8")
+    return b"".join([len(meta).to_bytes(8, "little"), meta, *blobs])
+
+
+def unpack_sections(data: bytes) -> tuple[dict[str, object], list[bytes]] | None:
+    """The header and sections of `pack_sections` bytes; None when malformed.  O(size)."""
+    try:
+        size = int.from_bytes(data[:8], "little")
+        header = json.loads(data[8 : 8 + size].decode("utf-8"))
+        lengths = header.pop("blobs")
+        start = 8 + size
+        blobs = []
+        for length in lengths:
+            blobs.append(data[start : start + int(length)])
+            start += int(length)
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        return None
+    if start != len(data):
+        return None
+    return header, blobs

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ..model import Node
 from ..records import node_from_fields
 from . import bookkeeping
-from .common import IndexChanges, insert_node, link
+from .common import insert_node, link
 from .conflicts import JUDGED_RELATIONSHIPS
 from .keywords import distinct_words
 from .similarity import NearPair
@@ -181,7 +181,6 @@ def abstract_episodes(
     pairs: Iterable[NearPair],
     config: ConsolidationConfig,
     now: str,
-    changes: IndexChanges,
 ) -> dict[str, Any]:
     """Stage 7 (module docstring), inside the run's transaction.
 
@@ -211,7 +210,7 @@ def abstract_episodes(
             },
             now=now,
         )
-        insert_node(graph, node, vector, changes)
+        insert_node(graph, node, vector)
         for member in members:
             edge_id, _ = link(
                 graph.store,

@@ -51,7 +51,7 @@ from .beliefs import (
     contradiction_cues,
     retract,
 )
-from .common import IndexChanges, link
+from .common import link
 from .similarity import NearPair
 
 if TYPE_CHECKING:
@@ -229,7 +229,6 @@ def merge_duplicates(
     config: ConsolidationConfig,
     now: str,
     protected: set[str],
-    changes: IndexChanges,
 ) -> dict[str, Any]:
     """Stage 5 over `pairs` (module docstring), inside the run's transaction.
 
@@ -257,7 +256,6 @@ def merge_duplicates(
             continue
         keep, other = sorted(nodes, key=lambda node: (node.created_at, node.id))
         merge_into(store, keep.id, [other.id], now)
-        changes.dropped(other.id)
         merged.append(
             {
                 "kept": keep.id,

@@ -43,7 +43,6 @@ from ..model import (
 )
 from ..store import Store
 from . import tables
-from .common import IndexChanges, publish
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -170,7 +169,6 @@ def forget_node(
     check_choice("mode", mode, FORGET_MODES)
     if reason is not None and not isinstance(reason, str):
         raise ValidationError("reason", "must be a string")
-    changes = IndexChanges()
     with graph.lock:
         store = graph.store
         with store.transaction():
@@ -185,15 +183,12 @@ def forget_node(
             else:
                 ids = cascade_set(store, node_id) if mode == "cascade" else [node_id]
                 edges_removed = _hard_delete(store, ids)
-            for forgotten in ids:
-                changes.dropped(forgotten)
             store.audit(
                 now,
                 "forget_node",
                 node_id,
                 {"mode": mode, "reason": reason, "node_ids": ids, "edges_removed": edges_removed},
             )
-        publish(graph, changes)
     telemetry.emit(FORGET_EVENT, {"count": len(ids)}, {"mode": mode, "policy": None})
     return {
         "mode": mode,
@@ -295,7 +290,6 @@ def forget_by_policy(
     max_nodes: int | None = None,
     dry_run: bool = False,
     mode: str = DEFAULT_POLICY_MODE,
-    changes: IndexChanges | None = None,
 ) -> dict[str, Any]:
     """Forget the lowest-priority unprotected nodes until ≤ max_nodes live nodes remain.
 
@@ -307,18 +301,13 @@ def forget_by_policy(
     "reason"}]}`` — with dry_run the candidates are what would be forgotten
     and nothing changes.  Protected nodes (goal, glacial, pinned) are never
     candidates; if they alone exceed the budget, ``over_budget_protected``
-    is true.  Complexity: O(V log V + E), one transaction.
-
-    A caller running this inside its own transaction (the consolidator)
-    passes `changes`: the index updates are then added to it for the caller
-    to publish after ITS commit, instead of being published here.
+    is true.  Complexity: O(V log V + E), one transaction (nested in the
+    caller's when one is open, as the consolidator's).
     """
     check_choice("policy", policy, FORGETTING_POLICIES)
     check_choice("mode", mode, POLICY_MODES)
     if not isinstance(dry_run, bool):
         raise ValidationError("dry_run", "must be true or false")
-    owner = changes is None
-    pending = IndexChanges() if changes is None else changes
     with graph.lock:
         store = graph.store
         budget = (
@@ -343,16 +332,12 @@ def forget_by_policy(
                         store.update_node(node_id, forgotten_at=now, updated_at=now)
                 else:
                     _hard_delete(store, ids)
-                for node_id in ids:
-                    pending.dropped(node_id)
                 store.audit(
                     now,
                     "forget_by_policy",
                     None,
                     {"policy": policy, "mode": mode, "max_nodes": budget, "node_ids": ids},
                 )
-            if owner:
-                publish(graph, pending)
     forgotten = 0 if dry_run else len(ids)
     if forgotten:
         telemetry.emit(FORGET_EVENT, {"count": forgotten}, {"mode": mode, "policy": policy})
@@ -714,7 +699,6 @@ def gdpr_erase(graph: Graphonomous, node_id: str, reason: str | None = None) -> 
     check_id("node_id", node_id)
     if reason is not None and not isinstance(reason, str):
         raise ValidationError("reason", "must be a string")
-    changes = IndexChanges()
     with graph.lock:
         store = graph.store
         if store.in_transaction:
@@ -727,6 +711,7 @@ def gdpr_erase(graph: Graphonomous, node_id: str, reason: str | None = None) -> 
             with store.transaction():
                 scrubbed = _scrub_references(store, node_id, content)
                 edges_removed = store.delete_node(node_id)
+                store.erase_change_traces(node_id)
                 store.audit(
                     utc_now(),
                     "gdpr_erase",
@@ -739,8 +724,6 @@ def gdpr_erase(graph: Graphonomous, node_id: str, reason: str | None = None) -> 
                         else None,
                     },
                 )
-            changes.dropped(node_id)
-            publish(graph, changes)
             file_report = _scrub_file(store)
         finally:
             tables.execute(store, f"PRAGMA secure_delete = {int(previous)}")

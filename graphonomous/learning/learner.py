@@ -31,7 +31,7 @@ from ..model import (
 from ..records import node_from_fields
 from ..store import Store
 from . import beliefs, tables
-from .common import IndexChanges, bounded_step, insert_node, link, publish
+from .common import bounded_step, insert_node, link
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -316,7 +316,6 @@ def learn_from_outcome(
     )
     now = node.created_at
     (vector,) = graph.embed_texts([node.content])
-    changes = IndexChanges()
     with graph.lock:
         store = graph.store
         with store.transaction():
@@ -330,7 +329,7 @@ def learn_from_outcome(
                 if found is None or found.forgotten_at is not None:
                     raise ValidationError("causal_node_ids", f"no live node with id {node_id!r}")
             goal_node_id = _resolve_goal_node(store, goal_id) if goal_id is not None else None
-            insert_node(graph, node, vector, changes)
+            insert_node(graph, node, vector)
             updates = []
             for node_id in causal_ids:
                 cause = causal[node_id]
@@ -383,7 +382,6 @@ def learn_from_outcome(
                     "signal_id": signal_id,
                 },
             )
-        publish(graph, changes)
     telemetry.emit(
         OUTCOME_EVENT,
         {"causal_nodes": len(causal_ids), "signal": signal},
@@ -650,7 +648,6 @@ def learn_from_interaction(
     ]
     vectors = graph.embed_texts([episode.content, *claims])
     now = episode.created_at
-    changes = IndexChanges()
     with graph.lock:
         store = graph.store
         novelty = _novelty(graph, vectors[0], NOVELTY_THRESHOLD, NOVELTY_NEIGHBOURS)
@@ -661,7 +658,7 @@ def learn_from_interaction(
         records: list[dict[str, Any]] = []
         results = []
         with store.transaction():
-            insert_node(graph, episode, vectors[0], changes)
+            insert_node(graph, episode, vectors[0])
             for claim_node, vector, plan in zip(claim_nodes, vectors[1:], plans, strict=True):
                 if plan["reinforce"] is not None:
                     target = store.get_node(plan["reinforce"])
@@ -685,7 +682,7 @@ def learn_from_interaction(
                         }
                     )
                     continue
-                insert_node(graph, claim_node, vector, changes)
+                insert_node(graph, claim_node, vector)
                 link(store, claim_node.id, episode.id, "derived_from", now)
                 for other_id in plan["related"]:
                     link(store, claim_node.id, other_id, "related", now)
@@ -703,7 +700,6 @@ def learn_from_interaction(
                         "contradicts": [r["conflicting_node_id"] for r in found],
                     }
                 )
-        publish(graph, changes)
         graph.contradiction_hooks.notify(records)
         stored_episode = store.get_node(episode.id)
         assert stored_episode is not None

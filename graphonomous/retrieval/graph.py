@@ -82,7 +82,7 @@ def store_fingerprint(store: Store) -> tuple[int, int]:
     write of this process goes through it); ``PRAGMA data_version`` changes
     when another connection (another process) commits.  O(1).
     """
-    return int(store.scalar("SELECT total_changes()")), int(store.scalar("PRAGMA data_version"))
+    return store.fingerprint()
 
 
 @dataclass(frozen=True)
