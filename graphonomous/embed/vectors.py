@@ -26,6 +26,7 @@ import os
 import sys
 from array import array
 from collections.abc import Mapping, Sequence
+from typing import Any
 from operator import mul
 
 from graphonomous.model import ValidationError
@@ -154,19 +155,23 @@ def pack_sections(header: Mapping[str, object], blobs: Sequence[bytes]) -> bytes
     return b"".join([len(meta).to_bytes(8, "little"), meta, *blobs])
 
 
-def unpack_sections(data: bytes) -> tuple[dict[str, object], list[bytes]] | None:
-    """The header and sections of `pack_sections` bytes; None when malformed.  O(size)."""
+def unpack_sections(data: bytes) -> tuple[dict[str, Any], list[memoryview]] | None:
+    """The header and sections of `pack_sections` bytes; None when malformed.
+
+    The sections are views into `data` (no copy).  O(header size).
+    """
+    view = memoryview(data)
     try:
-        size = int.from_bytes(data[:8], "little")
-        header = json.loads(data[8 : 8 + size].decode("utf-8"))
+        size = int.from_bytes(view[:8], "little")
+        header = json.loads(bytes(view[8 : 8 + size]).decode("utf-8"))
         lengths = header.pop("blobs")
         start = 8 + size
         blobs = []
         for length in lengths:
-            blobs.append(data[start : start + int(length)])
+            blobs.append(view[start : start + int(length)])
             start += int(length)
     except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
         return None
-    if start != len(data):
+    if start != len(view):
         return None
     return header, blobs

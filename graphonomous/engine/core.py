@@ -332,5 +332,20 @@ class Engine(Generic[SnapshotT]):
     # -- lifetime ------------------------------------------------------------------------------
 
     def close(self) -> None:
+        """Save indexes that moved far from their saved copy (best effort), then close."""
         with self.lock:
+            saved_at = [
+                at
+                for index, at in (
+                    (self._vectors, self._vectors_saved_at),
+                    (self._text, self._text_saved_at),
+                )
+                if index is not None
+            ]
+            if (
+                self._persist
+                and saved_at
+                and self._generation - min(saved_at) > RESAVE_AFTER_CHANGES
+            ):
+                self.save_indexes()
             self.store.close()

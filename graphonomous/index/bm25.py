@@ -371,9 +371,7 @@ class Bm25Index:
             return None
         k1, b, epsilon, stem = header["params"]
         index = cls(k1=k1, b=b, epsilon=epsilon, stem=stem)
-        lengths, docs, tfs, doc_len, term_counts, doc_terms = (
-            _typed(blob) for blob in blobs
-        )
+        lengths, docs, tfs, doc_len, term_counts, doc_terms = (_typed(blob) for blob in blobs)
         index._doc_ids = header["doc_ids"]
         index._doc_slot = {d: slot for slot, d in enumerate(index._doc_ids) if d is not None}
         index._free = header["free"]
@@ -404,7 +402,7 @@ def _live_id(doc_ids: list[str | None], doc: int) -> str:
     return doc_id
 
 
-def _typed(blob: bytes) -> array[int]:
+def _typed(blob: bytes | memoryview) -> array[int]:
     values = array(_SLOT)
     values.frombytes(blob)
     return values

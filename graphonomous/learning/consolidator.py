@@ -251,9 +251,7 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
     limit = max_nodes_setting(run)
     if live > limit:
         # The policy soft-forgets (recoverable); a dry run only lists its candidates.
-        result = forget_by_policy(
-            run.graph, "hybrid", max_nodes=limit, dry_run=run.dry_run
-        )
+        result = forget_by_policy(run.graph, "hybrid", max_nodes=limit, dry_run=run.dry_run)
         chosen = [c["node_id"] for c in result["candidates"]]
         return {
             "policy": "hybrid",

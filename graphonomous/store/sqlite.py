@@ -422,7 +422,9 @@ class Store:
     def prune_change_log(self, keep: int = CHANGE_LOG_KEEP) -> int:
         """Drop all but the `keep` newest change-log rows; returns how many went."""
         newest = self.change_generation()
-        return int(self.execute("DELETE FROM node_changes WHERE seq <= ?", (newest - keep,)).rowcount)
+        return int(
+            self.execute("DELETE FROM node_changes WHERE seq <= ?", (newest - keep,)).rowcount
+        )
 
     def erase_change_traces(self, node_id: str) -> None:
         """GDPR erase: no change-log row or saved index may keep the erased id.
