@@ -26,8 +26,8 @@ import os
 import sys
 from array import array
 from collections.abc import Mapping, Sequence
-from typing import Any
 from operator import mul
+from typing import Any
 
 from graphonomous.model import ValidationError
 
