@@ -90,7 +90,9 @@ class Graphonomous:
         self.store = Store(self.db_path)
         # The engine owns the store, the lock, the indexes and the snapshot;
         # the facade validates arguments and delegates.
-        self.engine: Engine[GraphSnapshot] = Engine(self.store, self.embedder, build_snapshot)
+        self.engine: Engine[Store, GraphSnapshot] = Engine(
+            self.store, self.embedder, build_snapshot
+        )
         self.lock: threading.RLock = self.engine.lock
 
     def close(self) -> None:

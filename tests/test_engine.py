@@ -288,3 +288,11 @@ def test_running_server_sees_cli_writes_forgets_and_erases(tmp_path: Path) -> No
     finally:
         err = server.close()
     assert "locked" not in err and "Traceback" not in err, err
+
+
+def test_the_sqlite_store_implements_the_storage_protocol() -> None:
+    from graphonomous.store import GraphStorage
+
+    with Store(":memory:") as store:
+        typed: GraphStorage = store  # mypy checks the structure; isinstance the names
+        assert isinstance(typed, GraphStorage)

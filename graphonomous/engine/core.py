@@ -32,10 +32,11 @@ from typing import Any, Final, Generic, TypeVar
 
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
 from ..index import Bm25Index
-from ..store import Store, StoreError
+from ..store import GraphStorage, StoreError
 from ..store.sqlite import is_unwritable_error
 
 SnapshotT = TypeVar("SnapshotT")
+StorageT = TypeVar("StorageT", bound=GraphStorage)
 
 # Changes above this many nodes since the saved vector index was written make
 # the engine save a fresh copy after the next load (a cold process then
@@ -45,14 +46,14 @@ VECTORS_NAME: Final = "vectors"
 TEXT_NAME: Final = "bm25"
 
 
-class Engine(Generic[SnapshotT]):
+class Engine(Generic[StorageT, SnapshotT]):
     """Store + embedder + indexes of one database, kept fresh across processes."""
 
     def __init__(
         self,
-        store: Store,
+        store: StorageT,
         embedder: Embedder,
-        snapshot_builder: Callable[[Store], SnapshotT],
+        snapshot_builder: Callable[[StorageT], SnapshotT],
         *,
         persist_indexes: bool = True,
     ) -> None:
@@ -89,7 +90,7 @@ class Engine(Generic[SnapshotT]):
     # -- writes ----------------------------------------------------------------
 
     @contextmanager
-    def write(self) -> Iterator[Store]:
+    def write(self) -> Iterator[StorageT]:
         """One write transaction: everything inside commits together or not at all.
 
         Index changes are derived from the change log when the transaction
