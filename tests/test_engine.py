@@ -183,16 +183,28 @@ def test_index_dumps_round_trip() -> None:
         assert VectorIndex.load(vectors.dump(), 8) is None
 
 
-def test_access_counters_are_best_effort_on_a_read_only_file(tmp_path: Path) -> None:
+def test_reads_answer_while_another_process_holds_the_write_lock(tmp_path: Path) -> None:
     db = tmp_path / "g.db"
     with Graphonomous(db) as graph:
-        graph.store_node("read only pump", node_id="p")
-    with Graphonomous(db) as graph:
-        graph.vector_index(), graph.text_index()
-        with graph.engine.best_effort():
-            raise sqlite3.OperationalError("attempt to write a readonly database")
-        with pytest.raises(sqlite3.OperationalError), graph.engine.best_effort():
-            raise sqlite3.OperationalError("no such table: nowhere")
+        for i in range(6):
+            graph.store_node(f"pump seal note {i}", node_id=f"p{i}")
+        graph.retrieve_context("pump seal", limit=3)
+        counts = {n["id"]: n["access_count"] for n in graph.list_nodes()["nodes"]}
+        other = sqlite3.connect(db, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # a long batch of another process
+        try:
+            result = graph.retrieve_context("pump seal", limit=3)  # counters skipped
+            assert result["results"]
+            assert graph.store.try_write(lambda: None) is False
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        after = {n["id"]: n["access_count"] for n in graph.list_nodes()["nodes"]}
+        assert after == counts
+        graph.retrieve_context("pump seal", limit=3)
+        assert (
+            sum(n["access_count"] for n in graph.list_nodes()["nodes"]) == sum(counts.values()) + 3
+        )
 
 
 # -- a real server and the CLI ----------------------------------------------------------

@@ -24,7 +24,6 @@ or the facade); the graph snapshot's builder is handed in by the facade.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -32,8 +31,7 @@ from typing import Any, Final, Generic, TypeVar
 
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
 from ..index import Bm25Index
-from ..store import GraphStorage, StoreError
-from ..store.sqlite import is_unwritable_error
+from ..store import GraphStorage
 
 SnapshotT = TypeVar("SnapshotT")
 StorageT = TypeVar("StorageT", bound=GraphStorage)
@@ -98,18 +96,6 @@ class Engine(Generic[StorageT, SnapshotT]):
         """
         with self.lock, self.store.transaction():
             yield self.store
-
-    @contextmanager
-    def best_effort(self) -> Iterator[None]:
-        """Writes that may be skipped (access counters): a read-only file, a full disk
-        or a database locked too long makes them a no-op instead of an error."""
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            if not is_unwritable_error(exc):
-                raise
-        except StoreError:
-            pass
 
     # -- the activity clock ------------------------------------------------------
 

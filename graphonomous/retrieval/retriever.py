@@ -836,14 +836,17 @@ def record_access(graph: Graphonomous, result_ids: Sequence[str]) -> None:
 
     Counts are re-read inside the (write-locked) transaction, so concurrent
     processes never lose an increment.  The whole-graph snapshot stays valid:
-    these columns do not change the graph it holds.
+    these columns do not change the graph it holds.  Best effort: when the
+    file takes no write now (read-only, disk full, another process's long
+    transaction) the counters are skipped and the answer still goes out.
     """
     if not result_ids:
         return
     store = graph.store
     before = store_fingerprint(store)
     now = utc_now()
-    with store.transaction():
+
+    def bump() -> None:
         rows = store.get_nodes(result_ids)
         for node_id in sorted(rows):
             store.update_node(
@@ -851,6 +854,8 @@ def record_access(graph: Graphonomous, result_ids: Sequence[str]) -> None:
             )
         for edge in store.list_edges_between(result_ids):
             store.update_edge(edge.id, co_activation_count=edge.co_activation_count + 1)
+
+    store.try_write(bump)
     graph.snapshot_writes_done(before)
 
 

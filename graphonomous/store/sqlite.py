@@ -230,7 +230,7 @@ class Store:
     # -- transactions ----------------------------------------------------
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, *, retry: bool = True) -> Iterator[None]:
         """All writes inside commit together or not at all.
 
         The outermost call holds the store lock and a write lock on the file
@@ -243,8 +243,10 @@ class Store:
             savepoint = f"sp{depth}"
             pending_before = len(self._after_commit)
             try:
-                if depth == 0:
+                if depth == 0 and retry:
                     self._begin_immediate()
+                elif depth == 0:
+                    self._conn.execute("BEGIN IMMEDIATE")
                 else:
                     self._conn.execute(f"SAVEPOINT {savepoint}")
             except BaseException:
@@ -265,7 +267,13 @@ class Store:
                     self._conn.execute(f"RELEASE {savepoint}")
                 raise
             else:
-                self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {savepoint}")
+                try:
+                    self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {savepoint}")
+                except BaseException:  # e.g. the disk filled up: nothing is kept
+                    del self._after_commit[pending_before:]
+                    if depth == 0 and self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
             finally:
                 self._depth = depth
             if depth == 0:
@@ -298,6 +306,31 @@ class Store:
                     ) from exc
                 time.sleep(pause * (0.5 + random.random()))
                 pause = min(_BACKOFF_MAX_S, pause * 2)
+
+    def try_write(self, write: Callable[[], None], wait_ms: int = _CACHE_BUSY_TIMEOUT_MS) -> bool:
+        """Run `write()` in its own transaction if the file takes it now; best effort.
+
+        For writes a reader may skip (access counters): the lock is waited
+        for at most `wait_ms` (no retries), and a read-only file, a full disk
+        or a busy database make it return False with nothing written.
+        Inside an open transaction it joins it (a savepoint).
+        """
+        with self._lock:
+            if self._conn.in_transaction:
+                with self.transaction():
+                    write()
+                return True
+            self._conn.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+            try:
+                with self.transaction(retry=False):
+                    write()
+            except sqlite3.OperationalError as exc:
+                if is_unwritable_error(exc):
+                    return False
+                raise
+            finally:
+                self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            return True
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run `callback` once the outermost transaction has committed (now, if none is open).
