@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Final
 
 ROOT: Final = Path(__file__).resolve().parents[1]
-LOCOMO: Final = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+DEFAULT_LOCOMO: Final = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 MIN_PARAGRAPH: Final = 40  # characters: shorter "paragraphs" are headings and code fences
 MAX_PARAGRAPH: Final = 2_000
 BATCH: Final = 2_000  # nodes per apply_batch while building
@@ -65,7 +65,7 @@ QUERIES: Final = (
 # -- corpus -------------------------------------------------------------------------------
 
 
-def paragraphs(docs: Path | None, limit: int) -> list[tuple[str, str]]:
+def paragraphs(docs: Path | None, limit: int, locomo: Path) -> list[tuple[str, str]]:
     """(group, text) pairs: LoCoMo turns (group = session) then doc paragraphs (group = file)."""
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
@@ -76,8 +76,8 @@ def paragraphs(docs: Path | None, limit: int) -> list[tuple[str, str]]:
             seen.add(text)
             out.append((group, text[:MAX_PARAGRAPH]))
 
-    if LOCOMO.exists():
-        for conv_no, conv in enumerate(json.loads(LOCOMO.read_text(encoding="utf-8"))):
+    if locomo.exists():
+        for conv_no, conv in enumerate(json.loads(locomo.read_text(encoding="utf-8"))):
             talk = conv["conversation"]
             for key in sorted(talk):
                 if key.startswith("session_") and isinstance(talk[key], list):
@@ -96,12 +96,12 @@ def paragraphs(docs: Path | None, limit: int) -> list[tuple[str, str]]:
     return out[:limit]
 
 
-def build(db: Path, docs: Path | None, size: int) -> dict[str, Any]:
+def build(db: Path, docs: Path | None, size: int, locomo: Path) -> dict[str, Any]:
     """Runs inside the checkout under test: write the graph in batches."""
     from graphonomous import Graphonomous
 
     rng = random.Random(size)
-    items = paragraphs(docs, size)
+    items = paragraphs(docs, size, locomo)
     started = time.perf_counter()
     with Graphonomous(db) as graph:
         last_of_group: dict[str, str] = {}
@@ -144,7 +144,13 @@ def build(db: Path, docs: Path | None, size: int) -> dict[str, Any]:
         if ops:
             graph.apply_batch(ops)
         graph.store.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return {"nodes": len(items), "build_s": round(time.perf_counter() - started, 2)}
+    with Graphonomous(db) as graph:
+        edges = graph.store.count_edges()
+    return {
+        "nodes": len(items),
+        "edges": edges,
+        "build_s": round(time.perf_counter() - started, 2),
+    }
 
 
 # -- measurements (parent side) -----------------------------------------------------------
@@ -279,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", type=Path, help="documentation folder (read in place)")
     parser.add_argument("--sizes", default="1000,10000,50000")
     parser.add_argument("--checkout", type=Path, default=ROOT)
+    parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
     parser.add_argument("--backends", default="pure,numpy")
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--json", type=Path)
@@ -286,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.build is not None:
-        print(json.dumps(build(args.build, args.docs, args.size)))
+        print(json.dumps(build(args.build, args.docs, args.size, args.locomo)))
         return 0
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-device-") as tmp:
@@ -294,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             db = Path(tmp) / f"g{size}.db"
             env = _env(args.checkout, "pure")
             command = [sys.executable, __file__, "--build", str(db), "--size", str(size)]
+            command += ["--locomo", str(args.locomo)]
             if args.docs is not None:
                 command += ["--docs", str(args.docs)]
             done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)

@@ -33,8 +33,17 @@ class Server:
 
     def __init__(self, db: Path, env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "graphonomous", "serve", "--db", str(db), "--surface", "v1"]
-            + ["--no-idle-consolidation"],
+            [
+                sys.executable,
+                "-m",
+                "graphonomous",
+                "serve",
+                "--db",
+                str(db),
+                "--surface",
+                "v1",
+                "--no-idle-consolidation",
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -92,8 +101,16 @@ def main(argv: list[str] | None = None) -> int:
         servers = [Server(db, env) for _ in range(2)]
         started = time.perf_counter()
         cli = subprocess.Popen(
-            [sys.executable, "-m", "graphonomous", "batch", str(batch_file), "--db", str(db)]
-            + ["--json"],
+            [
+                sys.executable,
+                "-m",
+                "graphonomous",
+                "batch",
+                str(batch_file),
+                "--db",
+                str(db),
+                "--json",
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
