@@ -200,6 +200,7 @@ class Engine(Generic[StorageT, SnapshotT]):
             if saved is not None:
                 index = VectorIndex.load(saved[1], dimensions)
                 generation_saved = saved[0]
+            reusable = index is not None  # a copy of another format is rebuilt and resaved
             if index is None:
                 index = VectorIndex(dimensions)
                 index.bulk_load(store.iter_embeddings(model))
@@ -210,7 +211,7 @@ class Engine(Generic[StorageT, SnapshotT]):
         self._vectors_saved_at = generation_saved
         self._pending_vectors = set(missing)
         self._sync()
-        if self._persist and (saved is None or generation - saved[0] > RESAVE_AFTER_CHANGES):
+        if self._persist and (not reusable or generation - generation_saved > RESAVE_AFTER_CHANGES):
             self.save_indexes()
 
     def _embed_pending(self, index: VectorIndex) -> None:
@@ -244,6 +245,7 @@ class Engine(Generic[StorageT, SnapshotT]):
                     if saved is not None:
                         index = Bm25Index.load(saved[1])
                         generation_saved = saved[0]
+                    reusable = index is not None
                     if index is None:
                         index = Bm25Index()
                         index.add_many(store.live_texts())
@@ -253,7 +255,7 @@ class Engine(Generic[StorageT, SnapshotT]):
                 self._text_saved_at = generation_saved
                 self._sync()
                 if self._persist and (
-                    saved is None or generation - saved[0] > RESAVE_AFTER_CHANGES
+                    not reusable or generation - generation_saved > RESAVE_AFTER_CHANGES
                 ):
                     self.save_indexes()
             return self._text
