@@ -308,3 +308,19 @@ def test_the_sqlite_store_implements_the_storage_protocol() -> None:
     with Store(":memory:") as store:
         typed: GraphStorage = store  # mypy checks the structure; isinstance the names
         assert isinstance(typed, GraphStorage)
+
+
+def test_a_pruned_log_makes_a_lagging_process_reload(
+    pair: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer, reader = pair
+    for i in range(6):
+        writer.store_node(f"note {i} on gears", node_id=f"g{i}")
+    assert "g0" in reader.text_index()
+    for i in range(6, 12):
+        writer.store_node(f"note {i} on gears", node_id=f"g{i}")
+    writer.forget_node("g0", mode="hard")
+    with writer.lock, writer.store.transaction():
+        assert writer.store.prune_change_log(keep=2) > 0
+    assert "g0" not in reader.text_index() and "g11" in reader.text_index()
+    assert "g0" not in reader.vector_index() and len(reader.vector_index()) == 11

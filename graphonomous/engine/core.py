@@ -182,10 +182,11 @@ class Engine(Generic[StorageT, SnapshotT]):
         """
         with self.lock:
             self.refresh()
-            if self._vectors is None:
+            # A load whose catch-up finds the log pruned meanwhile drops the
+            # index again; the next attempt starts from the newer log.
+            while self._vectors is None:
                 self._load_vectors()
             index = self._vectors
-            assert index is not None
             if self._pending_vectors and not self.store.in_transaction:
                 self._embed_pending(index)
             return index
@@ -197,6 +198,8 @@ class Engine(Generic[StorageT, SnapshotT]):
         with store.read_snapshot():
             generation = store.change_generation()
             saved = store.load_derived(VECTORS_NAME, model) if self._persist else None
+            if saved is not None and store.changes_since(saved[0])[1] is None:
+                saved = None  # the log no longer reaches back to the copy
             if saved is not None:
                 index = VectorIndex.load(saved[1], dimensions)
                 generation_saved = saved[0]
@@ -236,12 +239,14 @@ class Engine(Generic[StorageT, SnapshotT]):
         """The BM25 index of live nodes' content, current with the database."""
         with self.lock:
             self.refresh()
-            if self._text is None:
+            while self._text is None:  # (see vector_index)
                 store = self.store
                 index: Bm25Index | None = None
                 with store.read_snapshot():
                     generation = store.change_generation()
                     saved = store.load_derived(TEXT_NAME, "") if self._persist else None
+                    if saved is not None and store.changes_since(saved[0])[1] is None:
+                        saved = None  # the log no longer reaches back to the copy
                     if saved is not None:
                         index = Bm25Index.load(saved[1])
                         generation_saved = saved[0]
@@ -294,7 +299,13 @@ class Engine(Generic[StorageT, SnapshotT]):
                     self._text_saved_at = self._generation
                 else:
                     ok = False
+            # Saved copies now reach this generation: the log's old rows can go
+            # (it keeps CHANGE_LOG_KEEP rows for processes further behind).
+            self.store.try_write(self._prune_log)
             return ok
+
+    def _prune_log(self) -> None:
+        self.store.prune_change_log()
 
     # -- the graph snapshot ------------------------------------------------------------------
 
