@@ -25,7 +25,9 @@ import math
 import os
 import sys
 from array import array
+from collections import deque
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
 from operator import mul
 from typing import Any
 
@@ -111,10 +113,10 @@ def l2_norm(vec: Sequence[float]) -> float:
     Input: a sequence of floats.  Output: ``sqrt(((x0*x0 + x1*x1) + x2*x2) ...)``
     summed left to right in double precision.  Complexity: O(d).
     """
-    total = 0.0
-    for x in vec:
-        total += x * x
-    return math.sqrt(total)
+    # accumulate() adds left to right in C: the same operations, bit for bit,
+    # as ``total += x * x`` from 0.0 (0.0 + a == a for a >= 0), ~5x faster.
+    last = deque(accumulate(map(mul, vec, vec)), maxlen=1)
+    return math.sqrt(last[0]) if last else 0.0
 
 
 def l2_normalize(vec: Sequence[float]) -> list[float]:
@@ -130,7 +132,7 @@ def l2_normalize(vec: Sequence[float]) -> list[float]:
         raise ValidationError("vector", "components must be finite and below 1e154 in magnitude")
     if norm == 0.0:
         return [0.0] * len(vec)
-    return [x / norm for x in vec]
+    return list(map(norm.__rtruediv__, vec))  # x / norm for each x (same IEEE division)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

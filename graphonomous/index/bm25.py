@@ -167,6 +167,9 @@ class Bm25Index:
         (it has length 0), as rank-bm25 counts empty documents.
         Complexity: O(len(text)).
         """
+        self._add(doc_id, text, histogram=True)
+
+    def _add(self, doc_id: str, text: str, *, histogram: bool) -> None:
         if doc_id in self._doc_slot:
             self.remove(doc_id)
         counts = _term_counts(self.terms(bm25_tokens(text)))
@@ -188,8 +191,9 @@ class Bm25Index:
                 self._vocabulary += 1
             docs.append(doc)
             self._post_tfs[slot].append(tf)
-            self._bump_histogram(old_df, -1)
-            self._bump_histogram(old_df + 1, +1)
+            if histogram:
+                self._bump_histogram(old_df, -1)
+                self._bump_histogram(old_df + 1, +1)
             slots.append(slot)
         self._doc_terms[doc] = slots
         length = sum(counts.values())
@@ -198,9 +202,23 @@ class Bm25Index:
         self._mean_idf = None
 
     def add_many(self, documents: Iterable[tuple[str, str]]) -> None:
-        """`add` for each (id, text) pair.  O(total text length)."""
+        """`add` for each (id, text) pair; the df histogram is recounted once at the end.
+
+        Complexity: O(total text length + vocabulary).
+        """
         for doc_id, text in documents:
-            self.add(doc_id, text)
+            if doc_id in self._doc_slot:
+                self.remove(doc_id)
+            self._add(doc_id, text, histogram=False)
+        self._recount_histogram()
+
+    def _recount_histogram(self) -> None:
+        histogram: dict[int, int] = {}
+        for docs in self._post_docs:
+            if docs:
+                histogram[len(docs)] = histogram.get(len(docs), 0) + 1
+        self._df_histogram = histogram
+        self._mean_idf = None
 
     def remove(self, doc_id: str) -> bool:
         """Drop a document (e.g. deleted or soft-forgotten).  Returns whether it was present.
@@ -389,10 +407,8 @@ class Bm25Index:
             live = index._doc_ids[doc] is not None
             index._doc_terms.append(doc_terms[start : start + count] if live else None)
             start += count
-        for length in lengths:
-            if length:
-                index._vocabulary += 1
-                index._bump_histogram(length, +1)
+        index._vocabulary = sum(1 for length in lengths if length)
+        index._recount_histogram()
         return index
 
 
