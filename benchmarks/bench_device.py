@@ -156,6 +156,8 @@ def build(db: Path, docs: Path | None, size: int, locomo: Path) -> dict[str, Any
 # -- measurements (parent side) -----------------------------------------------------------
 
 
+# Subprocesses run with the checkout as working directory: `python -c` and
+# `python -m` put the working directory first on sys.path, before PYTHONPATH.
 def _env(checkout: Path, backend: str) -> dict[str, str]:
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     env.pop("GRAPHONOMOUS_NO_NUMPY", None)
@@ -178,7 +180,12 @@ def cli(env: dict[str, str], *args: str) -> tuple[float, float, str]:
     """(wall seconds, peak RSS MB, stdout) of one fresh `graphonomous` process."""
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", _PEAK, *args], env=env, capture_output=True, text=True, timeout=900
+        [sys.executable, "-c", _PEAK, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=env["PYTHONPATH"],
     )
     wall = time.perf_counter() - started
     if done.returncode != 0:
@@ -208,6 +215,7 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            cwd=env["PYTHONPATH"],
         )
         self.next_id = 0
         self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
@@ -244,6 +252,16 @@ class Server:
 def measure(checkout: Path, db: Path, backend: str, queries: int) -> dict[str, Any]:
     env = _env(checkout, backend)
     row: dict[str, Any] = {"backend": backend}
+    version = subprocess.run(
+        [sys.executable, "-c", "import graphonomous, sys; print(graphonomous.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=checkout,
+        check=True,
+    )
+    if not version.stdout.strip().startswith(str(checkout)):
+        raise RuntimeError(f"measuring {version.stdout.strip()}, not {checkout}")
     first, _, _ = cli(env, "recall", QUERIES[0], "--db", str(db), "--json")
     wall, peak, _ = cli(env, "recall", QUERIES[1], "--db", str(db), "--json")
     row.update(
@@ -304,7 +322,9 @@ def main(argv: list[str] | None = None) -> int:
             command += ["--locomo", str(args.locomo)]
             if args.docs is not None:
                 command += ["--docs", str(args.docs)]
-            done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+            done = subprocess.run(
+                command, env=env, capture_output=True, text=True, check=True, cwd=args.checkout
+            )
             facts = json.loads(done.stdout)
             facts["db_mb"] = round(db.stat().st_size / 2**20, 1)
             for backend in args.backends.split(","):
