@@ -273,7 +273,7 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
         )
     ]
     edges_before = run.store.count_edges()
-    bookkeeping.execute_many(run.store, "DELETE FROM nodes WHERE id = ?", [(i,) for i in doomed])
+    run.store.delete_nodes(doomed)
     return {
         "policy": "threshold",
         "live_nodes": live,

@@ -86,6 +86,8 @@ class GraphStorage(Protocol):
 
     def delete_node(self, node_id: str) -> int: ...
 
+    def delete_nodes(self, node_ids: Sequence[str]) -> int: ...
+
     def list_nodes(
         self,
         *,

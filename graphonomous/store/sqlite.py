@@ -564,6 +564,19 @@ class Store:
                 raise NotFoundError("node", node_id)
         return int(edge_count)
 
+    def delete_nodes(self, node_ids: Sequence[str]) -> int:
+        """Delete many nodes (edges and embeddings cascade); absent ids are ignored.
+
+        Returns how many nodes were deleted.  Inside the caller's transaction.
+        """
+        deleted = 0
+        for chunk in _chunks(sorted(set(node_ids))):
+            cursor = self.execute(
+                f"DELETE FROM nodes WHERE id IN ({_placeholders(len(chunk))})", chunk
+            )
+            deleted += cursor.rowcount
+        return deleted
+
     def list_nodes(
         self,
         *,
