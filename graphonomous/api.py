@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from . import retrieval
-from .embed import Embedder, VectorIndex, get_embedder, pack_f32, unpack_f32
+from .embed import Embedder, VectorIndex, get_embedder, pack_f32
+from .engine import Engine
 from .learning import (
     attention,
     beliefs,
@@ -55,9 +55,8 @@ from .retrieval import (
     GraphSnapshot,
     RetrievalSettings,
     build_snapshot,
-    store_fingerprint,
 )
-from .retrieval.experience import ExperienceIndex, RetrievalTrace, is_retrieval_aid
+from .retrieval.experience import ExperienceIndex, RetrievalTrace
 from .retrieval.metrics import stored_graph_metrics
 from .retrieval.provenance import node_result
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
@@ -94,19 +93,19 @@ class Graphonomous:
             get_embedder(embedder) if embedder is None or isinstance(embedder, str) else embedder
         )
         self.store = Store(self.db_path)
-        self.lock = threading.RLock()
-        self._index: VectorIndex | None = None
-        # Nodes written with deferred embeddings (apply_batch(defer_embeddings=True))
-        # since the index was loaded; vector_index() embeds them on next use.
-        self._pending_vectors: set[str] = set()
+        # The engine owns the store, the lock, the indexes and the snapshot;
+        # the facade validates arguments and delegates.
+        self.engine: Engine[Store, GraphSnapshot] = Engine(
+            self.store, self.embedder, build_snapshot
+        )
+        self.lock: threading.RLock = self.engine.lock
         # Learning from use: recent retrievals (to find the query an outcome
         # answers) and the outcomes with a known query (retrieval.experience).
         self.retrieval_trace = RetrievalTrace()
         self.experience = ExperienceIndex()
 
     def close(self) -> None:
-        with self.lock:
-            self.store.close()
+        self.engine.close()
 
     def __enter__(self) -> Graphonomous:
         return self
@@ -122,67 +121,12 @@ class Graphonomous:
         return self.embedder.name
 
     def vector_index(self) -> VectorIndex:
-        """The in-memory index of live (not forgotten) nodes, loaded on first use.
-
-        Nodes lacking a vector of the current embedder (written with deferred
-        embeddings, or after switching models) are embedded and stored now, so
-        every similarity search sees every live node.
-        """
-        with self.lock:
-            if self._index is None:
-                index = VectorIndex(self.embedder.dimensions)
-                nodes = self.store.list_nodes()
-                unsearched = {node.id for node in nodes if is_retrieval_aid(node)}
-                stored = [
-                    row
-                    for row in self.store.iter_embeddings(self.embedding_model)
-                    if row[0] not in unsearched
-                ]
-                index.bulk_load((node_id, unpack_f32(blob)) for node_id, blob in stored)
-                have = {node_id for node_id, _ in stored} | unsearched
-                self._embed_into(index, [n for n in nodes if n.id not in have])
-                self._pending_vectors.clear()
-                self._index = index
-            elif self._pending_vectors:
-                pending = self.store.get_nodes(sorted(self._pending_vectors))
-                self._pending_vectors.clear()
-                live = [node for _, node in sorted(pending.items()) if node.forgotten_at is None]
-                self._embed_into(self._index, live)
-            return self._index
-
-    def _embed_into(self, index: VectorIndex, nodes: Sequence[Node]) -> None:
-        """Embed `nodes`, store their vectors (one transaction) and add them to `index`.
-
-        The vectors are a pure function of the content, so adding them at once
-        is right even if an enclosing transaction later rolls back: the rows
-        would then be missing again and the next cold load re-embeds them.
-        """
-        if not nodes:
-            return
-        vectors = self.embed_texts([node.content for node in nodes])
-        with self.store.transaction():
-            for node, vector in zip(nodes, vectors, strict=True):
-                self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
-        for node, vector in zip(nodes, vectors, strict=True):
-            index.add(node.id, vector)
+        """The similarity index of live nodes, current with the database (see Engine)."""
+        return self.engine.vector_index()
 
     def embed_texts(self, texts: Sequence[str]) -> list[list[float]]:
-        # Round-trip through float32 so the index holds exactly what is stored.
-        return [unpack_f32(pack_f32(v)) for v in self.embedder.embed(list(texts))]
-
-    def index_update(self, vectors: Mapping[str, list[float]], removed: Sequence[str]) -> None:
-        """Mirror writes into the vector index once they are committed (see Store.after_commit)."""
-        vectors, removed = dict(vectors), list(removed)
-
-        def apply() -> None:
-            if self._index is None:
-                return
-            for node_id in removed:
-                self._index.remove(node_id)
-            for node_id, vector in vectors.items():
-                self._index.add(node_id, vector)
-
-        self.store.after_commit(apply)
+        """Vectors of texts, rounded through float32 like stored vectors."""
+        return self.engine.embed_texts(texts)
 
     # -- nodes ----------------------------------------------------------------
 
@@ -222,19 +166,14 @@ class Graphonomous:
         fields.update({k: v for k, v in optional.items() if v is not None})
         node = node_from_fields(fields)
         (vector,) = self.embed_texts([node.content])
-        with self.lock:
-            with self.store.transaction():
-                missing = set(node.causal_parent_ids) - set(
-                    self.store.get_nodes(node.causal_parent_ids)
+        with self.engine.write() as store:
+            missing = set(node.causal_parent_ids) - set(store.get_nodes(node.causal_parent_ids))
+            if missing:
+                raise ValidationError(
+                    "causal_parent_ids", f"unknown node ids: {', '.join(sorted(missing))}"
                 )
-                if missing:
-                    raise ValidationError(
-                        "causal_parent_ids", f"unknown node ids: {', '.join(sorted(missing))}"
-                    )
-                self.store.insert_node(node)
-                self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
-            self.index_update({node.id: vector}, ())
-            self.text_index_update({node.id: node.content}, ())
+            store.insert_node(node)
+            store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
         return {"node": node.to_dict()}
 
     def get_node(self, node_id: str, *, include_forgotten: bool = False) -> dict[str, Any]:
@@ -284,10 +223,8 @@ class Graphonomous:
     def delete_node(self, node_id: str) -> dict[str, Any]:
         """Delete a node with its edges and embedding.  Raises NotFoundError."""
         check_id("node_id", node_id)
-        with self.lock:
-            edges_removed = self.store.delete_node(node_id)
-            self.index_update({}, [node_id])
-            self.text_index_update({}, [node_id])
+        with self.engine.write() as store:
+            edges_removed = store.delete_node(node_id)
         return {"deleted": True, "node_id": node_id, "edges_removed": edges_removed}
 
     def similarity_search(
@@ -311,6 +248,7 @@ class Graphonomous:
             "results": [
                 {**node_result(nodes[node_id]), "similarity": round(score, 6)}
                 for node_id, score in hits
+                if node_id in nodes and nodes[node_id].forgotten_at is None
             ],
         }
 
@@ -477,7 +415,8 @@ class Graphonomous:
         The operations, the embeddings of new or re-written content and the
         caller's own table writes (`bookkeeping(store)`, e.g. ingestion's
         `source_files` rows) commit in ONE transaction, or not at all; the
-        vector and BM25 indexes follow after the commit.  Raises BatchError
+        vector and BM25 indexes follow the commit (the engine reads the change
+        log).  Raises BatchError
         (or whatever `bookkeeping` raises) and then nothing is written.
 
         With `defer_embeddings`, new or re-written nodes are stored without a
@@ -487,22 +426,18 @@ class Graphonomous:
         before the next search leaves only "missing" vectors, which every
         index load fills in.
         """
-        with self.lock, self.store.transaction():
-            result = apply_batch(self.store, operations)
+        with self.engine.write() as store:
+            result = apply_batch(store, operations)
             texts = result.changed_content
             ids = sorted(texts)
             if defer_embeddings:
-                self.store.delete_embeddings(ids)
-                self.index_update({}, [*result.removed_node_ids, *ids])
-                self.store.after_commit(lambda: self._pending_vectors.update(ids))
+                store.delete_embeddings(ids)
             else:
-                vectors = dict(zip(ids, self.embed_texts([texts[i] for i in ids]), strict=True))
-                for node_id, vector in vectors.items():
-                    self.store.set_embedding(node_id, pack_f32(vector), self.embedding_model)
-                self.index_update(vectors, result.removed_node_ids)
+                vectors = self.embed_texts([texts[i] for i in ids])
+                for node_id, vector in zip(ids, vectors, strict=True):
+                    store.set_embedding(node_id, pack_f32(vector), self.embedding_model)
             if bookkeeping is not None:
-                bookkeeping(self.store)
-            self.text_index_update(texts, result.removed_node_ids)
+                bookkeeping(store)
         return result.to_dict()
 
     def graph_stats(self) -> dict[str, Any]:
@@ -541,69 +476,19 @@ class Graphonomous:
 
     # == retrieval =============================================================
     # Owned by the retrieval layer (graphonomous/retrieval/, SPEC "Retrieval").
-    # In-memory search state is rebuilt lazily on open and never persisted, so
-    # erasing a node from the database leaves nothing behind in it.
-
-    _text_index: Bm25Index | None = None
-    _snapshot: GraphSnapshot | None = None
+    # The search state (vector and BM25 indexes, graph snapshot) is the engine's.
 
     def text_index(self) -> Bm25Index:
-        """The BM25 index of live nodes' content, built from the nodes table on first use."""
-        with self.lock:
-            if self._text_index is None:
-                index = Bm25Index()
-                index.add_many(
-                    (node.id, node.content)
-                    for node in self.store.list_nodes()
-                    if not is_retrieval_aid(node)
-                )
-                self._text_index = index
-            return self._text_index
-
-    def text_index_update(self, added: Mapping[str, str], removed: Sequence[str]) -> None:
-        """Mirror committed content changes into the BM25 index (after the commit).
-
-        `added`: node id -> new content (new or re-written nodes); `removed`:
-        ids deleted or soft-forgotten.  A no-op until the index is first used.
-        Applied once the write is committed (see Store.after_commit).
-        """
-        added, removed = dict(added), list(removed)
-
-        def apply() -> None:
-            if self._text_index is None:
-                return
-            for node_id in removed:
-                self._text_index.remove(node_id)
-            for node_id, content in added.items():
-                self._text_index.add(node_id, content)
-
-        self.store.after_commit(apply)
-
-    def drop_from_indexes(self, node_ids: Sequence[str]) -> None:
-        """Remove nodes from both search indexes (call after soft-forgetting them)."""
-        with self.lock:
-            self.index_update({}, node_ids)
-            self.text_index_update({}, node_ids)
+        """The BM25 index of live nodes' content, current with the database (see Engine)."""
+        return self.engine.text_index()
 
     def graph_snapshot(self) -> GraphSnapshot:
-        """Every live node and edge in memory, rebuilt when the database changed.
-
-        Validity is checked with `store_fingerprint` (rows written through
-        this connection, commits by other connections): O(1) per call.
-        """
-        with self.lock:
-            if self._snapshot is None or self._snapshot.fingerprint != store_fingerprint(
-                self.store
-            ):
-                self._snapshot = build_snapshot(self.store)
-            return self._snapshot
+        """Every live node and edge in memory, rebuilt when the database changed."""
+        return self.engine.graph_snapshot()
 
     def snapshot_writes_done(self, before: tuple[int, int]) -> None:
-        """Declare the writes since fingerprint `before` graph-neutral (access counters):
-        a snapshot that was current then stays current."""
-        with self.lock:
-            if self._snapshot is not None and self._snapshot.fingerprint == before:
-                self._snapshot.fingerprint = store_fingerprint(self.store)
+        """Declare the writes since fingerprint `before` graph-neutral (access counters)."""
+        self.engine.snapshot_writes_done(before)
 
     def retrieve_context(
         self,
@@ -719,15 +604,14 @@ class Graphonomous:
     # Owned by graphonomous/learning/{learner,beliefs,forgetting,uncertainty}.py
     # (SPEC "Learning A").  Thin delegators; the modules hold the logic.
 
-    _contradiction_hooks: beliefs.ContradictionHooks | None = None
-
     @property
     def contradiction_hooks(self) -> beliefs.ContradictionHooks:
         """The hooks notified of contradictions found by belief operations (per instance)."""
         with self.lock:
-            if self._contradiction_hooks is None:
-                self._contradiction_hooks = beliefs.ContradictionHooks()
-            return self._contradiction_hooks
+            hooks = self.engine.hooks.get("contradiction")
+            if not isinstance(hooks, beliefs.ContradictionHooks):
+                hooks = self.engine.hooks["contradiction"] = beliefs.ContradictionHooks()
+            return hooks
 
     def register_contradiction_hook(self, hook: beliefs.ContradictionHook) -> int:
         """Call `hook(contradiction)` for every contradiction found; returns a handle."""
@@ -916,16 +800,14 @@ class Graphonomous:
     # Owned by graphonomous/learning/{consolidator,goals,coverage,attention,
     # deliberation,timer}.py (SPEC "Learning B").  Thin delegators.
 
-    _last_activity: float = 0.0
-
     def touch(self) -> None:
         """Record activity now: the idle consolidation timer waits for quiet."""
-        self._last_activity = time.monotonic()
+        self.engine.touch()
 
     @property
     def last_activity(self) -> float:
         """`time.monotonic()` of the last recorded activity (0.0: none yet)."""
-        return self._last_activity
+        return self.engine.last_activity
 
     def run_consolidation(self, dry_run: bool = False, trigger: str = "manual") -> dict[str, Any]:
         """One consolidation cycle (decay … abstraction), logged; see learning.consolidator."""

@@ -24,6 +24,11 @@ from typing import Any, Final
 NODE_TYPES: Final = ("episodic", "semantic", "procedural", "temporal", "outcome", "goal")
 TIMESCALES: Final = ("fast", "medium", "slow", "glacial")
 CREATION_SOURCES: Final = ("inference", "consolidation", "federation", "manual")
+# Retrieval aids: outcome records and nodes made by consolidation (summaries) point
+# at knowledge.  They are stored with their vectors but kept out of the search
+# indexes and never returned as ranked results (SPEC §9.3.6, retrieval.experience).
+AID_NODE_TYPES: Final = ("outcome",)
+AID_CREATION_SOURCES: Final = ("consolidation",)
 RELATIONSHIPS: Final = (
     "causal",
     "causes",

@@ -16,7 +16,6 @@ import pytest
 from graphonomous import Graphonomous, NotFoundError, ValidationError
 from graphonomous.cli import main
 from graphonomous.learning import forgetting, tables
-from graphonomous.learning.common import IndexChanges
 from graphonomous.learning.forgetting import (
     RECENCY_HALF_LIFE_HOURS,
     priority_score,
@@ -84,8 +83,7 @@ def test_soft_forget_hides_from_retrieval_but_keeps_structure(graph: Graphonomou
     audit = graph.store.audit_entries(target["id"])
     assert audit[0]["action"] == "forget_node" and audit[0]["details"]["reason"] == "moved"
     # A fresh facade on the same store never re-indexes forgotten nodes.
-    graph._index = None
-    graph._text_index = None
+    graph.engine.reload()
     assert target["id"] not in graph.vector_index()
     assert all(hit[0] != target["id"] for hit in graph.text_index().search("spare key", 5))
 
@@ -214,15 +212,26 @@ def test_policy_respects_protection_and_config(graph: Graphonomous) -> None:
     assert graph.forget_by_policy(dry_run=True)["over_budget_protected"] is True
 
 
-def test_policy_with_caller_owned_changes_defers_index_updates(graph: Graphonomous) -> None:
+def test_policy_inside_caller_transaction_reaches_indexes_only_on_commit(
+    graph: Graphonomous,
+) -> None:
     ids = [graph.store_node(f"note {i}")["node"]["id"] for i in range(3)]
     graph.vector_index()
-    pending = IndexChanges()
-    with graph.lock, graph.store.transaction():
-        result = forgetting.forget_by_policy(graph, max_nodes=1, changes=pending)
+
+    class Undo(Exception):
+        pass
+
+    with pytest.raises(Undo), graph.lock, graph.store.transaction():
+        result = forgetting.forget_by_policy(graph, max_nodes=1)
         assert len(result["candidates"]) == 2
-        assert all(node_id in graph.vector_index() for node_id in ids)  # not yet published
-    assert pending.removed == {c["node_id"] for c in result["candidates"]}
+        assert all(node_id in graph.vector_index() for node_id in ids)  # not committed
+        raise Undo
+    assert all(node_id in graph.vector_index() for node_id in ids)  # rolled back: unchanged
+    with graph.lock, graph.store.transaction():
+        result = forgetting.forget_by_policy(graph, max_nodes=1)
+    gone = {c["node_id"] for c in result["candidates"]}
+    assert len(gone) == 2 and not gone & set(graph.vector_index().ids())
+    assert not gone & {hit[0] for hit in graph.text_index().search("note", 5)}
 
 
 def test_forgetting_config_validation(graph: Graphonomous) -> None:

@@ -19,8 +19,8 @@ Approximate scores:
 
 * NumPy: a float32 matrix-vector product (error <= about d * 2**-24).
 * Pure Python: one *big-integer* multiply-add per non-zero query
-  dimension.  Each dimension's column of 24-bit fixed-point values is kept
-  as one Python int holding a 64-bit field per stored vector, so
+  dimension.  Each dimension's column of 14-bit fixed-point values is kept
+  as one Python int holding a 32-bit field per stored vector, so
   ``sum(q_d * column_d)`` computes all N fixed-point dot products in C-speed
   bignum arithmetic; the fields are then read back with ``int.to_bytes``.
   This skips the query's zero dimensions (hashing queries are ~25-50 %
@@ -40,9 +40,15 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, repeat
 from operator import mul, sub
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
 
-from graphonomous.embed.vectors import l2_normalize, numpy_available, unpack_f32
+from graphonomous.embed.vectors import (
+    l2_normalize,
+    numpy_available,
+    pack_sections,
+    unpack_f32,
+    unpack_sections,
+)
 from graphonomous.model import EMBEDDING_DIMENSIONS, ValidationError
 
 if TYPE_CHECKING:
@@ -53,24 +59,32 @@ VectorLike: TypeAlias = "Sequence[float] | bytes"
 
 BACKENDS = ("pure", "numpy")
 
-# Fixed-point scale of the pure backend: values are rounded to multiples of 2**-24.
-QUANT_BITS = 24
+# Fixed-point scale of the pure backend: values are rounded to multiples of 2**-14.
+# 14 bits keep every field sum inside 32 bits (below), which halves the
+# columns' memory (4 bytes per vector and dimension: 77 MB at 50K x 384) and
+# their big-integer work against 24-bit values in 64-bit fields; the price
+# is a wider error bound (eps ~ 1e-3 instead of ~ 6e-8), i.e. a few more
+# candidates rescored exactly -- results are exact either way.
+QUANT_BITS = 14
 _SCALE = 1 << QUANT_BITS
 _INV_SCALE_SQ = 2.0 ** (-2 * QUANT_BITS)
-# One 64-bit field per stored vector; field sums stay below 2**50, far from 2**63.
-_FIELD_BITS = 64
+# One 32-bit field per stored vector: sum |q_d r_d| <= |q| |r| <= 1, so a field
+# sum stays below 2**28 * (1 + 2**-10) (rounding terms included), far from 2**31.
+_FIELD_BITS = 32
 _FIELD_BYTES = _FIELD_BITS // 8
 _FIELD_BIAS = 1 << (_FIELD_BITS - 1)
-# x*2**24 + 1.5*2**52 is a double whose IEEE bits are _MAGIC_BITS + round(x*2**24)
-# (ties to even) whenever |x*2**24| < 2**51: float -> fixed point without a
-# Python-level round() per component.
-_MAGIC = 1.5 * 2.0**52
-_MAGIC_BITS = 0x4338000000000000
+_FIELD_TYPE: Final = "I"  # an unsigned 32-bit field (4 bytes on every supported platform)
+# x*2**14 + 2**31 + 1.5*2**52 is a double whose low 32 IEEE bits are
+# 2**31 + round(x*2**14) (ties to even) whenever |x*2**14| < 2**31: float ->
+# biased fixed point without a Python-level round() per component.
+_MAGIC = 1.5 * 2.0**52 + _FIELD_BIAS
+_LOW_HALF = 0 if sys.byteorder == "little" else 1  # which 32-bit half of a double
 # Columns are rebuilt at search time when more than max(256, main/16) vectors
 # were added since the last build, or more than max(256, main/4) were removed.
 DELTA_MIN = 256
 DELTA_FRACTION = 16
 DEAD_FRACTION = 4
+_DUMP_FORMAT = "graphonomous-vectors/1"
 # Float slack on top of the proven error bounds (double rounding of the cut itself).
 _SLACK = 1e-12
 
@@ -158,14 +172,14 @@ class _ArrayScores:
 
 
 class _PureBackend:
-    """Rows as `array('f')`; approximate scores through big-integer columns."""
+    """Rows packed in one `array('f')`; approximate scores through big-integer columns."""
 
     name = "pure"
 
     def __init__(self, dimensions: int) -> None:
         self.dimensions = dimensions
         self._ids: list[str | None] = []  # slot -> node id (None: removed)
-        self._rows: list[array[float] | None] = []  # slot -> stored float32 vector
+        self._flat = array("f")  # slot s holds components [s*d, (s+1)*d)
         self._slots: dict[str, int] = {}
         self._built = 0  # slots [0, _built) are in the columns, the rest is the delta
         self._dead_built = 0  # removed slots below _built
@@ -182,10 +196,12 @@ class _PureBackend:
     def id_at(self, slot: int) -> str | None:
         return self._ids[slot]
 
+    def _row(self, slot: int) -> array[float]:
+        dims = self.dimensions
+        return self._flat[slot * dims : (slot + 1) * dims]
+
     def row(self, slot: int) -> list[float]:
-        row = self._rows[slot]
-        assert row is not None
-        return row.tolist()
+        return self._row(slot).tolist()
 
     def live_ids(self) -> list[str]:
         return list(self._slots)
@@ -195,7 +211,7 @@ class _PureBackend:
         self.remove(node_id)
         self._slots[node_id] = len(self._ids)
         self._ids.append(node_id)
-        self._rows.append(array("f", row))
+        self._flat.extend(row)
 
     def put_many(self, ids: list[str], rows: list[list[float]]) -> None:
         for node_id, row in zip(ids, rows, strict=True):
@@ -209,10 +225,34 @@ class _PureBackend:
         if slot is None:
             return False
         self._ids[slot] = None
-        self._rows[slot] = None
         if slot < self._built:
             self._dead_built += 1
         return True
+
+    def memory_bytes(self) -> dict[str, int]:
+        return {
+            "rows": self._flat.buffer_info()[1] * self._flat.itemsize,
+            "columns": sum(sys.getsizeof(column) for column in self._columns),
+            "ids": sys.getsizeof(self._ids) + sys.getsizeof(self._slots),
+        }
+
+    def state(self) -> tuple[list[str], bytes, list[int] | None]:
+        """Compacted ids, packed rows and (when built) the columns, for `VectorIndex.dump`."""
+        if len(self._ids) != self._built or self._dead_built:
+            self.build()
+        return [i for i in self._ids if i is not None], self._flat.tobytes(), self._columns
+
+    def restore(self, ids: list[str], rows: bytes | memoryview, columns: list[int] | None) -> None:
+        self._ids = list(ids)
+        self._flat = array("f")
+        self._flat.frombytes(rows)
+        self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
+        if columns is not None and len(columns) == self.dimensions and ids:
+            ones = ((1 << (_FIELD_BITS * len(ids))) - 1) // ((1 << _FIELD_BITS) - 1)
+            self._columns, self._bias_ones = columns, _FIELD_BIAS * ones
+            self._built, self._dead_built = len(ids), 0
+        else:
+            self._columns, self._bias_ones, self._built, self._dead_built = [], 0, 0, 0
 
     # -- column build -------------------------------------------------------
     def _needs_build(self) -> bool:
@@ -228,30 +268,33 @@ class _PureBackend:
         Complexity: O(N * d) once (about 0.1 ms per vector); queries then
         cost O(nnz(q) * N) word operations.
         """
-        live_ids = [node_id for node_id in self._ids if node_id is not None]
-        rows = [row for row in self._rows if row is not None]
-        # Copies typed as the (None-able) slot lists.
-        self._ids = [node_id for node_id in live_ids]
-        self._rows = [row for row in rows]
-        self._slots = {node_id: slot for slot, node_id in enumerate(live_ids)}
-        count, dims = len(rows), self.dimensions
+        dims = self.dimensions
+        live = [slot for slot, node_id in enumerate(self._ids) if node_id is not None]
+        if len(live) != len(self._ids):
+            flat = array("f")
+            for slot in live:
+                flat.extend(self._row(slot))
+            self._flat = flat
+        live_ids: list[str | None] = [self._ids[slot] for slot in live]
+        self._ids = live_ids
+        self._slots = {str(node_id): slot for slot, node_id in enumerate(live_ids)}
+        count = len(live_ids)
         self._built, self._dead_built = count, 0
         if count == 0:
             self._columns, self._bias_ones = [], 0
             return
         scale, magic = float(_SCALE), _MAGIC
-        # Row-major doubles whose bit patterns are _MAGIC_BITS + fixed-point value.
-        doubles = array("d")
-        for row in rows:
-            doubles.extend([x * scale + magic for x in row])
-        fields = memoryview(doubles).cast("B").cast("Q")
+        # Row-major doubles whose low halves are _FIELD_BIAS + fixed-point value.
+        doubles = array("d", [x * scale + magic for x in self._flat])
+        halves = memoryview(doubles).cast("B").cast("I")
         ones = ((1 << (_FIELD_BITS * count)) - 1) // ((1 << _FIELD_BITS) - 1)
-        magic_ones = _MAGIC_BITS * ones
-        order = sys.byteorder
+        bias_ones = _FIELD_BIAS * ones
+        order, step = sys.byteorder, 2 * dims
         self._columns = [
-            int.from_bytes(fields[d::dims].tobytes(), order) - magic_ones for d in range(dims)
+            int.from_bytes(halves[2 * d + _LOW_HALF :: step].tobytes(), order) - bias_ones
+            for d in range(dims)
         ]
-        self._bias_ones = _FIELD_BIAS * ones
+        self._bias_ones = bias_ones
 
     # -- scoring ------------------------------------------------------------
     def approximate(self, query: list[float]) -> _ListScores:
@@ -262,8 +305,8 @@ class _PureBackend:
         if self._built:
             approx = self._column_scores(query)
         for slot in range(self._built, len(self._ids)):
-            row = self._rows[slot]
-            approx.append(-math.inf if row is None else exact_score(query, row))
+            alive = self._ids[slot] is not None
+            approx.append(exact_score(query, self._row(slot)) if alive else -math.inf)
         if self._dead_built:
             for slot in range(self._built):
                 if self._ids[slot] is None:
@@ -290,14 +333,12 @@ class _PureBackend:
         for step, column_sum in groups.items():
             total += step * column_sum
         raw = total.to_bytes(_FIELD_BYTES * self._built, sys.byteorder)
-        fields = array("Q")
+        fields = array(_FIELD_TYPE)
         fields.frombytes(raw)
         return list(map(_INV_SCALE_SQ.__mul__, map(sub, fields, repeat(_FIELD_BIAS))))
 
     def exact(self, slot: int, query: list[float]) -> float:
-        row = self._rows[slot]
-        assert row is not None
-        return exact_score(query, row)
+        return exact_score(query, self._row(slot))
 
 
 class _NumpyBackend:
@@ -403,6 +444,26 @@ class _NumpyBackend:
         self._ids.pop()
         return True
 
+    def memory_bytes(self) -> dict[str, int]:
+        return {
+            "rows": int(self._matrix.nbytes),
+            "columns": 0,
+            "ids": sys.getsizeof(self._ids) + sys.getsizeof(self._slots),
+        }
+
+    def state(self) -> tuple[list[str], bytes, list[int] | None]:
+        count = len(self._ids)
+        return list(self._ids), self._matrix[:count].astype("=f4").tobytes(), None
+
+    def restore(self, ids: list[str], rows: bytes | memoryview, columns: list[int] | None) -> None:
+        np = self._np
+        del columns  # the NumPy backend scores with BLAS
+        matrix = np.frombuffer(rows, dtype="=f4").reshape(len(ids), self.dimensions)
+        self._matrix = np.zeros((max(16, len(ids)), self.dimensions), dtype=np.float32)
+        self._matrix[: len(ids)] = matrix
+        self._ids = list(ids)
+        self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
+
     def approximate(self, query: list[float]) -> _ArrayScores:
         np = self._np
         vector = np.asarray(query, dtype=np.float32)
@@ -486,6 +547,60 @@ class VectorIndex:
     def remove(self, node_id: str) -> bool:
         """Forget a node's vector.  Output: whether it was present.  O(1) (+ O(d) NumPy)."""
         return self._backend.remove(node_id)
+
+    def memory_bytes(self) -> dict[str, int]:
+        """Bytes held per structure: packed rows, pure columns, id maps."""
+        return self._backend.memory_bytes()
+
+    def dump(self) -> bytes:
+        """The index as one bytes value (`load` restores it; either backend reads it).
+
+        Holds the ids, the stored rows (native float32) and, from the pure
+        backend, its fixed-point columns, so a fresh process needs neither
+        normalisation nor a column build.  O(N * d).
+        """
+        ids, rows, columns = self._backend.state()
+        count = len(ids)
+        blobs = [rows]
+        if columns is not None and count:
+            width = _FIELD_BYTES * count
+            blobs.extend(column.to_bytes(width, sys.byteorder, signed=True) for column in columns)
+        header = {
+            "format": _DUMP_FORMAT,
+            "byteorder": sys.byteorder,
+            "dimensions": self.dimensions,
+            "quant_bits": QUANT_BITS,
+            "field_bits": _FIELD_BITS,
+            "ids": ids,
+        }
+        return pack_sections(header, blobs)
+
+    @classmethod
+    def load(
+        cls, data: bytes, dimensions: int, *, backend: str | None = None
+    ) -> VectorIndex | None:
+        """An index from `dump` bytes; None when they are unreadable or of another
+        layout (dimensions, byte order, fixed-point format).  O(N * d) copying."""
+        unpacked = unpack_sections(data)
+        if unpacked is None:
+            return None
+        header, blobs = unpacked
+        expected = (_DUMP_FORMAT, sys.byteorder, dimensions, QUANT_BITS, _FIELD_BITS)
+        found = tuple(
+            header.get(key)
+            for key in ("format", "byteorder", "dimensions", "quant_bits", "field_bits")
+        )
+        ids = header.get("ids")
+        if found != expected or not isinstance(ids, list) or not blobs:
+            return None
+        if len(blobs[0]) != 4 * dimensions * len(ids):
+            return None
+        index = cls(dimensions, backend=backend)
+        columns = None
+        if len(blobs) == 1 + dimensions:
+            columns = [int.from_bytes(blob, sys.byteorder, signed=True) for blob in blobs[1:]]
+        index._backend.restore([str(i) for i in ids], blobs[0], columns)
+        return index
 
     def search(
         self,

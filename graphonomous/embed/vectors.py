@@ -20,12 +20,16 @@ and a second path would make results depend on the install.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 import sys
 from array import array
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Mapping, Sequence
+from itertools import accumulate
 from operator import mul
+from typing import Any
 
 from graphonomous.model import ValidationError
 
@@ -109,10 +113,10 @@ def l2_norm(vec: Sequence[float]) -> float:
     Input: a sequence of floats.  Output: ``sqrt(((x0*x0 + x1*x1) + x2*x2) ...)``
     summed left to right in double precision.  Complexity: O(d).
     """
-    total = 0.0
-    for x in vec:
-        total += x * x
-    return math.sqrt(total)
+    # accumulate() adds left to right in C: the same operations, bit for bit,
+    # as ``total += x * x`` from 0.0 (0.0 + a == a for a >= 0), ~5x faster.
+    last = deque(accumulate(map(mul, vec, vec)), maxlen=1)
+    return math.sqrt(last[0]) if last else 0.0
 
 
 def l2_normalize(vec: Sequence[float]) -> list[float]:
@@ -128,7 +132,7 @@ def l2_normalize(vec: Sequence[float]) -> list[float]:
         raise ValidationError("vector", "components must be finite and below 1e154 in magnitude")
     if norm == 0.0:
         return [0.0] * len(vec)
-    return [x / norm for x in vec]
+    return list(map(norm.__rtruediv__, vec))  # x / norm for each x (same IEEE division)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -141,3 +145,35 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     if denominator == 0.0:
         return 0.0
     return dot(a, b) / denominator
+
+
+def pack_sections(header: Mapping[str, object], blobs: Sequence[bytes]) -> bytes:
+    """One bytes value holding a JSON header and raw sections (saved derived indexes).
+
+    Layout: 8-byte little-endian header length, the UTF-8 JSON header (with
+    the section lengths added as ``"blobs"``), then the sections.  O(size).
+    """
+    meta = json.dumps({**header, "blobs": [len(blob) for blob in blobs]}).encode("utf-8")
+    return b"".join([len(meta).to_bytes(8, "little"), meta, *blobs])
+
+
+def unpack_sections(data: bytes) -> tuple[dict[str, Any], list[memoryview]] | None:
+    """The header and sections of `pack_sections` bytes; None when malformed.
+
+    The sections are views into `data` (no copy).  O(header size).
+    """
+    view = memoryview(data)
+    try:
+        size = int.from_bytes(view[:8], "little")
+        header = json.loads(bytes(view[8 : 8 + size]).decode("utf-8"))
+        lengths = header.pop("blobs")
+        start = 8 + size
+        blobs = []
+        for length in lengths:
+            blobs.append(view[start : start + int(length)])
+            start += int(length)
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        return None
+    if start != len(view):
+        return None
+    return header, blobs

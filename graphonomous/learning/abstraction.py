@@ -34,7 +34,7 @@ from ..model import Node
 from ..records import node_from_fields
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
 from . import bookkeeping
-from .common import IndexChanges, insert_node, link
+from .common import insert_node, link
 from .conflicts import JUDGED_RELATIONSHIPS
 from .keywords import distinct_words
 from .similarity import NearPair
@@ -183,7 +183,6 @@ def abstract_episodes(
     pairs: Iterable[NearPair],
     config: ConsolidationConfig,
     now: str,
-    changes: IndexChanges,
 ) -> dict[str, Any]:
     """Stage 7 (module docstring), inside the run's transaction.
 
@@ -213,7 +212,7 @@ def abstract_episodes(
             },
             now=now,
         )
-        insert_node(graph, node, vector, changes)
+        insert_node(graph, node, vector)
         for member in members:
             edge_id, _ = link(
                 graph.store,

@@ -45,7 +45,7 @@ from ..model import (
 from ..records import node_from_fields
 from ..store import Store
 from . import tables
-from .common import IndexChanges, insert_node, link, publish
+from .common import insert_node, link
 from .cues import contradiction_cues as contradiction_cues  # re-exported for callers
 
 if TYPE_CHECKING:
@@ -473,12 +473,11 @@ def expand(
     node = _new_belief(graph, content, node_type, confidence, metadata, source)
     (vector,) = graph.embed_texts([node.content])
     now = node.created_at
-    changes = IndexChanges()
     with graph.lock:
         detected = find_contradictions(graph, node.content, vector)
         with graph.store.transaction():
             _require_live(graph.store, explicit, "contradicts")
-            insert_node(graph, node, vector, changes)
+            insert_node(graph, node, vector)
             records = _store_contradictions(graph.store, node.id, detected, explicit, "expand", now)
             revision_id = _record(
                 graph.store,
@@ -491,7 +490,6 @@ def expand(
             )
             graph.store.update_node(node.id, revision_id=revision_id)
             node.revision_id = revision_id
-        publish(graph, changes)
         hook_results = graph.contradiction_hooks.notify(records)
     return {
         "operation": "expand",
@@ -534,7 +532,6 @@ def revise(
         raise ValidationError("new_content", "give exactly one of new_content or new_id")
     if confidence is not None:
         check_unit_interval("confidence", confidence)
-    changes = IndexChanges()
     with graph.lock:
         old = graph.store.require_node(old_id)
         if old.superseded_by is not None:
@@ -565,7 +562,7 @@ def revise(
         detected = find_contradictions(graph, new.content, vector, {old_id, new.id})
         with graph.store.transaction():
             if created:
-                insert_node(graph, new, vector, changes)
+                insert_node(graph, new, vector)
             resolved = [
                 e.id
                 for e in graph.store.edges_of(old_id, "both", "contradicts")
@@ -598,7 +595,6 @@ def revise(
             graph.store.update_node(new.id, revision_id=revision_id)
             fresh = graph.store.get_node(new.id)
             assert fresh is not None
-        publish(graph, changes)
         hook_results = graph.contradiction_hooks.notify(records)
     return {
         "operation": "revise",

@@ -1,68 +1,34 @@
 """Write helpers shared by the learning modules (learner, beliefs, forgetting).
 
 Every learning operation follows one pattern: embed new texts first (no lock
-held), then under the facade lock write everything in ONE store transaction,
-and only after the commit mirror the changes into the in-memory indexes (the
-vector index and the BM25 text index) with :func:`publish`.  An
-:class:`IndexChanges` collects what has to be mirrored while the transaction
-runs, so a rolled-back transaction never touches the indexes.
+held), then under the engine lock write everything in ONE store transaction.
+The in-memory indexes (vectors, BM25) follow by themselves: the store's
+change log records every node change in the same transaction and the engine
+applies it after the commit (never after a rollback).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..embed import pack_f32
 from ..model import Edge, Node, new_id
-from ..retrieval.experience import is_retrieval_aid
 from ..store import Store
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
 
 
-@dataclass
-class IndexChanges:
-    """Index updates owed once the current transaction commits."""
-
-    vectors: dict[str, list[float]] = field(default_factory=dict)
-    texts: dict[str, str] = field(default_factory=dict)
-    removed: set[str] = field(default_factory=set)
-
-    def added(self, node_id: str, content: str, vector: list[float]) -> None:
-        self.removed.discard(node_id)
-        self.vectors[node_id] = vector
-        self.texts[node_id] = content
-
-    def dropped(self, node_id: str) -> None:
-        self.vectors.pop(node_id, None)
-        self.texts.pop(node_id, None)
-        self.removed.add(node_id)
-
-
-def publish(graph: Graphonomous, changes: IndexChanges) -> None:
-    """Mirror committed changes into the vector index and the BM25 index.  O(changes)."""
-    removed = sorted(changes.removed)
-    graph.index_update(changes.vectors, removed)
-    graph.text_index_update(changes.texts, removed)
-
-
-def insert_node(
-    graph: Graphonomous, node: Node, vector: list[float], changes: IndexChanges
-) -> None:
+def insert_node(graph: Graphonomous, node: Node, vector: list[float]) -> None:
     """Insert a node and its embedding (inside the caller's transaction).
 
-    Retrieval aids (outcome records, consolidation summaries:
-    `retrieval.experience.is_retrieval_aid`) are stored with their vector but
-    kept out of the search indexes: they point at knowledge and must not shift
-    BM25's statistics or fill the embedding top-k that knowledge competes for.
+    The engine brings its indexes up to date from the change log; retrieval aids
+    (outcome records, consolidation summaries: `retrieval.experience.is_retrieval_aid`)
+    stay out of the search indexes there.
     """
     graph.store.insert_node(node)
     graph.store.set_embedding(node.id, pack_f32(vector), graph.embedding_model)
-    if not is_retrieval_aid(node):
-        changes.added(node.id, node.content, vector)
 
 
 def link(

@@ -50,7 +50,7 @@ from .beliefs import (
     add_contradiction_edges,
     retract,
 )
-from .common import IndexChanges, link
+from .common import link
 from .cues import contradiction_cues
 from .similarity import NearPair
 
@@ -229,7 +229,6 @@ def merge_duplicates(
     config: ConsolidationConfig,
     now: str,
     protected: set[str],
-    changes: IndexChanges,
 ) -> dict[str, Any]:
     """Stage 5 over `pairs` (module docstring), inside the run's transaction.
 
@@ -257,7 +256,6 @@ def merge_duplicates(
             continue
         keep, other = sorted(nodes, key=lambda node: (node.created_at, node.id))
         merge_into(store, keep.id, [other.id], now)
-        changes.dropped(other.id)
         merged.append(
             {
                 "kept": keep.id,

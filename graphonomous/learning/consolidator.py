@@ -52,7 +52,6 @@ from ..model import (
 from ..store import Store
 from . import bookkeeping, tables
 from .abstraction import abstract_episodes
-from .common import IndexChanges, publish
 from .conflicts import CONFLICT_STRATEGIES, merge_duplicates, resolve_conflicts
 from .forgetting import PROTECTED_NODE_TYPES, PROTECTED_TIMESCALES, forget_by_policy
 from .retention import SOURCE_BACKED_SQL, budget_count
@@ -174,7 +173,6 @@ class Run:
     since: str | None  # started_at of the previous (non-dry) run
     watermark: Watermark | None
     dry_run: bool
-    changes: IndexChanges = field(default_factory=IndexChanges)
     pairs: list[NearPair] = field(default_factory=list)
     totals: dict[str, Any] = field(default_factory=dict)
 
@@ -302,9 +300,7 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
     if counted > limit:
         # The policy soft-forgets (recoverable).  It always applies: a dry run
         # rolls the whole run back, so its header and body agree.
-        result = forget_by_policy(
-            run.graph, "hybrid", max_nodes=limit, dry_run=False, changes=run.changes
-        )
+        result = forget_by_policy(run.graph, "hybrid", max_nodes=limit, dry_run=False)
         chosen = [c["node_id"] for c in result["candidates"]]
         return {
             "policy": "hybrid",
@@ -328,9 +324,7 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
         )
     ]
     edges_before = run.store.count_edges()
-    bookkeeping.execute_many(run.store, "DELETE FROM nodes WHERE id = ?", [(i,) for i in doomed])
-    for node_id in doomed:
-        run.changes.dropped(node_id)
+    run.store.delete_nodes(doomed)
     return {
         "policy": "threshold",
         "live_nodes": live,
@@ -436,7 +430,7 @@ def stage_resolve_conflicts(run: Run) -> dict[str, Any]:
 def stage_merge(run: Run) -> dict[str, Any]:
     """Stage 5: `conflicts.merge_duplicates` over the pairs of stage 4.5."""
     return merge_duplicates(
-        run.graph.store, run.pairs, run.config, run.now, protected_ids(run.store), run.changes
+        run.graph.store, run.pairs, run.config, run.now, protected_ids(run.store)
     )
 
 
@@ -487,7 +481,7 @@ def stage_promote(run: Run) -> dict[str, Any]:
 
 def stage_abstract(run: Run) -> dict[str, Any]:
     """Stage 7: `abstraction.abstract_episodes`."""
-    return abstract_episodes(run.graph, run.pairs, run.config, run.now, run.changes)
+    return abstract_episodes(run.graph, run.pairs, run.config, run.now)
 
 
 STAGES: Final[tuple[tuple[str, str, Callable[[Run], dict[str, Any]]], ...]] = (
@@ -585,8 +579,6 @@ def run_consolidation(
         except _DryRun:
             with store.transaction():
                 entry_id = _log(store, run, stages, totals, trigger)
-        if not dry_run:
-            publish(graph, run.changes)
         return bookkeeping.consolidation_entry(store, entry_id)
 
 

@@ -44,7 +44,7 @@ from ..model import (
 )
 from ..records import node_from_fields
 from ..topology import Adjacency, analyze, build_adjacency, compute_kappa
-from .common import IndexChanges, insert_node, link, publish
+from .common import insert_node, link
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -244,7 +244,6 @@ def deliberate(
     """
     if not isinstance(write_back, bool):
         raise ValidationError("write_back", "must be true or false")
-    changes = IndexChanges()
     with graph.lock:
         ids, region = _region(graph, query, node_ids)
         adjacency, analysis, edges = _analyse(graph, ids)
@@ -285,11 +284,10 @@ def deliberate(
                         },
                         now=now,
                     )
-                    insert_node(graph, node, vector, changes)
+                    insert_node(graph, node, vector)
                     for target in conclusion["node_ids"]:
                         link(graph.store, node.id, target, CONCLUSION_RELATIONSHIP, now)
                     conclusion["node_id"] = node.id
-            publish(graph, changes)
             written = sorted({*ids, *(c["node_id"] for c in accepted)})
             kappa_after = _kappa_after(graph, written, analysis)
     return {

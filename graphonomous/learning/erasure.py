@@ -40,7 +40,6 @@ from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
 from ..store import Store, StoreError
 from . import tables
 from .abstraction import GROUNDING_RELATIONSHIP, summary_text
-from .common import IndexChanges
 from .keywords import distinct_words
 
 if TYPE_CHECKING:
@@ -150,7 +149,7 @@ def plan_derived(store: Store, erased: set[str]) -> tuple[set[str], list[tuple[N
 
 
 def rewrite_summaries(
-    graph: Graphonomous, rewrites: Sequence[tuple[Node, list[Node]]], _changes: IndexChanges
+    graph: Graphonomous, rewrites: Sequence[tuple[Node, list[Node]]]
 ) -> list[str]:
     """Rebuild each summary from its remaining members (text, keywords, members, embedding),
     inside the erase transaction.  Returns the rewritten ids."""
@@ -181,7 +180,6 @@ def rewrite_goal_nodes(
     graph: Graphonomous,
     scrub_text: Any,
     mentions: Any,
-    changes: IndexChanges,
 ) -> list[str]:
     """Goal nodes whose content mentions the erased ids or content, rewritten with
     `scrub_text` (the same ``[erased]`` replacement as their goals row) and re-embedded."""
@@ -195,7 +193,6 @@ def rewrite_goal_nodes(
     for (node_id, text), vector in zip(targets, vectors, strict=True):
         store.update_node(node_id, content=text, updated_at=now)
         store.set_embedding(node_id, pack_f32(vector), graph.embedding_model)
-        changes.added(node_id, text, vector)
     return [node_id for node_id, _ in targets]
 
 

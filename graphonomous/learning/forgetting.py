@@ -51,7 +51,6 @@ from ..model import (
 )
 from ..store import Store
 from . import erasure, retention, tables
-from .common import IndexChanges, publish
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -188,7 +187,6 @@ def forget_node(
     check_choice("mode", mode, FORGET_MODES)
     if reason is not None and not isinstance(reason, str):
         raise ValidationError("reason", "must be a string")
-    changes = IndexChanges()
     with graph.lock:
         store = graph.store
         with store.transaction():
@@ -203,15 +201,12 @@ def forget_node(
             else:
                 ids = cascade_set(store, node_id) if mode == "cascade" else [node_id]
                 edges_removed = _hard_delete(store, ids)
-            for forgotten in ids:
-                changes.dropped(forgotten)
             store.audit(
                 now,
                 "forget_node",
                 node_id,
                 {"mode": mode, "reason": reason, "node_ids": ids, "edges_removed": edges_removed},
             )
-        publish(graph, changes)
     telemetry.emit(FORGET_EVENT, {"count": len(ids)}, {"mode": mode, "policy": None})
     return {
         "mode": mode,
@@ -318,7 +313,6 @@ def forget_by_policy(
     max_nodes: int | None = None,
     dry_run: bool = False,
     mode: str = DEFAULT_POLICY_MODE,
-    changes: IndexChanges | None = None,
 ) -> dict[str, Any]:
     """Forget the lowest-priority unprotected nodes until ≤ max_nodes counted nodes remain.
 
@@ -335,17 +329,11 @@ def forget_by_policy(
     source-backed) are never candidates; if the counted protected ones alone
     exceed the budget, ``over_budget_protected`` is true.  Complexity:
     O(V log V + E), one transaction.
-
-    A caller running this inside its own transaction (the consolidator)
-    passes `changes`: the index updates are then added to it for the caller
-    to publish after ITS commit, instead of being published here.
     """
     check_choice("policy", policy, FORGETTING_POLICIES)
     check_choice("mode", mode, POLICY_MODES)
     if not isinstance(dry_run, bool):
         raise ValidationError("dry_run", "must be true or false")
-    owner = changes is None
-    pending = IndexChanges() if changes is None else changes
     with graph.lock:
         store = graph.store
         budget = (
@@ -371,16 +359,12 @@ def forget_by_policy(
                         store.update_node(node_id, forgotten_at=now, updated_at=now)
                 else:
                     _hard_delete(store, ids)
-                for node_id in ids:
-                    pending.dropped(node_id)
                 store.audit(
                     now,
                     "forget_by_policy",
                     None,
                     {"policy": policy, "mode": mode, "max_nodes": budget, "node_ids": ids},
                 )
-            if owner:
-                publish(graph, pending)
     forgotten = 0 if dry_run else len(ids)
     if forgotten:
         telemetry.emit(FORGET_EVENT, {"count": forgotten}, {"mode": mode, "policy": policy})
@@ -408,7 +392,6 @@ def restore_nodes(graph: Graphonomous, node_ids: Iterable[str], reason: str) -> 
     indexes after the commit; one audit entry names them and `reason`.
     Output: the restored ids, sorted.  Complexity: O(ids) plus embedding.
     """
-    changes = IndexChanges()
     with graph.lock:
         store = graph.store
         ids = retention.forgotten_among(store, sorted(set(node_ids)))
@@ -421,9 +404,7 @@ def restore_nodes(graph: Graphonomous, node_ids: Iterable[str], reason: str) -> 
             for node, vector in zip(nodes, vectors, strict=True):
                 store.update_node(node.id, forgotten_at=None, updated_at=now)
                 store.set_embedding(node.id, pack_f32(vector), graph.embedding_model)
-                changes.added(node.id, node.content, vector)
             store.audit(now, "restore_nodes", None, {"reason": reason, "node_ids": ids})
-        publish(graph, changes)
     return ids
 
 
@@ -806,7 +787,6 @@ def gdpr_erase(
         raise ValidationError("reason", "must be a string")
     if isinstance(wait_s, bool) or not isinstance(wait_s, (int, float)) or wait_s < 0:
         raise ValidationError("wait_s", "must be a number of seconds >= 0")
-    changes = IndexChanges()
     with graph.lock:
         store = graph.store
         if store.in_transaction:
@@ -834,19 +814,18 @@ def gdpr_erase(
                     counts = _scrub_references(store, victim.id, content, erased_ids)
                     for name, count in counts.items():
                         scrubbed[name] = scrubbed.get(name, 0) + count
-                rewritten = erasure.rewrite_summaries(graph, rewrites, changes)
+                rewritten = erasure.rewrite_summaries(graph, rewrites)
                 rewritten += erasure.rewrite_goal_nodes(
                     graph,
                     lambda text: _scrub_all(text, erased_ids, contents),
                     lambda text: _mentions_any(text, erased_ids, contents),
-                    changes,
                 )
                 edges_removed = 0
                 digest = hashlib.sha256(reason.encode("utf-8")).hexdigest() if reason else None
                 for victim in victims:
                     removed = store.delete_node(victim.id)
                     edges_removed += removed
-                    changes.dropped(victim.id)
+                    store.erase_change_traces(victim.id)
                     store.audit(
                         utc_now(),
                         "gdpr_erase",
@@ -860,7 +839,6 @@ def gdpr_erase(
                     )
                 for merged_id in sorted(merged | ({node_id} - {root.id})):
                     store.audit(utc_now(), "gdpr_erase", merged_id, {"merged_into": root.id})
-            publish(graph, changes)
             file_report = erasure.scrub_file(store, contents, wait_s)
         finally:
             # A failure here is reported by the file scrub; the setting is per connection.

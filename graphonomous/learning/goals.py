@@ -62,7 +62,7 @@ from ..model import (
 )
 from ..records import node_from_fields
 from . import bookkeeping
-from .common import IndexChanges, insert_node, link, publish
+from .common import insert_node, link
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -210,7 +210,6 @@ def _insert_goal(
     content: str,
     vector: list[float],
     now: str,
-    changes: IndexChanges,
 ) -> None:
     """Insert a validated goal, its node and its edges (inside the caller's transaction)."""
     parent = _require_goal(graph, goal["parent_goal_id"]) if goal["parent_goal_id"] else None
@@ -226,7 +225,7 @@ def _insert_goal(
         },
         now=now,
     )
-    insert_node(graph, node, vector, changes)
+    insert_node(graph, node, vector)
     goal["node_id"] = node.id
     bookkeeping.insert_goal(graph.store, goal)
     if parent is not None and parent["node_id"]:
@@ -262,11 +261,9 @@ def create_goal(
         },
     )
     (vector,) = graph.embed_texts([content])
-    changes = IndexChanges()
     with graph.lock:
         with graph.store.transaction():
-            _insert_goal(graph, goal, content, vector, utc_now(), changes)
-        publish(graph, changes)
+            _insert_goal(graph, goal, content, vector, utc_now())
         return {"goal": _require_goal(graph, goal["id"])}
 
 
@@ -341,7 +338,6 @@ def update_goal(
         check_criteria(extra)
     if not fields and extra is None:
         raise ValidationError("title", "update needs title, description, priority or metadata")
-    changes = IndexChanges()
     with graph.lock:
         goal = _require_goal(graph, goal_id)
         if extra is not None:
@@ -359,15 +355,12 @@ def update_goal(
                     graph.store.set_embedding(
                         goal["node_id"], pack_f32(vector), graph.embedding_model
                     )
-                    changes.added(goal["node_id"], content, vector)
                 _sync_node(graph, updated, now)
-        publish(graph, changes)
         return {"goal": _require_goal(graph, goal_id)}
 
 
 def delete_goal(graph: Graphonomous, goal_id: str) -> dict[str, Any]:
     """Delete a goal and its node; its subgoals are detached (parent_goal_id = null)."""
-    changes = IndexChanges()
     with graph.lock:
         goal = _require_goal(graph, goal_id)
         children = bookkeeping.list_goal_rows(graph.store, parent_goal_id=goal_id)
@@ -375,8 +368,6 @@ def delete_goal(graph: Graphonomous, goal_id: str) -> dict[str, Any]:
             bookkeeping.execute(graph.store, "DELETE FROM goals WHERE id = ?", (goal_id,))
             if goal["node_id"] and graph.store.get_node(goal["node_id"]) is not None:
                 graph.store.delete_node(goal["node_id"])
-                changes.dropped(goal["node_id"])
-        publish(graph, changes)
     return {
         "deleted": True,
         "goal_id": goal_id,
@@ -502,7 +493,6 @@ def decompose_goal(graph: Graphonomous, goal_id: str, subgoals: Sequence[object]
             raise ValidationError(f"subgoals[{position}].{unknown[0]}", "is not a subgoal field")
         prepared.append(_new_goal(graph, {**fields, "parent_goal_id": goal_id}))
     vectors = graph.embed_texts([content for _, content in prepared])
-    changes = IndexChanges()
     with graph.lock:
         parent = _require_goal(graph, goal_id)
         if parent["status"] in TERMINAL_STATUSES:
@@ -511,7 +501,7 @@ def decompose_goal(graph: Graphonomous, goal_id: str, subgoals: Sequence[object]
         with graph.store.transaction():
             for (goal, content), vector in zip(prepared, vectors, strict=True):
                 goal["agent_id"] = parent["agent_id"]
-                _insert_goal(graph, goal, content, vector, now, changes)
+                _insert_goal(graph, goal, content, vector, now)
             decomposition = [
                 *parent["metadata"].get("decomposition", []),
                 *(goal["id"] for goal, _ in prepared),
@@ -522,7 +512,6 @@ def decompose_goal(graph: Graphonomous, goal_id: str, subgoals: Sequence[object]
                 metadata={**parent["metadata"], "decomposition": decomposition},
                 updated_at=now,
             )
-        publish(graph, changes)
         return {
             "goal": _require_goal(graph, goal_id),
             "subgoals": [_require_goal(graph, goal["id"]) for goal, _ in prepared],

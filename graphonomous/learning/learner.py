@@ -33,7 +33,7 @@ from ..records import node_from_fields
 from ..retrieval.experience import NEUTRAL_REWARD, QUERY_KEY, RETRIEVAL_KEY
 from ..store import Store
 from . import beliefs, goals, orchestrator, tables
-from .common import IndexChanges, bounded_step, insert_node, link, publish
+from .common import bounded_step, insert_node, link
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -392,8 +392,7 @@ def learn_from_outcome(
             goal_node_id = _resolve_goal_node(store, goal_id) if goal_id is not None else None
             if goal_id is not None and goal_node_id is None:
                 raise ValidationError("goal_id", f"no live goal with id {goal_id!r}")
-            # An aid: kept out of the search indexes (see common.insert_node).
-            insert_node(graph, node, vector, IndexChanges())
+            insert_node(graph, node, vector)  # an aid: kept out of the search indexes
             updates = []
             for node_id in causal_ids:
                 cause = causal[node_id]
@@ -729,7 +728,6 @@ def learn_from_interaction(
     ]
     vectors = graph.embed_texts([episode.content, *claims])
     now = episode.created_at
-    changes = IndexChanges()
     with graph.lock:
         store = graph.store
         novelty = _novelty(graph, vectors[0], NOVELTY_THRESHOLD, NOVELTY_NEIGHBOURS)
@@ -746,7 +744,7 @@ def learn_from_interaction(
         records: list[dict[str, Any]] = []
         results = []
         with store.transaction():
-            insert_node(graph, episode, vectors[0], changes)
+            insert_node(graph, episode, vectors[0])
             for claim_node, vector, plan, verdict in zip(
                 claim_nodes, vectors[1:], plans, verdicts, strict=True
             ):
@@ -774,7 +772,7 @@ def learn_from_interaction(
                         }
                     )
                     continue
-                insert_node(graph, claim_node, vector, changes)
+                insert_node(graph, claim_node, vector)
                 link(store, claim_node.id, episode.id, "derived_from", now)
                 for other_id in plan["related"]:
                     link(store, claim_node.id, other_id, "related", now)
@@ -793,7 +791,6 @@ def learn_from_interaction(
                         "orchestrator": verdict.to_dict(),
                     }
                 )
-        publish(graph, changes)
         graph.contradiction_hooks.notify(records)
         stored_episode = store.get_node(episode.id)
         assert stored_episode is not None

@@ -38,9 +38,8 @@ from typing import Final
 
 from ..embed import exact_score
 from ..embed.index import normalized_f32
-from ..model import Node
+from ..model import AID_CREATION_SOURCES, AID_NODE_TYPES, Node
 from ..store import Store
-from .graph import AID_CREATION_SOURCES, AID_NODE_TYPES
 
 # Retrievals remembered per process: an agent reports an outcome shortly after
 # it retrieved; 256 covers a long burst of parallel questions.

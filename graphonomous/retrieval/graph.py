@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from ..model import RELATIONSHIPS, Edge, Node
+from ..model import AID_CREATION_SOURCES, AID_NODE_TYPES, RELATIONSHIPS, Edge, Node
 from ..store import Store
 
 # How strongly a walk follows an edge of each kind, multiplied by the edge's
@@ -59,10 +59,8 @@ CAUSAL_RELATIONSHIPS: Final = ("causal", "causes", "resolves")
 # a chunk of a file): parts of one whole share context, so retrieval lets
 # them support each other through the whole (`retriever._support`).
 STRUCTURAL_RELATIONSHIPS: Final = ("part_of",)
-# Retrieval aids (retrieval.experience): outcome nodes and consolidation
-# summaries point at knowledge; the graph stages never walk into them.
-AID_NODE_TYPES: Final = ("outcome",)
-AID_CREATION_SOURCES: Final = ("consolidation",)
+# Retrieval aids (model.AID_NODE_TYPES / AID_CREATION_SOURCES): the graph stages
+# never walk into them.
 assert set(STRUCTURAL_RELATIONSHIPS) <= set(RELATIONSHIPS)
 
 WeightedGraph = dict[str, dict[str, float]]
@@ -86,7 +84,7 @@ def store_fingerprint(store: Store) -> tuple[int, int]:
     write of this process goes through it); ``PRAGMA data_version`` changes
     when another connection (another process) commits.  O(1).
     """
-    return int(store.scalar("SELECT total_changes()")), int(store.scalar("PRAGMA data_version"))
+    return store.fingerprint()
 
 
 @dataclass(frozen=True)

@@ -924,19 +924,24 @@ def record_access(graph: Graphonomous, result_ids: Sequence[str]) -> None:
 
     Counts are re-read inside the (write-locked) transaction, so concurrent
     processes never lose an increment.  The whole-graph snapshot stays valid:
-    these columns do not change the graph it holds.
+    these columns do not change the graph it holds.  Best effort: when the
+    file takes no write now (read-only, disk full, another process's long
+    transaction) the counters are skipped and the answer still goes out.
     """
     if not result_ids or graph.store.write_refusal() is not None:
         return  # a read-only or damaged file serves reads without bookkeeping
     store = graph.store
     before = store_fingerprint(store)
     now = utc_now()
-    with store.transaction():
+
+    def bump() -> None:
         rows = store.get_nodes(result_ids)
         for node_id in sorted(rows):
             store.update_node(
                 node_id, access_count=rows[node_id].access_count + 1, last_accessed_at=now
             )
+
+    store.try_write(bump)
     graph.snapshot_writes_done(before)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .batch import BatchError, BatchResult, apply_batch, merge_into
+from .protocol import GraphStorage
 from .schema import SCHEMA_VERSION
 from .sqlite import Store, StoreError
 
@@ -10,6 +11,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "BatchError",
     "BatchResult",
+    "GraphStorage",
     "Store",
     "StoreError",
     "apply_batch",

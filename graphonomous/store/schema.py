@@ -9,7 +9,10 @@ Migration 1 is the seed-003 baseline (column names as upstream had them);
 migration 2 is the v0.3 upgrade of seed 004 plus our canonical column names,
 so the upgrade path is exercised by every fresh database as well.  Migration 3
 adds the consolidation log, attention items and the source-file table of
-ingestion.
+ingestion.  Migration 5 adds the change log that keeps every process's
+in-memory indexes fresh (triggers write it in the same transaction as the
+change, whichever process or statement made it) and the table of persisted
+derived indexes.
 """
 
 from __future__ import annotations
@@ -209,11 +212,52 @@ _MIGRATION_4: Final = [
     "CREATE UNIQUE INDEX idx_outcomes_signal ON outcomes(signal_id) WHERE signal_id IS NOT NULL",
 ]
 
+# The change log: one row per write that can change what the vector or BM25
+# index holds for a node (insert, delete, content or forgotten_at changed, its
+# embedding written or dropped).  Triggers write it, so no writer can forget
+# to — raw SQL, cascades and other processes included.  Access counters,
+# confidence and edges are not logged: the indexes do not depend on them
+# (the graph snapshot is checked by `Store.fingerprint`).  `seq` is
+# AUTOINCREMENT, so it only grows even after old rows are pruned.
+_NODE_CHANGE_TRIGGERS: Final = (
+    ("nodes_log_insert", "AFTER INSERT ON nodes", "NEW.id"),
+    ("nodes_log_update", "AFTER UPDATE OF content, forgotten_at ON nodes", "NEW.id"),
+    ("nodes_log_delete", "AFTER DELETE ON nodes", "OLD.id"),
+    ("embeddings_log_insert", "AFTER INSERT ON node_embeddings", "NEW.node_id"),
+    ("embeddings_log_update", "AFTER UPDATE ON node_embeddings", "NEW.node_id"),
+    ("embeddings_log_delete", "AFTER DELETE ON node_embeddings", "OLD.node_id"),
+)
+_MIGRATION_5: Final = [
+    """
+    CREATE TABLE node_changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        node_id TEXT NOT NULL
+    )
+    """,
+    *(
+        f"CREATE TRIGGER {name} {event} BEGIN "
+        f"INSERT INTO node_changes (node_id) VALUES ({value}); END"
+        for name, event, value in _NODE_CHANGE_TRIGGERS
+    ),
+    # Derived indexes saved by the engine so a fresh process loads them in one
+    # read instead of rebuilding them from rows; `generation` is the change-log
+    # seq they reflect (later changes are applied on load).
+    """
+    CREATE TABLE derived_indexes (
+        name TEXT PRIMARY KEY,
+        model TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        data BLOB NOT NULL
+    )
+    """,
+]
+
 MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_1,
     _MIGRATION_2,
     _MIGRATION_3,
     _MIGRATION_4,
+    _MIGRATION_5,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -5,13 +5,18 @@ Rules kept everywhere in this module:
 - every multi-statement write runs inside `transaction()` (BEGIN IMMEDIATE,
   nested calls become SAVEPOINTs), so a crash leaves all or nothing;
 - one connection per Store, guarded by a re-entrant lock, so a Store can be
-  shared by threads (the MCP server, the consolidation timer).
+  shared by threads (the MCP server, the consolidation timer);
+- several processes share one file: a writer waits for another process's
+  transaction (busy timeout, then retries with backoff) instead of failing,
+  and the change log (`node_changes`, written by triggers) tells every
+  process which nodes changed since it last looked.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import sqlite3
 import threading
 import time
@@ -21,6 +26,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..model import (
+    AID_CREATION_SOURCES,
+    AID_NODE_TYPES,
     EDGE_DIRECTIONS,
     Edge,
     Node,
@@ -31,9 +38,28 @@ from ..model import (
 )
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
+# "n is searchable": not a retrieval aid (model.AID_*; literals from constants).
+_SEARCHABLE = "n.node_type NOT IN ({}) AND n.creation_source NOT IN ({})".format(
+    ", ".join(f"'{t}'" for t in AID_NODE_TYPES),
+    ", ".join(f"'{c}'" for c in AID_CREATION_SOURCES),
+)
+
 # SQLite's default limit on host parameters is 999 on old builds; stay under it.
 SQL_VARIABLE_CHUNK: Final = 900
-BUSY_TIMEOUT_MS: Final = 5000
+# SQLite's own wait for another connection's lock.  A real batch (a 20K-node
+# import or scan embeds inside its transaction) holds the write lock for tens
+# of seconds on a small device, so one wait is 30 s and BEGIN IMMEDIATE is
+# retried with jittered exponential backoff for WRITE_WAIT_S in total before
+# the client sees a StoreError.
+BUSY_TIMEOUT_MS: Final = 30_000
+WRITE_WAIT_S: Final = 600.0
+_BACKOFF_FIRST_S: Final = 0.05
+_BACKOFF_MAX_S: Final = 2.0
+# The change log keeps at least this many newest rows when pruned: a process
+# whose generation is older than the kept rows reloads its indexes in full.
+CHANGE_LOG_KEEP: Final = 200_000
+# Saving a derived index is a cache write: it gives up after this wait.
+_CACHE_BUSY_TIMEOUT_MS: Final = 100
 
 _NODE_SELECT: Final = f"SELECT {', '.join(NODE_COLUMNS)} FROM nodes"
 _EDGE_SELECT: Final = f"SELECT {', '.join(EDGE_COLUMNS)} FROM edges"
@@ -77,6 +103,20 @@ def _quick_check(conn: sqlite3.Connection) -> tuple[str | None, float]:
         verdict = str(exc)
     elapsed = round((time.perf_counter() - started) * 1000.0, 3)
     return (None if verdict == "ok" else " ".join(verdict.split())), elapsed
+
+
+def is_busy_error(exc: BaseException) -> bool:
+    """Whether an SQLite error means "another connection holds the lock" (retryable)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def is_unwritable_error(exc: BaseException) -> bool:
+    """Whether an SQLite error means the file cannot take writes now (read-only, full, busy)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and (
+        is_busy_error(exc) or "readonly" in text or "read-only" in text or "full" in text
+    )
 
 
 def _chunks(items: Sequence[str], size: int = SQL_VARIABLE_CHUNK) -> Iterator[Sequence[str]]:
@@ -133,6 +173,12 @@ class Store:
         self._lock = threading.RLock()
         self._depth = 0
         self._after_commit: list[Callable[[], None]] = []
+        # Called after BEGIN IMMEDIATE of every outermost transaction, before
+        # its body: the engine brings its indexes up to date there (all
+        # commits visible, none of this transaction's writes yet).
+        self._on_begin: list[Callable[[], None]] = []
+        # Called after every outermost COMMIT (after the `after_commit` callbacks).
+        self._on_commit: list[Callable[[], None]] = []
         # A file we may not write (or whose directory we may not write) opens read-only.
         self.read_only = _not_writable(self.path)
         self._conn = self._connect(self.path, self.read_only)
@@ -159,6 +205,21 @@ class Store:
                 "serves reads only; copy it somewhere writable to change it"
             )
         return None
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The re-entrant lock every use of the connection holds (shared with the engine)."""
+        return self._lock
+
+    def on_begin(self, listener: Callable[[], None]) -> None:
+        """Call `listener()` at the start of every outermost write transaction."""
+        with self._lock:
+            self._on_begin.append(listener)
+
+    def on_commit(self, listener: Callable[[], None]) -> None:
+        """Call `listener()` after every outermost write transaction commits."""
+        with self._lock:
+            self._on_commit.append(listener)
 
     # -- opening ---------------------------------------------------------
 
@@ -245,7 +306,7 @@ class Store:
     # -- transactions ----------------------------------------------------
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, *, retry: bool = True) -> Iterator[None]:
         """All writes inside commit together or not at all.
 
         The outermost call holds the store lock and a write lock on the file
@@ -260,8 +321,20 @@ class Store:
             self._depth += 1
             savepoint = f"sp{depth}"
             pending_before = len(self._after_commit)
-            self._conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {savepoint}")
             try:
+                if depth == 0 and retry:
+                    self._begin_immediate()
+                elif depth == 0:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                else:
+                    self._conn.execute(f"SAVEPOINT {savepoint}")
+            except BaseException:
+                self._depth = depth
+                raise
+            try:
+                if depth == 0:
+                    for listener in list(self._on_begin):
+                        listener()
                 yield
             except BaseException:
                 # Callbacks registered inside the undone scope must never run.
@@ -273,13 +346,70 @@ class Store:
                     self._conn.execute(f"RELEASE {savepoint}")
                 raise
             else:
-                self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {savepoint}")
+                try:
+                    self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {savepoint}")
+                except BaseException:  # e.g. the disk filled up: nothing is kept
+                    del self._after_commit[pending_before:]
+                    if depth == 0 and self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
             finally:
                 self._depth = depth
             if depth == 0:
                 callbacks, self._after_commit = self._after_commit, []
                 for callback in callbacks:
                     callback()
+                for listener in list(self._on_commit):
+                    listener()
+
+    def _begin_immediate(self) -> None:
+        """BEGIN IMMEDIATE, waiting out other processes' write transactions.
+
+        SQLite's busy handler waits up to BUSY_TIMEOUT_MS per attempt; on
+        "database is locked" the attempt is repeated after a jittered,
+        doubling pause until WRITE_WAIT_S have passed (then StoreError).
+        """
+        deadline = time.monotonic() + WRITE_WAIT_S
+        pause = _BACKOFF_FIRST_S
+        while True:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not is_busy_error(exc):
+                    raise
+                if time.monotonic() + pause > deadline:
+                    raise StoreError(
+                        f"{self.path}: another process kept the database locked for "
+                        f"{WRITE_WAIT_S:.0f} s; try again later"
+                    ) from exc
+                time.sleep(pause * (0.5 + random.random()))
+                pause = min(_BACKOFF_MAX_S, pause * 2)
+
+    def try_write(self, write: Callable[[], None], wait_ms: int = _CACHE_BUSY_TIMEOUT_MS) -> bool:
+        """Run `write()` in its own transaction if the file takes it now; best effort.
+
+        For writes a reader may skip (access counters): the lock is waited
+        for at most `wait_ms` (no retries), and a read-only file, a full disk
+        or a busy database make it return False with nothing written.
+        Inside an open transaction it joins it (a savepoint).
+        """
+        with self._lock:
+            if self._conn.in_transaction:
+                with self.transaction():
+                    write()
+                return True
+            self._conn.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+            try:
+                with self.transaction(retry=False):
+                    write()
+            except sqlite3.OperationalError as exc:
+                if is_unwritable_error(exc):
+                    return False
+                raise
+            finally:
+                self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            return True
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run `callback` once the outermost transaction has committed (now, if none is open).
@@ -316,6 +446,153 @@ class Store:
         """Rows of one parameterised read written in this package."""
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
+
+    @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Several reads from one consistent state of the file (a deferred read
+        transaction; inside an open write transaction it simply joins it)."""
+        with self._lock:
+            if self._conn.in_transaction:
+                yield
+                return
+            self._conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._conn.execute("COMMIT")
+
+    def fingerprint(self) -> tuple[int, int]:
+        """A value that changes whenever the database may have changed: rows written
+        through this connection and commits by other connections.  O(1)."""
+        row = self.query("SELECT total_changes(), 0")[0]
+        version = self.query("PRAGMA data_version")[0][0]
+        return int(row[0]), int(version)
+
+    # -- change log ----------------------------------------------------------
+
+    def change_generation(self) -> int:
+        """The newest change-log seq visible to this connection (0: no change yet).  O(log n)."""
+        return int(self.query("SELECT coalesce(max(seq), 0) FROM node_changes")[0][0])
+
+    def changes_since(self, generation: int) -> tuple[int, list[str] | None]:
+        """Node ids changed after `generation`: ``(new generation, sorted ids)``.
+
+        The ids are None when the log no longer reaches back that far (pruned,
+        or a GDPR erase scrubbed it): the caller must reload in full.
+        Complexity: O(changes since `generation`).
+        """
+        with self.read_snapshot():
+            rows = self.query(
+                "SELECT seq, node_id FROM node_changes WHERE seq > ? ORDER BY seq", (generation,)
+            )
+            if not rows:
+                return generation, []
+            floor = int(self.query("SELECT min(seq) FROM node_changes")[0][0])
+        newest = int(rows[-1][0])
+        ids = {str(row[1]) for row in rows}
+        if floor > generation + 1 or "" in ids:
+            return newest, None
+        return newest, sorted(ids)
+
+    def index_rows(
+        self, node_ids: Sequence[str], model: str
+    ) -> list[tuple[str, str, bool, bytes | None]]:
+        """``(id, content, indexed, embedding of `model` or None)`` of the existing nodes
+        among `node_ids`, by id (absent ids were deleted); indexed = live and not a
+        retrieval aid (what the search indexes hold).  O(len(node_ids))."""
+        found: list[tuple[str, str, bool, bytes | None]] = []
+        for chunk in _chunks(sorted(set(node_ids))):
+            rows = self.query(
+                f"SELECT n.id, n.content, n.forgotten_at IS NULL AND {_SEARCHABLE}, e.embedding "
+                "FROM nodes n LEFT JOIN node_embeddings e ON e.node_id = n.id AND e.model = ? "
+                f"WHERE n.id IN ({_placeholders(len(chunk))})",
+                [model, *chunk],
+            )
+            found.extend(
+                (row[0], row[1], bool(row[2]), None if row[3] is None else bytes(row[3]))
+                for row in rows
+            )
+        found.sort()
+        return found
+
+    def live_texts(self) -> list[tuple[str, str]]:
+        """(id, content) of every live searchable node (no retrieval aid), oldest first:
+        what the BM25 index holds."""
+        rows = self.query(
+            f"SELECT n.id, n.content FROM nodes n WHERE n.forgotten_at IS NULL AND {_SEARCHABLE} "
+            "ORDER BY n.created_at, n.id"
+        )
+        return [(row[0], row[1]) for row in rows]
+
+    def live_ids_without_embedding(self, model: str) -> list[str]:
+        """Ids of live searchable nodes that have no vector of `model` (to embed), by id."""
+        rows = self.query(
+            "SELECT n.id FROM nodes n LEFT JOIN node_embeddings e "
+            "ON e.node_id = n.id AND e.model = ? "
+            f"WHERE n.forgotten_at IS NULL AND {_SEARCHABLE} AND e.node_id IS NULL ORDER BY n.id",
+            (model,),
+        )
+        return [row[0] for row in rows]
+
+    def prune_change_log(self, keep: int = CHANGE_LOG_KEEP) -> int:
+        """Drop all but the `keep` newest change-log rows; returns how many went."""
+        newest = self.change_generation()
+        return int(
+            self.execute("DELETE FROM node_changes WHERE seq <= ?", (newest - keep,)).rowcount
+        )
+
+    def erase_change_traces(self, node_id: str) -> None:
+        """GDPR erase: no change-log row or saved index may keep the erased id.
+
+        The node's log rows are replaced by one resync marker (empty id), so
+        every process reloads its indexes in full instead of missing the
+        removal; saved derived indexes are dropped (rebuilt on next use).
+        Inside the caller's transaction.
+        """
+        self.execute("DELETE FROM node_changes WHERE node_id = ?", (node_id,))
+        self.execute("INSERT INTO node_changes (node_id) VALUES ('')")
+        self.execute("DELETE FROM derived_indexes")
+
+    # -- derived indexes -------------------------------------------------------
+
+    def load_derived(self, name: str, model: str) -> tuple[int, bytes] | None:
+        """A saved derived index: ``(generation, data)``, or None (absent or other model)."""
+        rows = self.query(
+            "SELECT generation, data FROM derived_indexes WHERE name = ? AND model = ?",
+            (name, model),
+        )
+        return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
+
+    def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool:
+        """Save a derived index, best effort: False (nothing written) when the file
+        cannot take writes now (read-only, disk full, locked by another process)."""
+        try:
+            with self._lock:
+                if self._conn.in_transaction:
+                    return False
+                # A cache write never waits for another process's transaction.
+                self._conn.execute(f"PRAGMA busy_timeout = {_CACHE_BUSY_TIMEOUT_MS}")
+                try:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        self._conn.execute(
+                            "INSERT INTO derived_indexes (name, model, generation, data) "
+                            "VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+                            "model = excluded.model, generation = excluded.generation, "
+                            "data = excluded.data",
+                            (name, model, generation, data),
+                        )
+                        self._conn.execute("COMMIT")
+                    except BaseException:
+                        self._conn.execute("ROLLBACK")
+                        raise
+                finally:
+                    self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        except sqlite3.OperationalError as exc:
+            if is_unwritable_error(exc):
+                return False
+            raise
+        return True
 
     # -- nodes -------------------------------------------------------------
 
@@ -368,6 +645,19 @@ class Store:
             if cursor.rowcount == 0:
                 raise NotFoundError("node", node_id)
         return int(edge_count)
+
+    def delete_nodes(self, node_ids: Sequence[str]) -> int:
+        """Delete many nodes (edges and embeddings cascade); absent ids are ignored.
+
+        Returns how many nodes were deleted.  Inside the caller's transaction.
+        """
+        deleted = 0
+        for chunk in _chunks(sorted(set(node_ids))):
+            cursor = self.execute(
+                f"DELETE FROM nodes WHERE id IN ({_placeholders(len(chunk))})", chunk
+            )
+            deleted += cursor.rowcount
+        return deleted
 
     def list_nodes(
         self,
@@ -477,14 +767,19 @@ class Store:
         rows = self.query("SELECT embedding FROM node_embeddings WHERE node_id = ?", (node_id,))
         return bytes(rows[0][0]) if rows else None
 
-    def iter_embeddings(self, model: str, *, live_only: bool = True) -> list[tuple[str, bytes]]:
-        """(node_id, blob) of every embedding of one model (live nodes only by default)."""
+    def iter_embeddings(
+        self, model: str, *, live_only: bool = True, searchable_only: bool = False
+    ) -> list[tuple[str, bytes]]:
+        """(node_id, blob) of every embedding of one model (live nodes only by default;
+        with `searchable_only`, no retrieval aid: what the vector index holds)."""
         sql = (
             "SELECT e.node_id, e.embedding FROM node_embeddings e JOIN nodes n ON n.id = e.node_id "
             "WHERE e.model = ?"
         )
         if live_only:
             sql += " AND n.forgotten_at IS NULL"
+        if searchable_only:
+            sql += f" AND {_SEARCHABLE}"
         rows = self.query(sql + " ORDER BY e.node_id", (model,))
         return [(row[0], bytes(row[1])) for row in rows]
 

@@ -1,0 +1,343 @@
+"""Small-device budget (issue #20): memory, cold starts and latency at 1K / 10K / 50K nodes.
+
+Graphs are built from real text: paragraphs of a documentation tree (any
+folder of ``.md`` / ``.rst`` / ``.txt`` files, read in place — e.g. a fetched
+docs repository) plus every LoCoMo turn of ``../shared/data``; paragraphs are
+taken in sorted-path order, de-duplicated, the first N used.  Each node gets
+a ``follows`` edge to the previous paragraph of its file (or turn of its
+session) and a ``related`` edge to a seeded pseudo-random earlier node, so
+graphs have ~2 edges per node.
+
+Every measurement runs in a fresh subprocess of the checkout under test
+(``--checkout``; default this one), so the same script measures main and a
+branch side by side, pure (``GRAPHONOMOUS_NO_NUMPY=1``) and NumPy:
+
+* ``rss_mb`` — the stdio server's VmRSS after it answered one retrieve_context;
+* ``cold_recall_s`` — wall time of ``graphonomous recall`` in a fresh process
+  (the second such run: the first may build and save derived indexes;
+  ``first_recall_s`` reports it), and its peak RSS;
+* ``first_retrieve_s`` — the server's first retrieve_context (cold indexes);
+* ``p50/p95_ms_e<k>`` — warm retrieve_context latency per effort (client side,
+  over stdio, ``--queries`` distinct queries);
+* ``consolidate_cold_s`` — ``graphonomous consolidate`` in a fresh process,
+  ``consolidate_warm_ms`` — run_consolidation in the warm server (on a copy);
+* ``db_mb`` — database size after the build (with WAL checkpointed).
+
+Run:  nice -n 10 python benchmarks/bench_device.py --docs /tmp/docs \\
+          [--sizes 1000,10000,50000] [--checkout PATH] [--backends pure,numpy] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Final
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+DEFAULT_LOCOMO: Final = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+MIN_PARAGRAPH: Final = 40  # characters: shorter "paragraphs" are headings and code fences
+MAX_PARAGRAPH: Final = 2_000
+BATCH: Final = 2_000  # nodes per apply_batch while building
+EFFORTS: Final = (0, 3, 6)
+QUERIES: Final = (
+    "how do I declare a path parameter with a type",
+    "dependency injection with yield and cleanup",
+    "what did Caroline say about the adoption agency",
+    "background tasks after returning a response",
+    "OAuth2 password flow with bearer tokens",
+    "Melanie painting a sunrise by the lake",
+    "testing the application with a test client",
+    "CORS middleware allowed origins",
+    "who went camping with the kids last summer",
+    "response model excludes unset fields",
+)
+
+
+# -- corpus -------------------------------------------------------------------------------
+
+
+def paragraphs(docs: Path | None, limit: int, locomo: Path) -> list[tuple[str, str]]:
+    """(group, text) pairs: LoCoMo turns (group = session) then doc paragraphs (group = file)."""
+    seen: set[str] = set()
+    out: list[tuple[str, str]] = []
+
+    def keep(group: str, text: str) -> None:
+        text = " ".join(text.split())
+        if len(text) >= MIN_PARAGRAPH and text not in seen:
+            seen.add(text)
+            out.append((group, text[:MAX_PARAGRAPH]))
+
+    if locomo.exists():
+        for conv_no, conv in enumerate(json.loads(locomo.read_text(encoding="utf-8"))):
+            talk = conv["conversation"]
+            for key in sorted(talk):
+                if key.startswith("session_") and isinstance(talk[key], list):
+                    for turn in talk[key]:
+                        keep(f"c{conv_no}/{key}", f"{turn['speaker']}: {turn['text']}")
+    if docs is not None:
+        files = sorted(
+            p for p in docs.rglob("*") if p.suffix in {".md", ".rst", ".txt"} and p.is_file()
+        )
+        for path in files:
+            if len(out) >= limit:
+                break
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for block in text.split("\n\n"):
+                keep(str(path.relative_to(docs)), block)
+    return out[:limit]
+
+
+def build(db: Path, docs: Path | None, size: int, locomo: Path) -> dict[str, Any]:
+    """Runs inside the checkout under test: write the graph in batches."""
+    from graphonomous import Graphonomous
+
+    rng = random.Random(size)
+    items = paragraphs(docs, size, locomo)
+    started = time.perf_counter()
+    with Graphonomous(db) as graph:
+        last_of_group: dict[str, str] = {}
+        ops: list[dict[str, Any]] = []
+        for number, (group, text) in enumerate(items):
+            node_id = f"n{number:06d}"
+            node_type = "episodic" if group.startswith("c") else "semantic"
+            ops.append(
+                {"op": "add_node", "node": {"id": node_id, "content": text, "node_type": node_type}}
+            )
+            previous = last_of_group.get(group)
+            if previous is not None:
+                ops.append(
+                    {
+                        "op": "add_edge",
+                        "edge": {
+                            "source_id": node_id,
+                            "target_id": previous,
+                            "relationship": "follows",
+                        },
+                    }
+                )
+            if number:
+                other = f"n{rng.randrange(number):06d}"
+                if other != previous:
+                    ops.append(
+                        {
+                            "op": "add_edge",
+                            "edge": {
+                                "source_id": node_id,
+                                "target_id": other,
+                                "relationship": "related",
+                            },
+                        }
+                    )
+            last_of_group[group] = node_id
+            if len(ops) >= BATCH * 3:
+                graph.apply_batch(ops)
+                ops = []
+        if ops:
+            graph.apply_batch(ops)
+        graph.store.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with Graphonomous(db) as graph:
+        edges = graph.store.count_edges()
+    return {
+        "nodes": len(items),
+        "edges": edges,
+        "build_s": round(time.perf_counter() - started, 2),
+    }
+
+
+# -- measurements (parent side) -----------------------------------------------------------
+
+
+# Subprocesses run with the checkout as working directory: `python -c` and
+# `python -m` put the working directory first on sys.path, before PYTHONPATH.
+def _env(checkout: Path, backend: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    env.pop("GRAPHONOMOUS_NO_NUMPY", None)
+    if backend == "pure":
+        env["GRAPHONOMOUS_NO_NUMPY"] = "1"
+    return env
+
+
+_PEAK = (
+    "import resource, runpy, sys\n"
+    "sys.argv = ['graphonomous', *sys.argv[1:]]\n"
+    "try:\n"
+    "    runpy.run_module('graphonomous', run_name='__main__')\n"
+    "finally:\n"
+    "    print('PEAK_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+)
+
+
+def cli(env: dict[str, str], *args: str) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS MB, stdout) of one fresh `graphonomous` process."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=env["PYTHONPATH"],
+    )
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{args}: {done.stderr[-2000:]}")
+    peak = [line for line in done.stderr.splitlines() if line.startswith("PEAK_KB")]
+    return wall, int(peak[-1].split()[1]) / 1024 if peak else float("nan"), done.stdout
+
+
+class Server:
+    """A `graphonomous serve` stdio process and a minimal JSON-RPC client."""
+
+    def __init__(self, env: dict[str, str], db: Path) -> None:
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "graphonomous",
+                "serve",
+                "--db",
+                str(db),
+                "--surface",
+                "v1",
+                "--no-idle-consolidation",
+            ],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=env["PYTHONPATH"],
+        )
+        self.next_id = 0
+        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+        reply: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        if "error" in reply:
+            raise RuntimeError(str(reply["error"]))
+        return reply
+
+    def call(self, name: str, **arguments: Any) -> float:
+        started = time.perf_counter()
+        reply = self.request("tools/call", {"name": name, "arguments": arguments})
+        if reply["result"].get("isError"):
+            raise RuntimeError(str(reply["result"]))
+        return time.perf_counter() - started
+
+    def rss_mb(self) -> float:
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS"))
+        return kb / 1024
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=120)
+
+
+def measure(checkout: Path, db: Path, backend: str, queries: int) -> dict[str, Any]:
+    env = _env(checkout, backend)
+    row: dict[str, Any] = {"backend": backend}
+    version = subprocess.run(
+        [sys.executable, "-c", "import graphonomous, sys; print(graphonomous.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=checkout,
+        check=True,
+    )
+    if not version.stdout.strip().startswith(str(checkout)):
+        raise RuntimeError(f"measuring {version.stdout.strip()}, not {checkout}")
+    first, _, _ = cli(env, "recall", QUERIES[0], "--db", str(db), "--json")
+    wall, peak, _ = cli(env, "recall", QUERIES[1], "--db", str(db), "--json")
+    row.update(
+        first_recall_s=round(first, 3), cold_recall_s=round(wall, 3), recall_peak_mb=round(peak)
+    )
+    server = Server(env, db)
+    try:
+        row["first_retrieve_s"] = round(server.call("retrieve_context", query=QUERIES[2]), 3)
+        row["rss_mb"] = round(server.rss_mb())
+        asked = [f"{QUERIES[i % len(QUERIES)]} {i // len(QUERIES)}" for i in range(queries)]
+        for effort in EFFORTS:
+            times = sorted(
+                server.call("retrieve_context", query=q, effort=effort) * 1000 for q in asked
+            )
+            row[f"p50_ms_e{effort}"] = round(statistics.median(times), 1)
+            row[f"p95_ms_e{effort}"] = round(times[min(len(times) - 1, int(0.95 * len(times)))], 1)
+        row["rss_after_queries_mb"] = round(server.rss_mb())
+    finally:
+        server.close()
+    copy = db.with_name(db.stem + f"-consolidate-{backend}.db")
+    shutil.copy(db, copy)
+    wall, _, _ = cli(env, "consolidate", "--db", str(copy), "--json")
+    row["consolidate_cold_s"] = round(wall, 3)
+    server = Server(env, copy)
+    try:
+        server.call("retrieve_context", query=QUERIES[0])
+        server.call("run_consolidation")
+        row["consolidate_warm_ms"] = round(server.call("run_consolidation") * 1000)
+    finally:
+        server.close()
+    copy.unlink()
+    for suffix in ("-wal", "-shm"):
+        Path(str(copy) + suffix).unlink(missing_ok=True)
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=Path, help="documentation folder (read in place)")
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--checkout", type=Path, default=ROOT)
+    parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
+    parser.add_argument("--backends", default="pure,numpy")
+    parser.add_argument("--queries", type=int, default=20)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--build", type=Path, help=argparse.SUPPRESS)  # internal: build one db
+    parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.build is not None:
+        print(json.dumps(build(args.build, args.docs, args.size, args.locomo)))
+        return 0
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-device-") as tmp:
+        for size in (int(s) for s in args.sizes.split(",")):
+            db = Path(tmp) / f"g{size}.db"
+            env = _env(args.checkout, "pure")
+            command = [sys.executable, __file__, "--build", str(db), "--size", str(size)]
+            command += ["--locomo", str(args.locomo)]
+            if args.docs is not None:
+                command += ["--docs", str(args.docs)]
+            done = subprocess.run(
+                command, env=env, capture_output=True, text=True, check=True, cwd=args.checkout
+            )
+            facts = json.loads(done.stdout)
+            facts["db_mb"] = round(db.stat().st_size / 2**20, 1)
+            for backend in args.backends.split(","):
+                row = {"size": size, **facts, **measure(args.checkout, db, backend, args.queries)}
+                facts["db_mb_after"] = round(db.stat().st_size / 2**20, 1)
+                row["db_mb_after"] = facts["db_mb_after"]
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+            db.unlink()
+    if args.json is not None:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

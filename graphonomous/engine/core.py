@@ -1,0 +1,351 @@
+"""The engine: the one owner of a graph's in-process state.
+
+Rules of this module:
+- One `Engine` per open database in a process.  It owns the store, the lock
+  (the store's re-entrant lock: one lock, so no lock order to get wrong),
+  the embedder, the vector index, the BM25 index, the graph snapshot, named
+  hooks and the activity clock.  Nothing else keeps a copy of them.
+- Writes go through ``with engine.write() as store:`` (or any
+  `Store.transaction`): the store's triggers log every node change in the
+  same transaction (`node_changes`), so nobody hands index changes around.
+- Before answering, every index accessor applies the logged changes since
+  the engine's generation — its own commits and other processes' alike —
+  incrementally (O(changed nodes)); when nothing changed the check is one
+  indexed read.  The log is also applied right after each of this process's
+  commits and at the start of every write transaction (all commits visible,
+  none of its own writes yet), so reads inside a write see every committed
+  change and nothing uncommitted.
+- Indexes are loaded lazily in the order a query needs them: a saved copy
+  (`derived_indexes`, `VectorIndex.dump`, `Bm25Index.dump`) when its generation is still in the
+  log, else built from rows; a built index is saved back, best effort.
+Layer: imports model, store, embed and index only (never retrieval, learning
+or the facade); the graph snapshot's builder is handed in by the facade.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Final, Generic, TypeVar
+
+from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
+from ..index import Bm25Index
+from ..store import GraphStorage
+
+SnapshotT = TypeVar("SnapshotT")
+StorageT = TypeVar("StorageT", bound=GraphStorage)
+
+# Changes above this many nodes since the saved vector index was written make
+# the engine save a fresh copy after the next load (a cold process then
+# applies at most this many changes instead of all of them).
+RESAVE_AFTER_CHANGES: Final = 2_000
+VECTORS_NAME: Final = "vectors"
+TEXT_NAME: Final = "bm25"
+
+
+class Engine(Generic[StorageT, SnapshotT]):
+    """Store + embedder + indexes of one database, kept fresh across processes."""
+
+    def __init__(
+        self,
+        store: StorageT,
+        embedder: Embedder,
+        snapshot_builder: Callable[[StorageT], SnapshotT],
+        *,
+        persist_indexes: bool = True,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.lock = store.lock
+        self.hooks: dict[str, Any] = {}
+        self._snapshot_builder = snapshot_builder
+        self._persist = persist_indexes and store.path != ":memory:"
+        self._vectors: VectorIndex | None = None
+        self._text: Bm25Index | None = None
+        self._vectors_saved_at = 0
+        self._text_saved_at = 0
+        self._generation = 0  # change-log seq both loaded indexes reflect
+        self._pending_vectors: set[str] = set()  # live nodes lacking a vector
+        self._snapshot: SnapshotT | None = None
+        self._snapshot_fingerprint: tuple[int, int] | None = None
+        self._last_activity = 0.0
+        self._syncing = False
+        store.on_begin(self._sync)
+        store.on_commit(self._sync)
+
+    # -- embeddings ------------------------------------------------------------
+
+    @property
+    def embedding_model(self) -> str:
+        """The tag stored with each vector: vectors of different models never mix."""
+        return self.embedder.name
+
+    def embed_texts(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors of texts, rounded through float32 so they equal what is stored."""
+        return [unpack_f32(pack_f32(v)) for v in self.embedder.embed(list(texts))]
+
+    # -- writes ----------------------------------------------------------------
+
+    @contextmanager
+    def write(self) -> Iterator[StorageT]:
+        """One write transaction: everything inside commits together or not at all.
+
+        Index changes are derived from the change log when the transaction
+        commits (and only then); a rollback leaves the indexes untouched.
+        """
+        with self.lock, self.store.transaction():
+            yield self.store
+
+    # -- the activity clock ------------------------------------------------------
+
+    def touch(self) -> None:
+        """Record activity now: the idle consolidation timer waits for quiet."""
+        self._last_activity = time.monotonic()
+
+    @property
+    def last_activity(self) -> float:
+        """`time.monotonic()` of the last recorded activity (0.0: none yet)."""
+        return self._last_activity
+
+    # -- freshness -----------------------------------------------------------------
+
+    @property
+    def generation(self) -> int:
+        """The change-log seq the loaded indexes reflect."""
+        return self._generation
+
+    def refresh(self) -> None:
+        """Apply every committed change since this engine's generation to the loaded
+        indexes.  Inside an open write transaction it does nothing (the start of that
+        transaction already did it).  O(1) read when nothing changed, else
+        O(changed nodes) reads plus their re-indexing."""
+        with self.lock:
+            if not self.store.in_transaction:
+                self._sync()
+
+    def reload(self) -> None:
+        """Forget the loaded indexes and snapshot: the next access loads them again."""
+        with self.lock:
+            self._vectors, self._text, self._snapshot = None, None, None
+            self._pending_vectors.clear()
+
+    def _sync(self) -> None:
+        if self._syncing or (self._vectors is None and self._text is None):
+            return
+        self._syncing = True
+        try:
+            generation, changed = self.store.changes_since(self._generation)
+            if changed is None:  # the log no longer reaches back: reload lazily
+                self._vectors, self._text = None, None
+                self._pending_vectors.clear()
+                self._generation = generation
+                return
+            if changed:
+                self._apply(changed)
+            self._generation = generation
+        finally:
+            self._syncing = False
+
+    def _apply(self, changed: Sequence[str]) -> None:
+        """Re-read the changed nodes and put each index in step with the rows."""
+        rows = {row[0]: row for row in self.store.index_rows(changed, self.embedding_model)}
+        vectors, text = self._vectors, self._text
+        for node_id in changed:
+            row = rows.get(node_id)
+            if row is None or not row[2]:  # deleted, forgotten, or a retrieval aid
+                self._pending_vectors.discard(node_id)
+                if vectors is not None:
+                    vectors.remove(node_id)
+                if text is not None:
+                    text.remove(node_id)
+                continue
+            _, content, _, blob = row
+            if text is not None:
+                text.add(node_id, content)
+            if vectors is not None:
+                if blob is None:
+                    vectors.remove(node_id)
+                    self._pending_vectors.add(node_id)
+                else:
+                    self._pending_vectors.discard(node_id)
+                    vectors.add(node_id, blob)
+
+    # -- the vector index -------------------------------------------------------------
+
+    def vector_index(self) -> VectorIndex:
+        """The similarity index of every live node, current with the database.
+
+        Loaded on first use (a saved copy, else from the stored embeddings);
+        live nodes lacking a vector of the current embedder are embedded and
+        stored now, so every similarity search sees every live node.
+        """
+        with self.lock:
+            self.refresh()
+            # A load whose catch-up finds the log pruned meanwhile drops the
+            # index again; the next attempt starts from the newer log.
+            while self._vectors is None:
+                self._load_vectors()
+            index = self._vectors
+            if self._pending_vectors and not self.store.in_transaction:
+                self._embed_pending(index)
+            return index
+
+    def _load_vectors(self) -> None:
+        store, model = self.store, self.embedding_model
+        dimensions = self.embedder.dimensions
+        index: VectorIndex | None = None
+        with store.read_snapshot():
+            generation = store.change_generation()
+            saved = store.load_derived(VECTORS_NAME, model) if self._persist else None
+            if saved is not None and store.changes_since(saved[0])[1] is None:
+                saved = None  # the log no longer reaches back to the copy
+            if saved is not None:
+                index = VectorIndex.load(saved[1], dimensions)
+                generation_saved = saved[0]
+            reusable = index is not None  # a copy of another format is rebuilt and resaved
+            if index is None:
+                index = VectorIndex(dimensions)
+                index.bulk_load(store.iter_embeddings(model, searchable_only=True))
+                generation_saved = generation
+            missing = store.live_ids_without_embedding(model)
+        self._catch_up(generation_saved, other_loaded=self._text is not None)
+        self._vectors = index
+        self._vectors_saved_at = generation_saved
+        self._pending_vectors = set(missing)
+        self._sync()
+        if self._persist and (not reusable or generation - generation_saved > RESAVE_AFTER_CHANGES):
+            self.save_indexes()
+
+    def _embed_pending(self, index: VectorIndex) -> None:
+        pending = sorted(self._pending_vectors)
+        nodes = self.store.get_nodes(pending)
+        live = [nodes[i] for i in pending if i in nodes and nodes[i].forgotten_at is None]
+        self._pending_vectors.clear()
+        if not live:
+            return
+        vectors = self.embed_texts([node.content for node in live])
+        # The vectors are a pure function of the content: adding them to the
+        # index now is right even if the rows are lost; the next load re-embeds.
+        with self.store.transaction():
+            for node, vector in zip(live, vectors, strict=True):
+                self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
+        for node, vector in zip(live, vectors, strict=True):
+            index.add(node.id, vector)
+
+    # -- the BM25 index -------------------------------------------------------------------
+
+    def text_index(self) -> Bm25Index:
+        """The BM25 index of live nodes' content, current with the database."""
+        with self.lock:
+            self.refresh()
+            while self._text is None:  # (see vector_index)
+                store = self.store
+                index: Bm25Index | None = None
+                with store.read_snapshot():
+                    generation = store.change_generation()
+                    saved = store.load_derived(TEXT_NAME, "") if self._persist else None
+                    if saved is not None and store.changes_since(saved[0])[1] is None:
+                        saved = None  # the log no longer reaches back to the copy
+                    if saved is not None:
+                        index = Bm25Index.load(saved[1])
+                        generation_saved = saved[0]
+                    reusable = index is not None
+                    if index is None:
+                        index = Bm25Index()
+                        index.add_many(store.live_texts())
+                        generation_saved = generation
+                self._catch_up(generation_saved, other_loaded=self._vectors is not None)
+                self._text = index
+                self._text_saved_at = generation_saved
+                self._sync()
+                if self._persist and (
+                    not reusable or generation - generation_saved > RESAVE_AFTER_CHANGES
+                ):
+                    self.save_indexes()
+            return self._text
+
+    def _catch_up(self, loaded_at: int, *, other_loaded: bool) -> None:
+        """A freshly loaded index reflects `loaded_at`: the engine's generation becomes
+        the older of that and the other index's, and the following `_sync` re-applies
+        the changes after it to every loaded index (re-applying a change is
+        harmless: each index is set to the row's current state)."""
+        self._generation = min(self._generation, loaded_at) if other_loaded else loaded_at
+
+    # -- persistence ------------------------------------------------------------------------
+
+    def save_indexes(self) -> bool:
+        """Save the loaded indexes (with their generation) for the next process, best effort.
+
+        Output: whether every loaded index was saved.  Skipped inside a write
+        transaction, for `":memory:"` and when the file takes no writes.
+        """
+        with self.lock:
+            if not self._persist or self.store.in_transaction:
+                return False
+            self.refresh()
+            ok = True
+            if self._vectors is not None:
+                data = self._vectors.dump()
+                if self.store.save_derived(
+                    VECTORS_NAME, self.embedding_model, self._generation, data
+                ):
+                    self._vectors_saved_at = self._generation
+                else:
+                    ok = False
+            if self._text is not None:
+                data = self._text.dump()
+                if self.store.save_derived(TEXT_NAME, "", self._generation, data):
+                    self._text_saved_at = self._generation
+                else:
+                    ok = False
+            # Saved copies now reach this generation: the log's old rows can go
+            # (it keeps CHANGE_LOG_KEEP rows for processes further behind).
+            self.store.try_write(self._prune_log)
+            return ok
+
+    def _prune_log(self) -> None:
+        self.store.prune_change_log()
+
+    # -- the graph snapshot ------------------------------------------------------------------
+
+    def graph_snapshot(self) -> SnapshotT:
+        """Every live node and edge in memory, rebuilt when the database changed.
+
+        Validity is `Store.fingerprint` (rows written through this connection,
+        commits by other connections): O(1) per call.
+        """
+        with self.lock:
+            fingerprint = self.store.fingerprint()
+            if self._snapshot is None or self._snapshot_fingerprint != fingerprint:
+                self._snapshot = self._snapshot_builder(self.store)
+                self._snapshot_fingerprint = fingerprint
+            return self._snapshot
+
+    def snapshot_writes_done(self, before: tuple[int, int]) -> None:
+        """Declare the writes since fingerprint `before` graph-neutral (access counters):
+        a snapshot that was current then stays current."""
+        with self.lock:
+            if self._snapshot is not None and self._snapshot_fingerprint == before:
+                self._snapshot_fingerprint = self.store.fingerprint()
+
+    # -- lifetime ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Save indexes that moved far from their saved copy (best effort), then close."""
+        with self.lock:
+            saved_at = [
+                at
+                for index, at in (
+                    (self._vectors, self._vectors_saved_at),
+                    (self._text, self._text_saved_at),
+                )
+                if index is not None
+            ]
+            if (
+                self._persist
+                and saved_at
+                and self._generation - min(saved_at) > RESAVE_AFTER_CHANGES
+            ):
+                self.save_indexes()
+            self.store.close()

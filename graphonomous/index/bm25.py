@@ -1,0 +1,424 @@
+"""Okapi BM25 keyword ranking over an in-memory inverted index.
+
+The index maps every term to its postings ``{doc_id: term frequency}`` and is
+kept current on each write, so a query touches only the postings of its own
+terms — never all N documents.  Scores equal those of ``rank_bm25.BM25Okapi``
+(the reference the retrieval baselines were measured with) up to float
+rounding:
+
+    idf(t)   = ln(N - n_t + 0.5) - ln(n_t + 0.5)
+    idf(t)   = epsilon * mean_idf     when the value above is negative
+    score(d) = sum over query tokens t of
+               idf(t) * tf(t,d) * (k1 + 1) / (tf(t,d) + k1 * (1 - b + b * |d| / avgdl))
+
+where N is the number of documents, n_t the number containing t, ``mean_idf``
+the mean of the raw idf over the whole vocabulary, and a query token repeated
+r times counts r times.  Terms are the index's *terms* of the tokens: by
+default each token goes through `stem.light_stem` (documents and queries
+alike), so "activities" matches "activity"; ``Bm25Index(stem=False)`` indexes
+the raw tokens and then equals rank-bm25 exactly.  The negative-idf floor (``epsilon`` = 0.25) is
+rank-bm25's: a term in more than half of the documents still scores a little.
+``mean_idf`` would cost O(vocabulary) per change; it is computed instead from a
+histogram *document frequency -> number of terms with it*, which has at most
+O(sqrt(total tokens)) entries and is updated in O(1) per posting.
+
+Memory (a small device holds 50K documents): documents and terms are
+interned once as integer slots; a term's postings are two typed arrays
+(document slots, term frequencies, 4 bytes each) and a document's terms one
+typed array of term slots, so a posting costs ~12 bytes instead of a dict
+entry (~100).  Postings keep insertion order, so scores and their dict order
+equal those of a dict-of-dicts index fed the same documents.  `dump` and
+`load` turn the whole index into one bytes value and back without
+tokenising anything (the engine saves it in the database).
+
+Reference: S. Robertson, H. Zaragoza, "The Probabilistic Relevance Framework:
+BM25 and Beyond", FnTIR 3(4), 2009; rank-bm25 (D. Brown), ``BM25Okapi``.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import math
+import sys
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from typing import Final
+
+from ..embed import tokenize
+from ..embed.vectors import pack_sections, unpack_sections
+from .stem import light_stem
+
+BM25_K1: Final = 1.5
+BM25_B: Final = 0.75
+# rank-bm25's floor for negative idf, as a fraction of the vocabulary's mean idf.
+BM25_EPSILON: Final = 0.25
+# Light stemming of documents and queries (`stem.light_stem`); measured on the
+# LoCoMo dev half: BM25 R@5 0.445 -> see SPEC "Retrieval quality".
+BM25_STEM: Final = True
+_STEM_CACHE_SIZE: Final = 1 << 16
+
+
+def bm25_tokens(text: str) -> list[str]:
+    """The tokens BM25 sees: NFKC, lower-cased ``\\w+`` runs (the embedder's tokens).
+
+    These are raw tokens; `Bm25Index.terms` stems them (when the index
+    stems).  No stopword list: the mean-idf floor already makes very common
+    words nearly free.  O(len(text)).
+    """
+    return tokenize(text)
+
+
+@functools.lru_cache(maxsize=_STEM_CACHE_SIZE)
+def _cached_stem(token: str) -> str:
+    return light_stem(token)
+
+
+def _term_counts(tokens: Iterable[str]) -> dict[str, int]:
+    """Token -> count, keyed in first-occurrence order (a deterministic sum order)."""
+    counts: dict[str, int] = {}
+    for token in tokens:
+        counts[token] = counts.get(token, 0) + 1
+    return counts
+
+
+# Typed-array element type of every slot, length and frequency (4 bytes).
+_SLOT: Final = "I"
+_DUMP_FORMAT: Final = "graphonomous-bm25/1"
+
+
+class Bm25Index:
+    """An incrementally maintained Okapi BM25 index of short documents.
+
+    ``add`` / ``remove`` keep the postings, document lengths and the
+    document-frequency histogram current; ``search`` ranks by BM25.  Not
+    thread-safe by itself: the engine calls it under its lock.
+    """
+
+    def __init__(
+        self,
+        *,
+        k1: float = BM25_K1,
+        b: float = BM25_B,
+        epsilon: float = BM25_EPSILON,
+        stem: bool = BM25_STEM,
+    ) -> None:
+        self.k1 = k1
+        self.b = b
+        self.epsilon = epsilon
+        self.stem = stem
+        # documents: id <-> slot; a removed document's slot is reused
+        self._doc_ids: list[str | None] = []
+        self._doc_slot: dict[str, int] = {}
+        self._free: list[int] = []
+        self._doc_len = array(_SLOT)  # slot -> length (0 for free slots)
+        self._doc_terms: list[array[int] | None] = []  # slot -> its term slots
+        # terms: text <-> slot; postings as parallel typed arrays per term slot
+        self._terms: list[str] = []
+        self._term_slot: dict[str, int] = {}
+        self._post_docs: list[array[int]] = []
+        self._post_tfs: list[array[int]] = []
+        self._vocabulary = 0  # terms with at least one posting
+        self._total_len = 0
+        # document frequency -> how many terms have exactly that frequency
+        self._df_histogram: dict[int, int] = {}
+        self._mean_idf: float | None = None
+
+    # -- contents ------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._doc_slot)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._doc_slot
+
+    @property
+    def vocabulary_size(self) -> int:
+        return self._vocabulary
+
+    def terms(self, tokens: Iterable[str]) -> list[str]:
+        """The index terms of tokens (`bm25_tokens`): stemmed when ``stem`` is on.  O(n)."""
+        if not self.stem:
+            return list(tokens)
+        return [_cached_stem(token) for token in tokens]
+
+    def _bump_histogram(self, df: int, delta: int) -> None:
+        if df <= 0:
+            return
+        count = self._df_histogram.get(df, 0) + delta
+        if count:
+            self._df_histogram[df] = count
+        else:
+            del self._df_histogram[df]
+
+    def _term_slot_of(self, term: str) -> int:
+        slot = self._term_slot.get(term)
+        if slot is None:
+            slot = self._term_slot[term] = len(self._terms)
+            self._terms.append(sys.intern(term))
+            self._post_docs.append(array(_SLOT))
+            self._post_tfs.append(array(_SLOT))
+        return slot
+
+    def add(self, doc_id: str, text: str) -> None:
+        """Index (or re-index) one document.
+
+        Input: an id and its text.  A document with no terms is still counted
+        (it has length 0), as rank-bm25 counts empty documents.
+        Complexity: O(len(text)).
+        """
+        self._add(doc_id, text, histogram=True)
+
+    def _add(self, doc_id: str, text: str, *, histogram: bool) -> None:
+        if doc_id in self._doc_slot:
+            self.remove(doc_id)
+        counts = _term_counts(self.terms(bm25_tokens(text)))
+        if self._free:
+            doc = self._free.pop()
+            self._doc_ids[doc] = doc_id
+        else:
+            doc = len(self._doc_ids)
+            self._doc_ids.append(doc_id)
+            self._doc_len.append(0)
+            self._doc_terms.append(None)
+        self._doc_slot[doc_id] = doc
+        slots = array(_SLOT)
+        for term, tf in counts.items():
+            slot = self._term_slot_of(term)
+            docs = self._post_docs[slot]
+            old_df = len(docs)
+            if old_df == 0:
+                self._vocabulary += 1
+            docs.append(doc)
+            self._post_tfs[slot].append(tf)
+            if histogram:
+                self._bump_histogram(old_df, -1)
+                self._bump_histogram(old_df + 1, +1)
+            slots.append(slot)
+        self._doc_terms[doc] = slots
+        length = sum(counts.values())
+        self._doc_len[doc] = length
+        self._total_len += length
+        self._mean_idf = None
+
+    def add_many(self, documents: Iterable[tuple[str, str]]) -> None:
+        """`add` for each (id, text) pair; the df histogram is recounted once at the end.
+
+        Complexity: O(total text length + vocabulary).
+        """
+        for doc_id, text in documents:
+            if doc_id in self._doc_slot:
+                self.remove(doc_id)
+            self._add(doc_id, text, histogram=False)
+        self._recount_histogram()
+
+    def _recount_histogram(self) -> None:
+        histogram: dict[int, int] = {}
+        for docs in self._post_docs:
+            if docs:
+                histogram[len(docs)] = histogram.get(len(docs), 0) + 1
+        self._df_histogram = histogram
+        self._mean_idf = None
+
+    def remove(self, doc_id: str) -> bool:
+        """Drop a document (e.g. deleted or soft-forgotten).  Returns whether it was present.
+
+        Complexity: O(sum of the postings lengths of the document's terms),
+        C-speed scans of typed arrays.
+        """
+        doc = self._doc_slot.pop(doc_id, None)
+        if doc is None:
+            return False
+        slots = self._doc_terms[doc]
+        assert slots is not None
+        for slot in slots:
+            docs = self._post_docs[slot]
+            old_df = len(docs)
+            position = docs.index(doc)
+            del docs[position]
+            del self._post_tfs[slot][position]
+            self._bump_histogram(old_df, -1)
+            self._bump_histogram(old_df - 1, +1)
+            if old_df == 1:
+                self._vocabulary -= 1
+        self._total_len -= self._doc_len[doc]
+        self._doc_len[doc] = 0
+        self._doc_terms[doc] = None
+        self._doc_ids[doc] = None
+        self._free.append(doc)
+        self._mean_idf = None
+        return True
+
+    # -- scoring -------------------------------------------------------------
+
+    def _raw_idf(self, df: int) -> float:
+        n = len(self._doc_slot)
+        return math.log(n - df + 0.5) - math.log(df + 0.5)
+
+    def mean_idf(self) -> float:
+        """Mean raw idf over the vocabulary (0.0 when empty).
+
+        Complexity: O(distinct document frequencies), cached until the next change.
+        """
+        if self._mean_idf is None:
+            vocabulary = self._vocabulary
+            if vocabulary == 0:
+                self._mean_idf = 0.0
+            else:
+                total = math.fsum(
+                    terms * self._raw_idf(df) for df, terms in sorted(self._df_histogram.items())
+                )
+                self._mean_idf = total / vocabulary
+        return self._mean_idf
+
+    def _df(self, term: str) -> int:
+        slot = self._term_slot.get(term)
+        return 0 if slot is None else len(self._post_docs[slot])
+
+    def idf(self, term: str) -> float:
+        """Okapi idf of a term with rank-bm25's negative floor; 0.0 for unknown terms.  O(1)."""
+        df = self._df(term)
+        if not df:
+            return 0.0
+        value = self._raw_idf(df)
+        return self.epsilon * self.mean_idf() if value < 0.0 else value
+
+    def scores(
+        self, query_tokens: Sequence[str], *, allow: Callable[[str], bool] | None = None
+    ) -> dict[str, float]:
+        """BM25 score of every document containing at least one query term.
+
+        Input: query tokens as `bm25_tokens` returns them (the index maps them
+        to its terms; repeats count), optional ``allow(doc_id)`` filter.
+        Output: ``{doc_id: score}``.  Complexity: O(sum of the postings
+        lengths of the distinct query terms).
+        """
+        n = len(self._doc_slot)
+        if n == 0:
+            return {}
+        # Postings exist only if some document has a term, so avgdl > 0 below.
+        avgdl = self._total_len / n
+        k1, b = self.k1, self.b
+        doc_len, doc_ids = self._doc_len, self._doc_ids
+        verdicts: dict[int, bool] = {}
+        totals: dict[int, float] = {}
+        for term, repeats in _term_counts(self.terms(query_tokens)).items():
+            slot = self._term_slot.get(term)
+            if slot is None or not self._post_docs[slot]:
+                continue
+            weight = self.idf(term) * repeats
+            for doc, tf in zip(self._post_docs[slot], self._post_tfs[slot], strict=True):
+                if allow is not None:
+                    verdict = verdicts.get(doc)
+                    if verdict is None:
+                        doc_id = doc_ids[doc]
+                        assert doc_id is not None
+                        verdict = verdicts[doc] = allow(doc_id)
+                    if not verdict:
+                        continue
+                norm = k1 * (1.0 - b + b * doc_len[doc] / avgdl)
+                gain = weight * (tf * (k1 + 1.0) / (tf + norm))
+                totals[doc] = totals.get(doc, 0.0) + gain
+        return {_live_id(doc_ids, doc): score for doc, score in totals.items()}
+
+    def search(
+        self, query: str | Sequence[str], k: int, *, allow: Callable[[str], bool] | None = None
+    ) -> list[tuple[str, float]]:
+        """The k best documents for a query, by BM25.
+
+        Input: query text (tokenised with `bm25_tokens`) or tokens, k >= 0,
+        optional ``allow(doc_id)`` filter.  Output: up to k ``(doc_id, score)``
+        pairs with score > 0, by score descending then id ascending.
+        Complexity: O(P + P' log k) with P the postings of the query terms and
+        P' the documents they reach.
+        """
+        tokens = bm25_tokens(query) if isinstance(query, str) else query
+        if k <= 0:
+            return []
+        totals = self.scores(tokens, allow=allow)
+        positive = ((-score, doc_id) for doc_id, score in totals.items() if score > 0.0)
+        return [(doc_id, -negated) for negated, doc_id in heapq.nsmallest(k, positive)]
+
+    # -- persistence -------------------------------------------------------------
+
+    def memory_bytes(self) -> dict[str, int]:
+        """Bytes held per structure (typed arrays exactly, containers by `sys.getsizeof`)."""
+        size = sys.getsizeof
+        return {
+            "postings": sum(a.buffer_info()[1] * a.itemsize for a in self._post_docs)
+            + sum(a.buffer_info()[1] * a.itemsize for a in self._post_tfs)
+            + 2 * sum(size(a) - a.buffer_info()[1] * a.itemsize for a in self._post_docs),
+            "doc_terms": sum(size(a) for a in self._doc_terms if a is not None),
+            "ids": size(self._doc_ids) + size(self._doc_slot) + size(self._doc_len),
+            "terms": size(self._terms) + size(self._term_slot) + sum(map(size, self._terms)),
+        }
+
+    def dump(self) -> bytes:
+        """The whole index as bytes (`load` restores it exactly).  O(size)."""
+        lengths = array(_SLOT, (len(a) for a in self._post_docs))
+        docs = array(_SLOT)
+        tfs = array(_SLOT)
+        for posting_docs, posting_tfs in zip(self._post_docs, self._post_tfs, strict=True):
+            docs.extend(posting_docs)
+            tfs.extend(posting_tfs)
+        term_counts = array(_SLOT, (0 if a is None else len(a) for a in self._doc_terms))
+        doc_terms = array(_SLOT)
+        for slots in self._doc_terms:
+            if slots is not None:
+                doc_terms.extend(slots)
+        header = {
+            "format": _DUMP_FORMAT,
+            "byteorder": sys.byteorder,
+            "params": [self.k1, self.b, self.epsilon, self.stem],
+            "doc_ids": self._doc_ids,
+            "free": self._free,
+            "terms": self._terms,
+            "total_len": self._total_len,
+        }
+        parts = [lengths, docs, tfs, self._doc_len, term_counts, doc_terms]
+        return pack_sections(header, [part.tobytes() for part in parts])
+
+    @classmethod
+    def load(cls, data: bytes) -> Bm25Index | None:
+        """An index from `dump` bytes; None when they are not a readable dump."""
+        unpacked = unpack_sections(data)
+        if unpacked is None:
+            return None
+        header, blobs = unpacked
+        if header.get("format") != _DUMP_FORMAT or header.get("byteorder") != sys.byteorder:
+            return None
+        k1, b, epsilon, stem = header["params"]
+        index = cls(k1=k1, b=b, epsilon=epsilon, stem=stem)
+        lengths, docs, tfs, doc_len, term_counts, doc_terms = (_typed(blob) for blob in blobs)
+        index._doc_ids = header["doc_ids"]
+        index._doc_slot = {d: slot for slot, d in enumerate(index._doc_ids) if d is not None}
+        index._free = header["free"]
+        index._doc_len = doc_len
+        index._total_len = header["total_len"]
+        index._terms = [sys.intern(term) for term in header["terms"]]
+        index._term_slot = {term: slot for slot, term in enumerate(index._terms)}
+        start = 0
+        for length in lengths:
+            index._post_docs.append(docs[start : start + length])
+            index._post_tfs.append(tfs[start : start + length])
+            start += length
+        start = 0
+        for doc, count in enumerate(term_counts):
+            live = index._doc_ids[doc] is not None
+            index._doc_terms.append(doc_terms[start : start + count] if live else None)
+            start += count
+        index._vocabulary = sum(1 for length in lengths if length)
+        index._recount_histogram()
+        return index
+
+
+def _live_id(doc_ids: list[str | None], doc: int) -> str:
+    doc_id = doc_ids[doc]
+    assert doc_id is not None
+    return doc_id
+
+
+def _typed(blob: bytes | memoryview) -> array[int]:
+    values = array(_SLOT)
+    values.frombytes(blob)
+    return values
