@@ -226,10 +226,12 @@ class Engine(Generic[StorageT, SnapshotT]):
             return
         vectors = self.embed_texts([node.content for node in live])
         # The vectors are a pure function of the content: adding them to the
-        # index now is right even if the rows are lost; the next load re-embeds.
-        with self.store.transaction():
-            for node, vector in zip(live, vectors, strict=True):
-                self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
+        # index now is right even if the rows are lost; the next load re-embeds
+        # (a read-only or damaged file keeps them in memory only).
+        if self.store.write_refusal() is None:
+            with self.store.transaction():
+                for node, vector in zip(live, vectors, strict=True):
+                    self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
         for node, vector in zip(live, vectors, strict=True):
             index.add(node.id, vector)
 

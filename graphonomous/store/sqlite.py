@@ -394,6 +394,8 @@ class Store:
         or a busy database make it return False with nothing written.
         Inside an open transaction it joins it (a savepoint).
         """
+        if self.write_refusal() is not None:
+            return False  # read-only or damaged: the reader answers without bookkeeping
         with self._lock:
             if self._conn.in_transaction:
                 with self.transaction():
