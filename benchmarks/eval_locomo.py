@@ -309,6 +309,7 @@ def report(result: Mapping[str, Any], systems: Sequence[str]) -> str:
     out = [
         f"LoCoMo `{result['data']}` — embedder `{result['embedder']}`, "
         f"{result['bootstrap']} bootstrap rounds (seed {result['seed']})",
+        result["split_line"],
         "",
         "Cleaning: " + ", ".join(f"{k} {v}" for k, v in result["cleaning"].items()),
         "",
@@ -424,12 +425,16 @@ def evaluate(
     seed: int,
     replay: int,
     progress: bool = True,
+    split: str = "all",
 ) -> dict[str, Any]:
     """Run the grid and aggregate it into a JSON-ready result."""
     started = time.perf_counter()
     conversations = load_locomo(data)
     loaded = time.perf_counter() - started
     corpora = [corpus_spec(c) for c in conversations]
+    total = sum(len(c.queries) for c in corpora)
+    for corpus in corpora:
+        corpus.queries = evalkit.split_queries(corpus.queries, split)
     queries = [q for c in corpora for q in c.queries]
     runs = evalkit.run_grid(
         corpora,
@@ -451,6 +456,8 @@ def evaluate(
     result: dict[str, Any] = {
         "benchmark": "locomo",
         "data": str(data),
+        "split": split,
+        "split_line": evalkit.split_line(split, len(queries), total),
         "embedder": embedder.name,
         "bootstrap": rounds,
         "seed": seed,
@@ -518,11 +525,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--replay", type=int, default=10, help="questions re-asked per conversation and row"
     )
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--split", choices=evalkit.SPLITS, default="all", help="question half (tune on dev only)"
+    )
     args = parser.parse_args(argv)
     systems = evalkit.check_systems(evalkit.split_systems(args.systems), VARIANTS)
     embedder = evalkit.make_embedder(args.embedder, args.model_dir)
     result = evaluate(
-        args.data, systems, embedder, args.bootstrap, args.seed, args.replay, not args.quiet
+        args.data,
+        systems,
+        embedder,
+        args.bootstrap,
+        args.seed,
+        args.replay,
+        not args.quiet,
+        args.split,
     )
     print(report(result, systems))
     if args.json:

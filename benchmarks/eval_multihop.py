@@ -207,10 +207,12 @@ def evaluate(
     rounds: int,
     seed: int,
     replay: int,
+    split: str = "all",
 ) -> dict[str, Any]:
     started = time.perf_counter()
     loader = load_musique if dataset == "musique" else load_hotpotqa
-    units, queries = loader(data_dir)
+    units, every_query = loader(data_dir)
+    queries = evalkit.split_queries(every_query, split)
     corpus = corpus_spec(dataset, units, queries)
     links = title_links(units)
     runs = evalkit.run_grid([corpus], systems, embedder, DEPTH, replay=replay)
@@ -221,6 +223,8 @@ def evaluate(
     result: dict[str, Any] = {
         "benchmark": dataset,
         "data_dir": str(data_dir),
+        "split": split,
+        "split_line": evalkit.split_line(split, len(queries), len(every_query)),
         "embedder": embedder.name,
         "bootstrap": rounds,
         "seed": seed,
@@ -265,6 +269,7 @@ def report(result: Mapping[str, Any], systems: Sequence[str]) -> str:
         f"linked store: {links['edges']} related edges, mean degree "
         f"{links['mean_degree']:.2f}, max {links['max_degree']}, isolated "
         f"{links['isolated_share']:.1%}",
+        result["split_line"],
         "",
     ]
     columns = ["R@2", "R@5", "R@10", "Hit@5", "MRR", "nDCG@10"]
@@ -321,11 +326,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--replay", type=int, default=10)
+    parser.add_argument(
+        "--split", choices=evalkit.SPLITS, default="all", help="question half (tune on dev only)"
+    )
     args = parser.parse_args(argv)
     systems = evalkit.check_systems(evalkit.split_systems(args.systems), (PLAIN, LINKED))
     embedder = evalkit.make_embedder(args.embedder, args.model_dir)
     result = evaluate(
-        args.data_dir, args.dataset, systems, embedder, args.bootstrap, args.seed, args.replay
+        args.data_dir,
+        args.dataset,
+        systems,
+        embedder,
+        args.bootstrap,
+        args.seed,
+        args.replay,
+        args.split,
     )
     print(report(result, systems))
     if args.json:

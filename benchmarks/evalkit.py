@@ -14,6 +14,7 @@ At run time only the standard library and graphonomous are needed;
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import re
@@ -72,6 +73,30 @@ class Query:
     text: str
     gold: tuple[str, ...]
     label: str
+
+
+# Dev/test halves of every dataset: a question is "dev" when the first byte
+# of sha256(question id) is even, else "test".  Constants are tuned on dev
+# only and confirmed on test (SPEC "Retrieval quality"); "all" is both.
+SPLITS: Final = ("all", "dev", "test")
+
+
+def split_of(qid: str) -> str:
+    """ "dev" or "test": the half a question id falls in (stable across runs and machines)."""
+    return "dev" if hashlib.sha256(qid.encode("utf-8")).digest()[0] % 2 == 0 else "test"
+
+
+def split_queries(queries: Sequence[Query], split: str) -> list[Query]:
+    """The questions of one half (`SPLITS`), in their original order."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {split!r}")
+    return [q for q in queries if split == "all" or split_of(q.qid) == split]
+
+
+def split_line(split: str, kept: int, total: int) -> str:
+    """The line every benchmark prints about the half it scored."""
+    rule = "sha256(question id)[0] even = dev, odd = test"
+    return f"split: {split} ({kept} of {total} questions; {rule})"
 
 
 def dedupe_cut(ids: Iterable[str | None], k: int) -> list[str]:

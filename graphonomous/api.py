@@ -55,6 +55,7 @@ from .retrieval import (
     build_snapshot,
     store_fingerprint,
 )
+from .retrieval.entities import EntityIndex
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
 from .retrieval.region import analyze_region
 from .server_memory import MemoryView
@@ -534,6 +535,17 @@ class Graphonomous:
                 self._text_index = index
             return self._text_index
 
+    _entity_index: EntityIndex | None = None
+
+    def entity_index(self) -> EntityIndex:
+        """The entity index of live nodes' content (multi-hop walk), built on first use."""
+        with self.lock:
+            if self._entity_index is None:
+                index = EntityIndex()
+                index.add_many((node.id, node.content) for node in self.store.list_nodes())
+                self._entity_index = index
+            return self._entity_index
+
     def text_index_update(self, added: Mapping[str, str], removed: Sequence[str]) -> None:
         """Mirror committed content changes into the BM25 index (after the commit).
 
@@ -544,6 +556,11 @@ class Graphonomous:
         added, removed = dict(added), list(removed)
 
         def apply() -> None:
+            if self._entity_index is not None:  # derived from content like the BM25 index
+                for node_id in removed:
+                    self._entity_index.remove(node_id)
+                for node_id, content in added.items():
+                    self._entity_index.add(node_id, content)
             if self._text_index is None:
                 return
             for node_id in removed:
