@@ -13,8 +13,9 @@ than a common phrase.  Restart weights: each seed's score, and each query
 entity's specificity × `query_weight` × the best seed score / the sum of
 query-entity specificities (the query's entities together weigh
 `query_weight` times the best seed).  Output: each passage's PageRank mass,
-divided by the largest mass of a passage — a relative score in (0, 1] that
-the retriever scales and combines with the passage's own score.
+minus what it holds by restarting there, divided by the largest such mass
+— a relative score in (0, 1] that the retriever scales and combines with
+the passage's own score.
 
 Complexity: O(seeds × entities per passage × max_df) to build the graph, plus
 one push, O(1 / (epsilon × restart)).
@@ -73,7 +74,13 @@ def entity_walk(
     for key in usable:
         personalization[ENTITY_PREFIX + key] = query_weight * best * index.specificity(key) / total
     ranks = ppr_push(transitions_of(graph), personalization, alpha_restart=restart, epsilon=epsilon)
-    passages = {node: rank for node, rank in ranks.items() if not node.startswith(ENTITY_PREFIX)}
+    # What arrived by walking: the estimate minus the node's own restart share.
+    weight = sum(personalization.values())
+    passages = {
+        node: rank - restart * personalization.get(node, 0.0) / weight
+        for node, rank in ranks.items()
+        if not node.startswith(ENTITY_PREFIX)
+    }
     top = max(passages.values(), default=0.0)
     if top <= 0.0:
         return {}
