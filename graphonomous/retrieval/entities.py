@@ -79,8 +79,9 @@ _QUOTED: Final = re.compile(r"[\"“”]([^\"“”\n]{1,80})[\"“”]")
 _CODE: Final = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_][\w]*(?:-[\w]+)*\b")
 _NUMBER_UNIT: Final = re.compile(rf"\b(\d+(?:[.,]\d+)?)\s?({UNITS})(?![\w])", re.IGNORECASE)
 _YEAR: Final = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
-# Clause boundaries for noun-phrase chunks (punctuation other than hyphen/apostrophe).
-_CLAUSE: Final = re.compile(r"[^\w\s'’-]+")
+# Clause boundaries of spans and chunks: line breaks and punctuation other
+# than hyphen/apostrophe.
+_CLAUSE: Final = re.compile(r"[^\w \t'’-]+")
 
 
 def entity_key(words: Iterable[str]) -> str:
@@ -100,7 +101,12 @@ def proper_noun_spans(text: str) -> list[str]:
         run: list[str] = []
         for index, word in enumerate([*words, ""]):
             nxt = words[index + 1] if index + 1 < len(words) else ""
-            if word and _is_capitalised(word) and len(run) < MAX_SPAN_WORDS:
+            if (
+                word
+                and _is_capitalised(word)
+                and len(run) < MAX_SPAN_WORDS
+                and not (run and word.lower() in FUNCTION_WORDS)
+            ):
                 run.append(word)
                 continue
             if (
@@ -232,15 +238,21 @@ class EntityIndex:
         return math.log1p(len(self._entities) / df) if df else 0.0
 
     def query_entities(self, text: str) -> list[str]:
-        """Known keys among the query's 1..`MAX_QUERY_NGRAM`-grams, longest first, distinct.
+        """The query's known entities: its own extracted keys, then indexed n-grams.
 
-        A shorter n-gram inside a matched longer one is skipped ("new york
-        city" hides "new york").  O(query tokens × MAX_QUERY_NGRAM).
+        First the keys `extract_entities` finds in the query (a capitalised
+        name, a code, a quoted term) that the index knows; then known keys
+        among the query's 2..`MAX_QUERY_NGRAM`-grams, longest first (the
+        query need not be capitalised), skipping an n-gram inside a longer
+        match ("new york city" hides "new york").  Single lower-case words
+        are not looked up: a sentence-initial "Located" in some passage must
+        not make "located" an entity of every question.
+        O(query tokens × MAX_QUERY_NGRAM).
         """
+        found = [key for key in extract_entities(text) if key in self._postings]
         tokens = [light_stem(token) for token in tokenize(text)]
         covered = [False] * len(tokens)
-        found: list[str] = []
-        for size in range(min(MAX_QUERY_NGRAM, len(tokens)), 0, -1):
+        for size in range(min(MAX_QUERY_NGRAM, len(tokens)), 1, -1):
             for start in range(len(tokens) - size + 1):
                 if all(covered[start : start + size]):
                     continue
