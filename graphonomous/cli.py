@@ -18,6 +18,7 @@ from typing import Any, NoReturn, TextIO
 from . import __version__, ingest
 from .api import Graphonomous
 from .contract import DOCUMENT_KINDS, FIXTURE_MODES, cli_check, cli_fixtures
+from .embed import get_embedder
 from .learning import forgetting, goals, learner
 from .mcp import DEFAULT_PORT, TRANSPORTS
 from .mcp.tools import DEFAULT_SURFACE, SURFACES
@@ -88,7 +89,18 @@ def _read_json_arg(path: str, what: str) -> Any:
 
 
 def _open(args: argparse.Namespace) -> Graphonomous:
-    return Graphonomous(db=args.db)
+    """The graph of --db, embedder --embedder (else $GRAPHONOMOUS_EMBEDDER, else hashing).
+
+    The name goes through `embed.get_embedder`, as ``Graphonomous(embedder=name)``
+    does in Python, so the CLI, the MCP server it starts and the Python API
+    store the same vectors.  A bad name or a missing optional package is a
+    usage error naming the field.
+    """
+    try:
+        embedder = get_embedder(getattr(args, "embedder", None))
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ValidationError("embedder", str(exc)) from exc
+    return Graphonomous(db=args.db, embedder=embedder)
 
 
 # -- commands ---------------------------------------------------------------
@@ -778,6 +790,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="database file (default: $GRAPHONOMOUS_DB or ~/.graphonomous/knowledge.db)",
     )
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    common.add_argument(
+        "--embedder",
+        default=argparse.SUPPRESS,
+        help="embedder: hashing (default), hashing-<dims>, onnx:<model dir>, minilm, "
+        "sentence-transformers:<model> (default: $GRAPHONOMOUS_EMBEDDER or hashing)",
+    )
 
     parser = _Parser(
         prog="graphonomous",
@@ -785,6 +803,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"graphonomous {__version__}")
     parser.add_argument("--db", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--embedder", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", default=False, help=argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 

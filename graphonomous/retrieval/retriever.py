@@ -1093,6 +1093,7 @@ def retrieve_context(
         "supported": run.stats["supported"],
         "expanded": run.stats["expanded"],
         "ppr_nodes": run.stats.get("ppr_nodes", 0),
+        "entity_nodes": run.stats.get("entity_nodes", 0),
         "communities": run.stats.get("communities", 0),
         "utility_rerank": run.stats["utility_rerank"],
         "superseded_demoted": run.stats["superseded_demoted"],
