@@ -85,6 +85,7 @@ from .graph import (
     weighted_graph,
 )
 from .multihop import entity_walk
+from .prf import expansion_terms
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -147,6 +148,13 @@ ENTITY_MAX_DF: Final = 50
 ENTITY_QUERY_WEIGHT: Final = 1.0
 ENTITY_RESTART: Final = 0.5
 ENTITY_PUSH_EPSILON: Final = 1e-5
+# Pseudo-relevance feedback (effort >= 5, `prf.expansion_terms`): the
+# PRF_TERMS best RM3 terms of the PRF_DOCS best candidates are searched with
+# BM25; a hit's evidence PRF_WEIGHT × best own × (its score / best score)
+# is noisy-OR'd into its stage-1 score.  0 switches it off.
+PRF_DOCS: Final = 5
+PRF_TERMS: Final = 10
+PRF_WEIGHT: Final = 0.0
 SCORE_DIGITS: Final = 6
 
 SOURCES: Final = ("seed", "bm25", "neighbor")
@@ -181,6 +189,9 @@ class RetrievalSettings:
     entity_max_df: int = ENTITY_MAX_DF
     entity_query_weight: float = ENTITY_QUERY_WEIGHT
     entity_restart: float = ENTITY_RESTART
+    prf_docs: int = PRF_DOCS
+    prf_terms: int = PRF_TERMS
+    prf_weight: float = PRF_WEIGHT
     max_query_chars: int = MAX_QUERY_CHARS
 
 
@@ -393,6 +404,41 @@ def _candidates(
         own = value / best * node.confidence
         run.entries[node_id] = Entry(node_id, own, source, 0, None, own=own)
     run.stats["candidates"] = {"pool_size": pool, **counts, "fused": len(run.entries)}
+
+
+def _feedback(run: _Run, tokens: list[str], pool: int, allowed: set[str] | None) -> None:
+    """Stage 1b (effort >= 5): RM3 pseudo-relevance feedback (`prf`), blended into own scores."""
+    settings = run.settings
+    ranked = sorted(run.entries.values(), key=lambda e: (-e.own, e.node_id))[: settings.prf_docs]
+    documents = []
+    for entry in ranked:
+        node = run.reader.node(entry.node_id)
+        if node is not None:
+            documents.append((node.content, entry.own))
+    index = run.graph.text_index()
+    terms = expansion_terms(
+        documents, tokens, settings.prf_terms, lambda token: index.terms([token])[0], index.idf
+    )
+    run.stats["feedback_terms"] = len(terms)
+    if not terms:
+        return
+    scores = index.scores(terms, allow=None if allowed is None else allowed.__contains__)
+    top = heapq.nsmallest(pool, ((-v, n) for n, v in scores.items() if v > 0.0))
+    if not top:
+        return
+    best_score = -top[0][0]
+    best_own = max(entry.own for entry in run.entries.values())
+    run.reader.load_nodes(node_id for _, node_id in top)
+    for negated, node_id in top:
+        evidence = settings.prf_weight * best_own * -negated / best_score
+        found = run.entries.get(node_id)
+        if found is not None:
+            found.own = found.score = combine_evidence(found.own, evidence)
+            continue
+        node = run.reader.node(node_id)
+        if node is not None and run.returnable(node):
+            run.entries[node_id] = Entry(node_id, evidence, "bm25", 0, None, own=evidence)
+    run.mechanisms.append("feedback")
 
 
 def _choose_seeds(run: _Run) -> None:
@@ -1034,6 +1080,8 @@ def retrieve_context(
             run.mechanisms.extend(["embedding", "bm25", FUSION_MECHANISMS[settings.fusion]])
         else:
             run.stats["candidates"] = {"pool_size": pool, "embedding": 0, "bm25": 0, "fused": 0}
+        if plan.walk is not None and settings.prf_weight > 0.0 and run.entries:
+            _feedback(run, tokens, pool, _allowed_ids(run, node_type, agent_id))
         run.timings["candidates"] = _ms(started)
         started = time.perf_counter()
         run.stats["supported"] = 0
