@@ -397,6 +397,7 @@ def report(result: Mapping[str, Any], systems: Sequence[str]) -> str:
             "",
         ]
     replay = result["replay"]
+    out += evalkit.pair_lines(result.get("pairs", []), "R@5")
     out.append(
         "Replay check (first questions re-asked after all): "
         + ", ".join(f"{s} {v['mismatches']}/{v['checked']}" for s, v in replay.items())
@@ -426,6 +427,7 @@ def evaluate(
     replay: int,
     progress: bool = True,
     split: str = "all",
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     """Run the grid and aggregate it into a JSON-ready result."""
     started = time.perf_counter()
@@ -497,6 +499,10 @@ def evaluate(
             }
             for entry in result["paired"]
         }
+    if pairs and rounds:
+        result["pairs"] = evalkit.explicit_pairs(
+            scores, groups, pairs, ["R@5", "MRR"], rounds, seed
+        )
     result["timing"] = {
         "total": time.perf_counter() - started,
         "load": loaded,
@@ -528,8 +534,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--split", choices=evalkit.SPLITS, default="all", help="question half (tune on dev only)"
     )
+    parser.add_argument(
+        "--pair", default="", help="extra paired bootstraps ROW>BASELINE,... (e.g. e6>e3)"
+    )
     args = parser.parse_args(argv)
     systems = evalkit.check_systems(evalkit.split_systems(args.systems), VARIANTS)
+    pairs = evalkit.parse_pairs(args.pair, systems)
     embedder = evalkit.make_embedder(args.embedder, args.model_dir)
     result = evaluate(
         args.data,
@@ -540,6 +550,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.replay,
         not args.quiet,
         args.split,
+        pairs,
     )
     print(report(result, systems))
     if args.json:

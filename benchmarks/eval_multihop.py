@@ -208,6 +208,7 @@ def evaluate(
     seed: int,
     replay: int,
     split: str = "all",
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     started = time.perf_counter()
     loader = load_musique if dataset == "musique" else load_hotpotqa
@@ -252,6 +253,10 @@ def evaluate(
             }
             for row in evalkit.rows_to_pair(summary[ALL], systems, "R@5")
         ]
+    if pairs and rounds:
+        result["pairs"] = evalkit.explicit_pairs(
+            scores, groups, pairs, ["R@5", "MRR"], rounds, seed
+        )
     result["timing"] = {
         "total": time.perf_counter() - started,
         "embedding": embedder.seconds,
@@ -298,6 +303,7 @@ def report(result: Mapping[str, Any], systems: Sequence[str]) -> str:
                 for k, v in paired["metrics"].items()
             ),
         ]
+    out += evalkit.pair_lines(result.get("pairs", []), "R@5")
     out.append(
         "Replay check: "
         + ", ".join(f"{s} {v['mismatches']}/{v['checked']}" for s, v in result["replay"].items())
@@ -329,8 +335,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--split", choices=evalkit.SPLITS, default="all", help="question half (tune on dev only)"
     )
+    parser.add_argument(
+        "--pair", default="", help="extra paired bootstraps ROW>BASELINE,... (e.g. e6>e3)"
+    )
     args = parser.parse_args(argv)
     systems = evalkit.check_systems(evalkit.split_systems(args.systems), (PLAIN, LINKED))
+    pairs = evalkit.parse_pairs(args.pair, systems)
     embedder = evalkit.make_embedder(args.embedder, args.model_dir)
     result = evaluate(
         args.data_dir,
@@ -341,6 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.seed,
         args.replay,
         args.split,
+        pairs,
     )
     print(report(result, systems))
     if args.json:

@@ -848,6 +848,52 @@ def paired_table(
 BASELINE_ROWS: Final = ("rank-bm25", "rrf-baseline")
 
 
+def parse_pairs(text: str, systems: Sequence[str]) -> list[tuple[str, str]]:
+    """``"e6:e3,e9:e3"`` -> [("e6", "e3"), ("e9", "e3")]; both rows must be among `systems`."""
+    pairs = []
+    for item in filter(None, (part.strip() for part in split_systems(text))):
+        row, sep, baseline = item.rpartition(">")
+        if not sep or row not in systems or baseline not in systems:
+            raise ValueError(f"--pair wants ROW>BASELINE with both rows in --systems; got {item!r}")
+        pairs.append((row, baseline))
+    return pairs
+
+
+def explicit_pairs(
+    scores: Mapping[str, Sequence[Mapping[str, float]]],
+    groups: Mapping[str, Sequence[int]],
+    pairs: Sequence[tuple[str, str]],
+    names: Sequence[str],
+    rounds: int,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """Paired bootstraps of each (row, baseline) in every question group (`--pair`)."""
+    return [
+        {
+            "system": row,
+            "baseline": baseline,
+            "groups": {
+                group: paired_table(scores, indices, row, baseline, names, rounds, seed)
+                for group, indices in groups.items()
+                if indices
+            },
+        }
+        for row, baseline in pairs
+    ]
+
+
+def pair_lines(pairs: Sequence[Mapping[str, Any]], metric: str) -> list[str]:
+    """One line per explicit pair: the metric's paired difference and CI in every group."""
+    return [
+        f"Paired `{p['system']}` − `{p['baseline']}` {metric}: "
+        + "; ".join(
+            f"{group} {v[metric]['diff']:+.3f} [{v[metric]['low']:+.3f}, {v[metric]['high']:+.3f}]"
+            for group, v in p["groups"].items()
+        )
+        for p in pairs
+    ]
+
+
 def rows_to_pair(summary: Mapping[str, Any], systems: Sequence[str], metric: str) -> list[str]:
     """Rows compared with ``rank-bm25``: the best `retrieve_context` row, then the best other
     non-baseline row (engine channels alone) when it differs.  Ties go to the first listed.

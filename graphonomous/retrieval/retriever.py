@@ -145,7 +145,7 @@ TOPOLOGY_NEIGHBORS_PER_RESULT: Final = 20
 # times the best seed.  Tuned on the dev halves only (SPEC "Retrieval quality").
 ENTITY_GAIN: Final = 0.5
 ENTITY_MAX_DF: Final = 50
-ENTITY_QUERY_WEIGHT: Final = 1.0
+ENTITY_QUERY_WEIGHT: Final = 2.0
 ENTITY_RESTART: Final = 0.5
 ENTITY_PUSH_EPSILON: Final = 1e-5
 # Pseudo-relevance feedback (effort >= 5, `prf.expansion_terms`): the
