@@ -7,15 +7,18 @@ forward push of `algorithms.push`).
 The walk graph is bipartite and local: the seed passages, the entities they
 and the query mention (entities in more than `max_df` passages are hubs —
 a speaker's name on every turn — and are left out), and every passage that
-mentions one of those entities.  An edge passage–entity weighs the entity's
-`EntityIndex.specificity` (ln(1 + N/df)), so a rare shared name carries more
-than a common phrase.  Restart weights: each seed's score, and each query
-entity's specificity × `query_weight` × the best seed score / the sum of
-query-entity specificities (the query's entities together weigh
-`query_weight` times the best seed).  Output: each passage's PageRank mass,
-minus what it holds by restarting there, divided by the largest such mass
-— a relative score in (0, 1] that the retriever scales and combines with
-the passage's own score.
+mentions one of those entities.  A seed's entity that no other passage
+mentions is left out too: it could only send the seed's mass back to the
+seed, which would count as evidence for passages with many unique words.
+An edge passage–entity weighs the entity's `EntityIndex.specificity`
+(ln(1 + N/df)), so a rare shared name carries more than a common phrase.
+
+Restart weights: each seed's score, and each query entity's specificity ×
+`query_weight` × the best seed score / the sum of query-entity
+specificities (the query's entities together weigh `query_weight` times the
+best seed).  Output: each passage's PageRank mass, minus what it holds by
+restarting there, divided by the largest such mass — a relative score in
+(0, 1] that the retriever scales and combines with the passage's own score.
 
 Complexity: O(seeds × entities per passage × max_df) to build the graph, plus
 one push, O(1 / (epsilon × restart)).
@@ -61,7 +64,9 @@ def entity_walk(
     keys = set(usable)
     for passage in sorted(positive):
         keys.update(
-            key for key in index.entities_of(passage) if index.document_frequency(key) <= max_df
+            key
+            for key in index.entities_of(passage)
+            if 2 <= index.document_frequency(key) <= max_df
         )
     for key in sorted(keys):
         for passage in sorted(index.mentions(key)):
