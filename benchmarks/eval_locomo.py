@@ -309,6 +309,7 @@ def report(result: Mapping[str, Any], systems: Sequence[str]) -> str:
     out = [
         f"LoCoMo `{result['data']}` — embedder `{result['embedder']}`, "
         f"{result['bootstrap']} bootstrap rounds (seed {result['seed']})",
+        result["split_line"],
         "",
         "Cleaning: " + ", ".join(f"{k} {v}" for k, v in result["cleaning"].items()),
         "",
@@ -396,6 +397,7 @@ def report(result: Mapping[str, Any], systems: Sequence[str]) -> str:
             "",
         ]
     replay = result["replay"]
+    out += evalkit.pair_lines(result.get("pairs", []), "R@5")
     out.append(
         "Replay check (first questions re-asked after all): "
         + ", ".join(f"{s} {v['mismatches']}/{v['checked']}" for s, v in replay.items())
@@ -424,12 +426,17 @@ def evaluate(
     seed: int,
     replay: int,
     progress: bool = True,
+    split: str = "all",
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     """Run the grid and aggregate it into a JSON-ready result."""
     started = time.perf_counter()
     conversations = load_locomo(data)
     loaded = time.perf_counter() - started
     corpora = [corpus_spec(c) for c in conversations]
+    total = sum(len(c.queries) for c in corpora)
+    for corpus in corpora:
+        corpus.queries = evalkit.split_queries(corpus.queries, split)
     queries = [q for c in corpora for q in c.queries]
     runs = evalkit.run_grid(
         corpora,
@@ -451,6 +458,8 @@ def evaluate(
     result: dict[str, Any] = {
         "benchmark": "locomo",
         "data": str(data),
+        "split": split,
+        "split_line": evalkit.split_line(split, len(queries), total),
         "embedder": embedder.name,
         "bootstrap": rounds,
         "seed": seed,
@@ -490,6 +499,10 @@ def evaluate(
             }
             for entry in result["paired"]
         }
+    if pairs and rounds:
+        result["pairs"] = evalkit.explicit_pairs(
+            scores, groups, pairs, ["R@5", "MRR"], rounds, seed
+        )
     result["timing"] = {
         "total": time.perf_counter() - started,
         "load": loaded,
@@ -518,11 +531,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--replay", type=int, default=10, help="questions re-asked per conversation and row"
     )
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--split", choices=evalkit.SPLITS, default="all", help="question half (tune on dev only)"
+    )
+    parser.add_argument(
+        "--pair", default="", help="extra paired bootstraps ROW>BASELINE,... (e.g. e6>e3)"
+    )
     args = parser.parse_args(argv)
     systems = evalkit.check_systems(evalkit.split_systems(args.systems), VARIANTS)
+    pairs = evalkit.parse_pairs(args.pair, systems)
     embedder = evalkit.make_embedder(args.embedder, args.model_dir)
     result = evaluate(
-        args.data, systems, embedder, args.bootstrap, args.seed, args.replay, not args.quiet
+        args.data,
+        systems,
+        embedder,
+        args.bootstrap,
+        args.seed,
+        args.replay,
+        not args.quiet,
+        args.split,
+        pairs,
     )
     print(report(result, systems))
     if args.json:

@@ -207,10 +207,13 @@ def evaluate(
     rounds: int,
     seed: int,
     replay: int,
+    split: str = "all",
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     started = time.perf_counter()
     loader = load_musique if dataset == "musique" else load_hotpotqa
-    units, queries = loader(data_dir)
+    units, every_query = loader(data_dir)
+    queries = evalkit.split_queries(every_query, split)
     corpus = corpus_spec(dataset, units, queries)
     links = title_links(units)
     runs = evalkit.run_grid([corpus], systems, embedder, DEPTH, replay=replay)
@@ -221,6 +224,8 @@ def evaluate(
     result: dict[str, Any] = {
         "benchmark": dataset,
         "data_dir": str(data_dir),
+        "split": split,
+        "split_line": evalkit.split_line(split, len(queries), len(every_query)),
         "embedder": embedder.name,
         "bootstrap": rounds,
         "seed": seed,
@@ -248,6 +253,10 @@ def evaluate(
             }
             for row in evalkit.rows_to_pair(summary[ALL], systems, "R@5")
         ]
+    if pairs and rounds:
+        result["pairs"] = evalkit.explicit_pairs(
+            scores, groups, pairs, ["R@5", "MRR"], rounds, seed
+        )
     result["timing"] = {
         "total": time.perf_counter() - started,
         "embedding": embedder.seconds,
@@ -265,6 +274,7 @@ def report(result: Mapping[str, Any], systems: Sequence[str]) -> str:
         f"linked store: {links['edges']} related edges, mean degree "
         f"{links['mean_degree']:.2f}, max {links['max_degree']}, isolated "
         f"{links['isolated_share']:.1%}",
+        result["split_line"],
         "",
     ]
     columns = ["R@2", "R@5", "R@10", "Hit@5", "MRR", "nDCG@10"]
@@ -293,6 +303,7 @@ def report(result: Mapping[str, Any], systems: Sequence[str]) -> str:
                 for k, v in paired["metrics"].items()
             ),
         ]
+    out += evalkit.pair_lines(result.get("pairs", []), "R@5")
     out.append(
         "Replay check: "
         + ", ".join(f"{s} {v['mismatches']}/{v['checked']}" for s, v in result["replay"].items())
@@ -321,11 +332,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--replay", type=int, default=10)
+    parser.add_argument(
+        "--split", choices=evalkit.SPLITS, default="all", help="question half (tune on dev only)"
+    )
+    parser.add_argument(
+        "--pair", default="", help="extra paired bootstraps ROW>BASELINE,... (e.g. e6>e3)"
+    )
     args = parser.parse_args(argv)
     systems = evalkit.check_systems(evalkit.split_systems(args.systems), (PLAIN, LINKED))
+    pairs = evalkit.parse_pairs(args.pair, systems)
     embedder = evalkit.make_embedder(args.embedder, args.model_dir)
     result = evaluate(
-        args.data_dir, args.dataset, systems, embedder, args.bootstrap, args.seed, args.replay
+        args.data_dir,
+        args.dataset,
+        systems,
+        embedder,
+        args.bootstrap,
+        args.seed,
+        args.replay,
+        args.split,
+        pairs,
     )
     print(report(result, systems))
     if args.json:

@@ -14,6 +14,7 @@ At run time only the standard library and graphonomous are needed;
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import re
@@ -72,6 +73,30 @@ class Query:
     text: str
     gold: tuple[str, ...]
     label: str
+
+
+# Dev/test halves of every dataset: a question is "dev" when the first byte
+# of sha256(question id) is even, else "test".  Constants are tuned on dev
+# only and confirmed on test (SPEC "Retrieval quality"); "all" is both.
+SPLITS: Final = ("all", "dev", "test")
+
+
+def split_of(qid: str) -> str:
+    """ "dev" or "test": the half a question id falls in (stable across runs and machines)."""
+    return "dev" if hashlib.sha256(qid.encode("utf-8")).digest()[0] % 2 == 0 else "test"
+
+
+def split_queries(queries: Sequence[Query], split: str) -> list[Query]:
+    """The questions of one half (`SPLITS`), in their original order."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {split!r}")
+    return [q for q in queries if split == "all" or split_of(q.qid) == split]
+
+
+def split_line(split: str, kept: int, total: int) -> str:
+    """The line every benchmark prints about the half it scored."""
+    rule = "sha256(question id)[0] even = dev, odd = test"
+    return f"split: {split} ({kept} of {total} questions; {rule})"
 
 
 def dedupe_cut(ids: Iterable[str | None], k: int) -> list[str]:
@@ -821,6 +846,52 @@ def paired_table(
 
 
 BASELINE_ROWS: Final = ("rank-bm25", "rrf-baseline")
+
+
+def parse_pairs(text: str, systems: Sequence[str]) -> list[tuple[str, str]]:
+    """``"e6:e3,e9:e3"`` -> [("e6", "e3"), ("e9", "e3")]; both rows must be among `systems`."""
+    pairs = []
+    for item in filter(None, (part.strip() for part in split_systems(text))):
+        row, sep, baseline = item.rpartition(">")
+        if not sep or row not in systems or baseline not in systems:
+            raise ValueError(f"--pair wants ROW>BASELINE with both rows in --systems; got {item!r}")
+        pairs.append((row, baseline))
+    return pairs
+
+
+def explicit_pairs(
+    scores: Mapping[str, Sequence[Mapping[str, float]]],
+    groups: Mapping[str, Sequence[int]],
+    pairs: Sequence[tuple[str, str]],
+    names: Sequence[str],
+    rounds: int,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """Paired bootstraps of each (row, baseline) in every question group (`--pair`)."""
+    return [
+        {
+            "system": row,
+            "baseline": baseline,
+            "groups": {
+                group: paired_table(scores, indices, row, baseline, names, rounds, seed)
+                for group, indices in groups.items()
+                if indices
+            },
+        }
+        for row, baseline in pairs
+    ]
+
+
+def pair_lines(pairs: Sequence[Mapping[str, Any]], metric: str) -> list[str]:
+    """One line per explicit pair: the metric's paired difference and CI in every group."""
+    return [
+        f"Paired `{p['system']}` − `{p['baseline']}` {metric}: "
+        + "; ".join(
+            f"{group} {v[metric]['diff']:+.3f} [{v[metric]['low']:+.3f}, {v[metric]['high']:+.3f}]"
+            for group, v in p["groups"].items()
+        )
+        for p in pairs
+    ]
 
 
 def rows_to_pair(summary: Mapping[str, Any], systems: Sequence[str], metric: str) -> list[str]:

@@ -56,6 +56,7 @@ from .retrieval import (
     RetrievalSettings,
     build_snapshot,
 )
+from .retrieval.entities import EntityIndex
 from .retrieval.experience import ExperienceIndex, RetrievalTrace
 from .retrieval.metrics import stored_graph_metrics
 from .retrieval.provenance import node_result
@@ -481,6 +482,13 @@ class Graphonomous:
     def text_index(self) -> Bm25Index:
         """The BM25 index of live nodes' content, current with the database (see Engine)."""
         return self.engine.text_index()
+
+    def entity_index(self) -> EntityIndex:
+        """The entity index of searchable content (the multi-hop walk), kept current with
+        the database by the engine like the BM25 index."""
+        index = self.engine.text_mirror("entities", EntityIndex)
+        assert isinstance(index, EntityIndex)
+        return index
 
     def graph_snapshot(self) -> GraphSnapshot:
         """Every live node and edge in memory, rebuilt when the database changed."""

@@ -23,6 +23,7 @@ from typing import Any, NoReturn, TextIO
 from . import __version__, ingest, portable
 from .api import Graphonomous, resolve_db_path
 from .contract.cli import add_contract_commands, cli_contract
+from .embed import get_embedder
 from .hygiene import HostileInput, first_problem, loads_strict
 from .learning import forgetting, goals, learner
 from .mcp import DEFAULT_PORT, TRANSPORTS
@@ -146,6 +147,14 @@ READ_ONLY_COMMANDS = frozenset(
 
 
 def _open(args: argparse.Namespace) -> Graphonomous:
+    """The graph of --db, embedder --embedder (else $GRAPHONOMOUS_EMBEDDER, else hashing).
+
+    Read-only commands refuse a database path that does not exist (nothing is
+    created).  The embedder name goes through `embed.get_embedder`, as
+    ``Graphonomous(embedder=name)`` does in Python, so the CLI, the MCP server it
+    starts and the Python API store the same vectors; a bad name or a missing
+    optional package is a usage error naming the field.
+    """
     handler = getattr(args, "handler", None)
     if getattr(handler, "__name__", "") in READ_ONLY_COMMANDS:
         path = resolve_db_path(args.db)
@@ -153,7 +162,11 @@ def _open(args: argparse.Namespace) -> Graphonomous:
             raise CliError(
                 f"no database at {path} (run `graphonomous init` or `scan` first)", EXIT_USAGE
             )
-    return Graphonomous(db=args.db)
+    try:
+        embedder = get_embedder(getattr(args, "embedder", None))
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ValidationError("embedder", str(exc)) from exc
+    return Graphonomous(db=args.db, embedder=embedder)
 
 
 MAX_NODES_ENV = "GRAPHONOMOUS_MAX_NODES"
@@ -1211,6 +1224,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="database file (default: $GRAPHONOMOUS_DB or ~/.graphonomous/knowledge.db)",
     )
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    common.add_argument(
+        "--embedder",
+        default=argparse.SUPPRESS,
+        help="embedder: hashing (default), hashing-<dims>, onnx:<model dir>, minilm, "
+        "sentence-transformers:<model> (default: $GRAPHONOMOUS_EMBEDDER or hashing)",
+    )
 
     parser = _Parser(
         prog="graphonomous",
@@ -1229,6 +1248,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         default=False,
         help="print the canonical JSON instead of text (before or after the command)",
+    )
+    parser.add_argument(
+        "--embedder",
+        default=None,
+        metavar="NAME",
+        help="embedder, before or after the command: hashing (default), onnx:<model dir>, … "
+        "(default: $GRAPHONOMOUS_EMBEDDER or hashing)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 

@@ -25,13 +25,24 @@ or the facade); the graph snapshot's builder is handed in by the facade.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
 from ..index import Bm25Index
 from ..store import GraphStorage
+
+
+class TextMirror(Protocol):
+    """What the engine needs of a derived text index (add re-indexes an id)."""
+
+    def add(self, node_id: str, content: str) -> None: ...
+
+    def add_many(self, items: Iterable[tuple[str, str]]) -> None: ...
+
+    def remove(self, node_id: str) -> None: ...
+
 
 SnapshotT = TypeVar("SnapshotT")
 StorageT = TypeVar("StorageT", bound=GraphStorage)
@@ -71,6 +82,10 @@ class Engine(Generic[StorageT, SnapshotT]):
         self._snapshot_fingerprint: tuple[int, int] | None = None
         self._last_activity = 0.0
         self._syncing = False
+        # Other in-memory indexes derived from searchable content (the entity index
+        # of the multi-hop walk): built with the BM25 index's rows and kept in step
+        # by the same change log; never saved (cheap to rebuild, nothing to erase).
+        self._mirrors: dict[str, TextMirror] = {}
         store.on_begin(self._sync)
         store.on_commit(self._sync)
 
@@ -129,6 +144,7 @@ class Engine(Generic[StorageT, SnapshotT]):
         with self.lock:
             self._vectors, self._text, self._snapshot = None, None, None
             self._pending_vectors.clear()
+            self._mirrors.clear()
 
     def _sync(self) -> None:
         if self._syncing or (self._vectors is None and self._text is None):
@@ -139,6 +155,7 @@ class Engine(Generic[StorageT, SnapshotT]):
             if changed is None:  # the log no longer reaches back: reload lazily
                 self._vectors, self._text = None, None
                 self._pending_vectors.clear()
+                self._mirrors.clear()
                 self._generation = generation
                 return
             if changed:
@@ -159,10 +176,14 @@ class Engine(Generic[StorageT, SnapshotT]):
                     vectors.remove(node_id)
                 if text is not None:
                     text.remove(node_id)
+                for mirror in self._mirrors.values():
+                    mirror.remove(node_id)
                 continue
             _, content, _, blob = row
             if text is not None:
                 text.add(node_id, content)
+            for mirror in self._mirrors.values():
+                mirror.add(node_id, content)
             if vectors is not None:
                 if blob is None:
                     vectors.remove(node_id)
@@ -234,6 +255,21 @@ class Engine(Generic[StorageT, SnapshotT]):
                     self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
         for node, vector in zip(live, vectors, strict=True):
             index.add(node.id, vector)
+
+    # -- text mirrors -----------------------------------------------------------------------
+
+    def text_mirror(self, name: str, factory: Callable[[], TextMirror]) -> TextMirror:
+        """An index of searchable content besides BM25 (e.g. entities), current with the
+        database: built on first use from the rows the BM25 index holds, then kept in
+        step by the change log like it.  O(graph) once, then O(changed nodes)."""
+        with self.lock:
+            self.text_index()  # loaded and synced: the engine's generation is current
+            mirror = self._mirrors.get(name)
+            if mirror is None:
+                mirror = factory()
+                mirror.add_many(self.store.live_texts())
+                self._mirrors[name] = mirror
+            return mirror
 
     # -- the BM25 index -------------------------------------------------------------------
 

@@ -86,6 +86,8 @@ from .graph import (
     walk_degrees,
     weighted_graph,
 )
+from .multihop import entity_walk
+from .prf import expansion_terms
 from .provenance import provenance
 from .spread import spread_by_file
 
@@ -149,6 +151,23 @@ LOUVAIN_SEED: Final = 0
 # the walk may drift into a neighbouring topic.
 OUT_OF_COMMUNITY_FACTOR: Final = 0.5
 TOPOLOGY_NEIGHBORS_PER_RESULT: Final = 20
+# Entity walk (effort >= 5, `multihop.entity_walk`): a passage's relative
+# PageRank mass m in (0, 1] becomes evidence ENTITY_GAIN × best seed × m,
+# noisy-OR'd with its score; entities in more than ENTITY_MAX_DF passages
+# are hubs and are skipped; the query's entities restart ENTITY_QUERY_WEIGHT
+# times the best seed.  Tuned on the dev halves only (SPEC "Retrieval quality").
+ENTITY_GAIN: Final = 0.5
+ENTITY_MAX_DF: Final = 50
+ENTITY_QUERY_WEIGHT: Final = 2.0
+ENTITY_RESTART: Final = 0.5
+ENTITY_PUSH_EPSILON: Final = 1e-5
+# Pseudo-relevance feedback (effort >= 5, `prf.expansion_terms`): the
+# PRF_TERMS best RM3 terms of the PRF_DOCS best candidates are searched with
+# BM25; a hit's evidence PRF_WEIGHT × best own × (its score / best score)
+# is noisy-OR'd into its stage-1 score.  0 switches it off.
+PRF_DOCS: Final = 5
+PRF_TERMS: Final = 10
+PRF_WEIGHT: Final = 0.0
 SCORE_DIGITS: Final = 6
 
 SOURCES: Final = ("seed", "bm25", "neighbor")
@@ -188,6 +207,13 @@ class RetrievalSettings:
     louvain_seed: int = LOUVAIN_SEED
     out_of_community_factor: float = OUT_OF_COMMUNITY_FACTOR
     topology_neighbors_per_result: int = TOPOLOGY_NEIGHBORS_PER_RESULT
+    entity_gain: float = ENTITY_GAIN
+    entity_max_df: int = ENTITY_MAX_DF
+    entity_query_weight: float = ENTITY_QUERY_WEIGHT
+    entity_restart: float = ENTITY_RESTART
+    prf_docs: int = PRF_DOCS
+    prf_terms: int = PRF_TERMS
+    prf_weight: float = PRF_WEIGHT
     max_query_chars: int = MAX_QUERY_CHARS
     # Results per file in the answer (spread.py); 0 = no cap (one file wanted).
     max_per_file: int = MAX_PER_FILE
@@ -413,6 +439,41 @@ def _candidates(
         "fused": len(run.entries),
         "aids": run.aids,
     }
+
+
+def _feedback(run: _Run, tokens: list[str], pool: int, allowed: set[str] | None) -> None:
+    """Stage 1b (effort >= 5): RM3 pseudo-relevance feedback (`prf`), blended into own scores."""
+    settings = run.settings
+    ranked = sorted(run.entries.values(), key=lambda e: (-e.own, e.node_id))[: settings.prf_docs]
+    documents = []
+    for entry in ranked:
+        node = run.reader.node(entry.node_id)
+        if node is not None:
+            documents.append((node.content, entry.own))
+    index = run.graph.text_index()
+    terms = expansion_terms(
+        documents, tokens, settings.prf_terms, lambda token: index.terms([token])[0], index.idf
+    )
+    run.stats["feedback_terms"] = len(terms)
+    if not terms:
+        return
+    scores = index.scores(terms, allow=None if allowed is None else allowed.__contains__)
+    top = heapq.nsmallest(pool, ((-v, n) for n, v in scores.items() if v > 0.0))
+    if not top:
+        return
+    best_score = -top[0][0]
+    best_own = max(entry.own for entry in run.entries.values())
+    run.reader.load_nodes(node_id for _, node_id in top)
+    for negated, node_id in top:
+        evidence = settings.prf_weight * best_own * -negated / best_score
+        found = run.entries.get(node_id)
+        if found is not None:
+            found.own = found.score = combine_evidence(found.own, evidence)
+            continue
+        node = run.reader.node(node_id)
+        if node is not None and run.returnable(node):
+            run.entries[node_id] = Entry(node_id, evidence, "bm25", 0, None, own=evidence)
+    run.mechanisms.append("feedback")
 
 
 def _choose_seeds(run: _Run) -> None:
@@ -744,6 +805,52 @@ def _restrict(graph: WeightedGraph, nodes: Iterable[str]) -> WeightedGraph:
     return {u: {v: w for v, w in graph[u].items() if v in keep} for u in sorted(keep) if u in graph}
 
 
+def _entity_stage(run: _Run, text: str) -> None:
+    """Stage 4b: the entity walk (`multihop.entity_walk`) from the seeds and the query's entities.
+
+    Evidence e(p) = `entity_gain` × best seed score × relative mass m(p);
+    a scored passage gets combine_evidence(score, e), a new one e (source
+    "neighbor", hops 2, via the best seed sharing an entity with it).
+    """
+    settings = run.settings
+    if not run.seeds or settings.entity_gain <= 0.0:
+        run.stats["entity_nodes"] = 0
+        return
+    started = time.perf_counter()
+    index = run.graph.entity_index()
+    seeds = {seed: run.entries[seed].score for seed in run.seeds}
+    mass = entity_walk(
+        index,
+        seeds,
+        index.query_entities(text),
+        max_df=settings.entity_max_df,
+        query_weight=settings.entity_query_weight,
+        restart=settings.entity_restart,
+        epsilon=ENTITY_PUSH_EPSILON,
+    )
+    best = max(seeds.values())
+    evidence = {node: settings.entity_gain * best * m for node, m in mass.items()}
+    for node, value in evidence.items():
+        if node in run.entries:
+            entry = run.entries[node]
+            entry.score = combine_evidence(entry.score, value)
+    fresh = sorted((n for n in evidence if n not in run.entries), key=lambda n: (-evidence[n], n))
+    fresh = fresh[: run.stats["candidates"]["pool_size"]]
+    run.reader.load_nodes(fresh)
+    seed_keys = {seed: set(index.entities_of(seed)) for seed in run.seeds}
+    added = 0
+    for node in fresh:
+        row = run.reader.node(node)
+        if row is None or not run.returnable(row):
+            continue
+        keys = set(index.entities_of(node))
+        via = next((seed for seed in run.seeds if seed_keys[seed] & keys), None)
+        added += run.offer(node, evidence[node], 2 if via is not None else 1, via)
+    run.mechanisms.append("entity_walk")
+    run.stats["entity_nodes"] = added
+    run.timings["entity_walk"] = _ms(started)
+
+
 # -- stage 5: utility rerank ------------------------------------------------------
 
 
@@ -1065,6 +1172,8 @@ def retrieve_context(
             run.mechanisms.extend(["embedding", "bm25", FUSION_MECHANISMS[settings.fusion]])
         else:
             run.stats["candidates"] = {"pool_size": pool, "embedding": 0, "bm25": 0, "fused": 0}
+        if plan.walk is not None and settings.prf_weight > 0.0 and run.entries:
+            _feedback(run, tokens, pool, _allowed_ids(run, node_type, agent_id))
         run.timings["candidates"] = _ms(started)
         if effort is None and not deep and plan.effort > 0 and _documents(run, limit):
             plan = run.plan = effort_plan(0, False, 0)  # auto_effort.py
@@ -1084,6 +1193,7 @@ def retrieve_context(
         run.timings["expansion"] = _ms(started)
         if plan.walk is not None:
             _graph_walk(run)
+            _entity_stage(run, text)
         started = time.perf_counter()
         _utility_rerank(run, vector)
         chosen = _select(run, limit, min_score)
@@ -1127,6 +1237,7 @@ def retrieve_context(
         "supported": run.stats["supported"],
         "expanded": run.stats["expanded"],
         "ppr_nodes": run.stats.get("ppr_nodes", 0),
+        "entity_nodes": run.stats.get("entity_nodes", 0),
         "communities": run.stats.get("communities", 0),
         "utility_rerank": run.stats["utility_rerank"],
         "experience": run.stats["experience"],
