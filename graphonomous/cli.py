@@ -155,6 +155,10 @@ def _open(args: argparse.Namespace) -> Graphonomous:
     starts and the Python API store the same vectors; a bad name or a missing
     optional package is a usage error naming the field.
     """
+    try:
+        embedder = get_embedder(getattr(args, "embedder", None))
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ValidationError("embedder", str(exc)) from exc
     handler = getattr(args, "handler", None)
     if getattr(handler, "__name__", "") in READ_ONLY_COMMANDS:
         path = resolve_db_path(args.db)
@@ -162,10 +166,6 @@ def _open(args: argparse.Namespace) -> Graphonomous:
             raise CliError(
                 f"no database at {path} (run `graphonomous init` or `scan` first)", EXIT_USAGE
             )
-    try:
-        embedder = get_embedder(getattr(args, "embedder", None))
-    except (ValueError, RuntimeError, OSError) as exc:
-        raise ValidationError("embedder", str(exc)) from exc
     return Graphonomous(db=args.db, embedder=embedder)
 
 

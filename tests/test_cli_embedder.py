@@ -40,6 +40,7 @@ def test_flag_after_the_subcommand_and_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = str(tmp_path / "e.db")
+    assert run("init", "--db", db)[0] == 0  # stats reads only: the file must exist
     code, text = run("stats", "--db", db, "--json", "--embedder", "hashing-32")
     assert code == 0 and json.loads(text)["embedder"] == "hashing-32"
     monkeypatch.setenv(EMBEDDER_ENV, "hashing-16")
