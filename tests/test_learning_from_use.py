@@ -136,3 +136,25 @@ def test_learning_does_not_lower_unseen_question_recall() -> None:
         ]
     )
     assert code == 0
+
+
+def test_consolidation_never_merges_two_episodes() -> None:
+    graph = Graphonomous(db=":memory:")
+    graph.apply_batch(
+        [
+            {
+                "op": "add_node",
+                "node": {"id": i, "content": "Thanks, that is great!", "node_type": t},
+            }
+            for i, t in (
+                ("e1", "episodic"),
+                ("e2", "episodic"),
+                ("s1", "semantic"),
+                ("s2", "semantic"),
+            )
+        ]
+    )
+    merge = next(s for s in graph.run_consolidation()["stages"] if s["name"] == "merge")
+    assert merge["skipped_episodes"] == 1
+    assert [(m["kept"], m["merged"]) for m in merge["merges"]] == [("s1", "s2")]
+    assert graph.store.require_node("e2").forgotten_at is None

@@ -35,7 +35,7 @@ from ..records import node_from_fields
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
 from . import bookkeeping
 from .common import insert_node, link
-from .conflicts import JUDGED_RELATIONSHIPS
+from .conflicts import EPISODE_TYPE, JUDGED_RELATIONSHIPS
 from .keywords import distinct_words
 from .similarity import NearPair
 
@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from ..api import Graphonomous
     from .consolidator import ConsolidationConfig
 
-EPISODE_TYPE: Final = "episodic"  # a member of model.NODE_TYPES
 SUMMARY_TYPE: Final = "semantic"
 # SUMMARY_SOURCE (a member of model.CREATION_SOURCES) and SUMMARY_MEMBERS_KEY
 # live in retrieval.experience, which treats summaries as retrieval aids.

@@ -65,6 +65,7 @@ CONTRADICTION_ITEM: Final = "contradiction"
 RESOLVE_OPERATION: Final = "consolidation_resolve"
 ID_SAMPLE: Final = 50
 SIMILARITY_DIGITS: Final = 6
+EPISODE_TYPE: Final = "episodic"  # a member of model.NODE_TYPES; never merged (stage 5)
 
 
 def decide(
@@ -238,12 +239,17 @@ def merge_duplicates(
     degree) for the checks plus `merge_into` per merge.
     """
     merged: list[dict[str, Any]] = []
-    skipped = {"protected": 0, "judged": 0, "cues": 0}
+    skipped = {"protected": 0, "judged": 0, "cues": 0, "episodes": 0}
     for pair in pairs:
         if pair.similarity < config.merge_similarity_threshold:
             continue
         nodes = _live_pair(store, pair)
         if nodes is None:
+            continue
+        if all(node.node_type == EPISODE_TYPE for node in nodes):
+            # Two episodes are two events, however alike their words ("Thanks!" in
+            # two sessions): merging would lose one; consolidation abstracts them.
+            skipped["episodes"] += 1
             continue
         if not is_duplicate(pair.similarity, *nodes, config.merge_similarity_threshold):
             skipped["cues"] += 1
@@ -268,6 +274,7 @@ def merge_duplicates(
         "skipped_protected": skipped["protected"],
         "skipped_judged": skipped["judged"],
         "skipped_contradiction_cues": skipped["cues"],
+        "skipped_episodes": skipped["episodes"],
         "merges": merged[:ID_SAMPLE],
     }
 
