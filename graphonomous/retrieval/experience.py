@@ -161,12 +161,19 @@ class ExperienceIndex:
         self._vectors: dict[str, list[float]] = {}
         # Outcome nodes without a query: remembered so they are not re-read each call.
         self._skipped: set[str] = set()
+        self._generation: int | None = None  # engine generation of the last refresh
 
-    def refresh(self, store: Store) -> None:
+    def refresh(self, store: Store, generation: int | None = None) -> None:
         """Bring the index in step with the live outcome nodes (new ones read, gone ones dropped).
 
-        Complexity: one id query over outcome nodes + one row fetch per new outcome.
+        `generation`: the engine's change-log position (every node insert, delete and
+        forget moves it); when it has not moved since the last refresh nothing is read.
+        Complexity: O(1) when unchanged, else one id query over outcome nodes + one row
+        fetch per new outcome.
         """
+        if generation is not None and generation == self._generation:
+            return
+        self._generation = generation
         live = set(store.node_ids(node_type=OUTCOME_TYPE))
         for gone in set(self._outcomes) - live:
             self._drop(gone)

@@ -864,11 +864,11 @@ def _experience(run: _Run, vector: list[float] | None) -> int:
     graph = run.graph
     if vector is None or not run.entries:
         return 0
+    index = graph.vector_index()  # brings the engine up to date first
     experience = graph.experience
-    experience.refresh(graph.store)
+    experience.refresh(graph.store, graph.engine.generation)
     if not len(experience):
         return 0
-    index = graph.vector_index()
     found = experience.evidence(
         vector,
         index.dimensions,
