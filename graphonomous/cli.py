@@ -1056,7 +1056,19 @@ def cmd_consolidate(args: argparse.Namespace, out: TextIO) -> int:
                     f"  {stage['stage']:>3} {stage['name']:<18} {stage['ms']:8.1f} ms  {counts}\n"
                 )
             _print_forgotten(entry, out)
+            _print_file_scrub(entry, out)
     return EXIT_OK
+
+
+def _print_file_scrub(entry: dict[str, Any], out: TextIO) -> None:
+    """The pending erase scrub a consolidation run completed (or could not), if any."""
+    scrub = entry["totals"].get("file_scrub")
+    if scrub is None:
+        return
+    if scrub["status"] == "scrubbed":
+        out.write("  pending erase scrub completed: file scrubbed\n")
+    else:
+        out.write(f"  erase scrub still pending: {scrub['advice']}\n")
 
 
 def _print_goal(goal: dict[str, Any], out: TextIO) -> None:

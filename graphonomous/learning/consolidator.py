@@ -50,7 +50,7 @@ from ..model import (
     utc_now,
 )
 from ..store import Store
-from . import bookkeeping, tables
+from . import bookkeeping, erasure, tables
 from .abstraction import abstract_episodes
 from .conflicts import CONFLICT_STRATEGIES, merge_duplicates, resolve_conflicts
 from .forgetting import PROTECTED_NODE_TYPES, PROTECTED_TIMESCALES, forget_by_policy
@@ -565,6 +565,9 @@ def run_consolidation(
             edges_before=store.count_edges(),
             similarity_watermark=list(watermark) if watermark else None,
         )
+        # A pending erase's physical scrub first (outside the run's transaction: VACUUM
+        # cannot run inside one); the cycle writes no erased text, so it stays proven.
+        run.totals["file_scrub"] = erasure.consolidation_scrub(store, dry_run)
         stages: list[dict[str, Any]] = []
         # Load the index from the committed state: loaded inside the run's
         # transaction it would miss what a rolled-back (or dry) run deleted.

@@ -396,3 +396,26 @@ def finish(graph: Graphonomous, wait_s: float = 0.0) -> dict[str, Any]:
         if report["status"] == "scrubbed":
             record_file_scrub(store, report)
     return {"pending_before": pending, "file": report, "status": report["status"]}
+
+
+def consolidation_scrub(store: Store, dry_run: bool = False) -> dict[str, Any] | None:
+    """The physical scrub a consolidation cycle owes a pending erase (SPEC "GDPR erase").
+
+    None when no scrub is pending.  Otherwise :func:`scrub_file` runs (no wait: the
+    cycle must not block on another process's reader) and its report is returned with
+    ``attempted: true``; a completed scrub is recorded, so the next cycle owes nothing.
+    A dry run or a call inside an open transaction attempts nothing and says so
+    (``attempted: false``, ``status: "pending"``).  Never raises for SQLite/OS errors.
+    """
+    try:
+        pending = file_scrub_pending(store)
+    except (sqlite3.Error, StoreError):
+        return None  # a damaged audit log is doctor's to report, not the cycle's
+    if not pending:
+        return None
+    if dry_run or store.in_transaction:
+        return {"status": "pending", "attempted": False, "advice": READER_ADVICE}
+    report = scrub_file(store, (), 0.0)
+    if report["status"] == "scrubbed":
+        record_file_scrub(store, report)
+    return {"attempted": True, **report}
