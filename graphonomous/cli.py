@@ -42,6 +42,7 @@ from .retrieval.provenance import location
 from .server_memory import MemoryFileError
 from .server_memory.jsonl import iter_records
 from .store import BatchError, StoreError
+from .store.damage import damage_message, is_damage
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -195,8 +196,16 @@ def _apply_budget(graph: Graphonomous, args: argparse.Namespace) -> None:
 
 
 def _warn_budget(graph: Graphonomous) -> None:
-    """One line on stderr when the learned nodes are above 90 % of the budget."""
-    line = forgetting.budget_warning(graph.budget_status())
+    """One line on stderr when the learned nodes are above 90 % of the budget (or, on a
+    damaged file, the damage: the command itself then reports it or serves what it can)."""
+    try:
+        status = graph.budget_status()
+    except sqlite3.DatabaseError as exc:
+        if not is_damage(exc):
+            raise
+        sys.stderr.write(f"graphonomous: {damage_message(graph.store.path, str(exc))}\n")
+        return
+    line = forgetting.budget_warning(status)
     if line is not None:
         sys.stderr.write(f"graphonomous: {line}\n")
 
@@ -1617,6 +1626,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     parser = build_parser()
+    args: argparse.Namespace | None = None
     try:
         args = parser.parse_args(argv)
         _check_arguments(args)
@@ -1642,6 +1652,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         sys.stderr.write(f"graphonomous: {exc}\n")
         return EXIT_FAILED
     except sqlite3.DatabaseError as exc:
+        if is_damage(exc):
+            db_path = getattr(args, "db", None)
+            sys.stderr.write(f"graphonomous: {damage_message(db_path, str(exc))}\n")
+            return EXIT_FAILED
         sys.stderr.write(
             f"graphonomous: database error: {exc}; run `graphonomous doctor` to check the file\n"
         )
