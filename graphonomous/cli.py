@@ -24,6 +24,7 @@ from . import __version__, ingest, portable
 from .api import Graphonomous, resolve_db_path
 from .contract.cli import add_contract_commands, cli_contract
 from .embed import get_embedder
+from .cli_help import document
 from .hygiene import HostileInput, first_problem, loads_strict
 from .learning import forgetting, goals, learner
 from .mcp import DEFAULT_PORT, TRANSPORTS
@@ -1609,7 +1610,7 @@ def build_parser() -> argparse.ArgumentParser:
     coverage.add_argument("task")
     coverage.add_argument("--topic", action="append", help="a critical topic (repeatable)")
     coverage.add_argument("--limit", type=int, default=10)
-    return parser
+    return document(parser)
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
