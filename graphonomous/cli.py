@@ -22,9 +22,9 @@ from typing import Any, NoReturn, TextIO
 
 from . import __version__, ingest, portable
 from .api import Graphonomous, resolve_db_path
+from .cli_help import document
 from .contract.cli import add_contract_commands, cli_contract
 from .embed import get_embedder
-from .cli_help import document
 from .hygiene import HostileInput, first_problem, loads_strict
 from .learning import forgetting, goals, learner
 from .mcp import DEFAULT_PORT, TRANSPORTS

@@ -187,7 +187,10 @@ def missing(parser: argparse.ArgumentParser) -> list[str]:
             continue
         if not action.help:
             problems.append(f"{where}: no help")
-        elif action.option_strings and action.default is not argparse.SUPPRESS:
-            if not any(word in action.help.lower() for word in _STATES_DEFAULT):
-                problems.append(f"{where}: default {action.default!r} not shown")
+        elif (
+            action.option_strings
+            and action.default is not argparse.SUPPRESS
+            and not any(word in action.help.lower() for word in _STATES_DEFAULT)
+        ):
+            problems.append(f"{where}: default {action.default!r} not shown")
     return problems
