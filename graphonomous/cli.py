@@ -38,6 +38,7 @@ from .model import (
     check_int,
     new_id,
 )
+from .paths import create_problem
 from .pulse import cli_pulse
 from .retrieval.provenance import location
 from .server_memory import MemoryFileError
@@ -168,7 +169,17 @@ def _open(args: argparse.Namespace) -> Graphonomous:
             raise CliError(
                 f"no database at {path} (run `graphonomous init` or `scan` first)", EXIT_USAGE
             )
+    _check_creatable(resolve_db_path(args.db))
     return Graphonomous(db=args.db, embedder=embedder)
+
+
+def _check_creatable(path: str) -> None:
+    """Exit 2 naming `path` when a database that does not exist yet cannot be created."""
+    if path == ":memory:" or Path(path).expanduser().exists():
+        return
+    problem = create_problem(path)
+    if problem is not None:
+        raise CliError(f"cannot create the database at {path}: {problem}", EXIT_USAGE)
 
 
 MAX_NODES_ENV = "GRAPHONOMOUS_MAX_NODES"
@@ -840,6 +851,10 @@ def cmd_backup(args: argparse.Namespace, out: TextIO) -> int:
     path = resolve_db_path(args.db)
     if path == ":memory:" or not Path(path).exists():
         raise CliError(f"no database at {path} (nothing to back up)", EXIT_USAGE)
+    # The copy is written beside the target first: its directory must take a new file.
+    problem = create_problem(Path(args.path).expanduser().with_name(".graphonomous-backup"))
+    if problem is not None:
+        raise CliError(f"cannot back up to {args.path}: {problem}", EXIT_USAGE)
     try:
         result = portable.backup(path, args.path)
     except ValueError as exc:
