@@ -382,6 +382,9 @@ class McpServer:
             content = tool_result(
                 result, None if spec.render_text is None else spec.render_text(result)
             )
+            meta = None if spec.meta is None else spec.meta(self.graph, result)
+            if meta:
+                content["_meta"] = meta
         except ValidationError as exc:
             return tool_error(f"Invalid argument '{exc.field}': {exc.message}")
         except NotFoundError as exc:
