@@ -38,6 +38,7 @@ from ..embed import pack_f32
 from ..model import Node, utc_now
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
 from ..store import Store, StoreError
+from ..store.sqlite import BUSY_TIMEOUT_MS
 from . import tables
 from .abstraction import GROUNDING_RELATIONSHIP, summary_text
 from .keywords import distinct_words
@@ -60,6 +61,10 @@ SHARED_WORDS_FRACTION: Final = 0.5
 MAX_PREFILTER_WORDS: Final = 64
 # --wait polls the checkpoint this often.
 WAIT_POLL_S: Final = 0.1
+# Busy timeout of one truncating checkpoint (ms): a held reader makes it wait this long,
+# not the store's BUSY_TIMEOUT_MS (2 checkpoints × 30 s made an erase beside a second
+# server take a minute before answering "pending").
+CHECKPOINT_BUSY_MS: Final = 100
 # Bytes read per step when searching the files for erased text.
 SCAN_CHUNK: Final = 1 << 20
 FILE_SCRUB_ACTION: Final = "gdpr_file_scrub"
@@ -278,8 +283,16 @@ def quoting_nodes(store: Store, contents: Sequence[str], exclude: Iterable[str] 
 
 def _checkpoint_complete(store: Store) -> bool:
     """``wal_checkpoint(TRUNCATE)``: True when no reader blocked it and every frame was
-    copied (then the WAL is empty).  Non-WAL databases answer (0, -1, -1): complete."""
-    row = tables.query(store, "PRAGMA wal_checkpoint(TRUNCATE)")[0]
+    copied (then the WAL is empty).  Non-WAL databases answer (0, -1, -1): complete.
+
+    A TRUNCATE checkpoint calls the busy handler while another connection reads, so it
+    runs with a busy timeout of CHECKPOINT_BUSY_MS, not the store's 30 s: an erase or
+    consolidation beside a held reader answers "pending" at once (`wait_s` polls)."""
+    tables.query(store, f"PRAGMA busy_timeout = {CHECKPOINT_BUSY_MS}")
+    try:
+        row = tables.query(store, "PRAGMA wal_checkpoint(TRUNCATE)")[0]
+    finally:
+        tables.query(store, f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     busy, log, checkpointed = int(row[0]), int(row[1]), int(row[2])
     return busy == 0 and log == checkpointed
 
