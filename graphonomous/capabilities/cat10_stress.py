@@ -68,7 +68,10 @@ def needle(graph: Graphonomous) -> tuple[bool, str]:
         for i in range(HAYSTACK - 1)
     ]
     ops.append(
-        {"op": "add_node", "node": {"id": "needle", "content": "Gearbox GX-913 needs synthetic oil"}}
+        {
+            "op": "add_node",
+            "node": {"id": "needle", "content": "Gearbox GX-913 needs synthetic oil"},
+        }
     )
     graph.apply_batch(ops)
     top = graph.retrieve_context("which oil for gearbox GX-913", limit=3)["results"]
@@ -80,7 +83,10 @@ def needle(graph: Graphonomous) -> tuple[bool, str]:
 def batch_atomic(graph: Graphonomous) -> tuple[bool, str]:
     ops = _ring_operations(50, 5)
     ops.append(
-        {"op": "add_edge", "edge": {"source_id": "ghost", "target_id": "r0-0", "relationship": "causes"}}
+        {
+            "op": "add_edge",
+            "edge": {"source_id": "ghost", "target_id": "r0-0", "relationship": "causes"},
+        }
     )
     try:
         graph.apply_batch(ops)
@@ -164,7 +170,9 @@ def concurrent_writers(graph: Graphonomous) -> tuple[bool, str]:
 
 @scenario(CATEGORY, "A 200 KB node is stored and read back byte for byte")
 def large_content(graph: Graphonomous) -> tuple[bool, str]:
-    lines = [f"Line {i}: the kiln log records {i * 7 % 1000} degrees at hour {i}" for i in range(4000)]
+    lines = [
+        f"Line {i}: the kiln log records {i * 7 % 1000} degrees at hour {i}" for i in range(4000)
+    ]
     text = "\n".join(lines)
     node = graph.store_node(text)["node"]["id"]
     back = graph.get_node(node)["node"]["content"]

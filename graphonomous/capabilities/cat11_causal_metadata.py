@@ -56,11 +56,7 @@ def success_strengthens(graph: Graphonomous) -> tuple[bool, str]:
     graph.store_edge(a, b, "causes", strength=0.6)
     result = graph.learn_from_outcome("replace-bearing", "success", 0.9, [b])
     after = _edge(graph, a, b, "causes")["metadata"].get("causal_strength")
-    ok = (
-        len(result["causal_edges"]) == 1
-        and isinstance(after, float)
-        and 0.6 < after <= 1.0
-    )
+    ok = len(result["causal_edges"]) == 1 and isinstance(after, float) and 0.6 < after <= 1.0
     return ok, f"causal_strength 0.6 → {after}"
 
 
@@ -111,15 +107,16 @@ def outcome_node(graph: Graphonomous) -> tuple[bool, str]:
     result = graph.learn_from_outcome("shim-bearing", "partial_success", 0.7, [a, b])
     outcome = graph.get_node(result["outcome_node_id"])
     node = outcome["node"]
-    linked = sorted(
-        e["target_id"] for e in outcome["edges"] if e["source_id"] == node["id"]
-    )
+    linked = sorted(e["target_id"] for e in outcome["edges"] if e["source_id"] == node["id"])
     ok = (
         node["node_type"] == "outcome"
         and sorted(node["causal_parent_ids"]) == sorted([a, b])
         and linked == sorted([a, b])
     )
-    return ok, f"type {node['node_type']}, parents {len(node['causal_parent_ids'])}, links {len(linked)}"
+    return (
+        ok,
+        f"type {node['node_type']}, parents {len(node['causal_parent_ids'])}, links {len(linked)}",
+    )
 
 
 @scenario(CATEGORY, "trace_evidence_path follows a causal chain in order")

@@ -7,6 +7,7 @@ state the chain leaves behind, not one call's return value.
 
 from __future__ import annotations
 
+import itertools
 import json
 import tempfile
 from pathlib import Path
@@ -67,7 +68,9 @@ def goal_lifecycle(graph: Graphonomous) -> tuple[bool, str]:
 def correction_workflow(graph: Graphonomous) -> tuple[bool, str]:
     old = graph.store_node("The canteen in building 2 opens at 7", confidence=0.7)["node"]["id"]
     graph.store_node("The canteen in building 2 serves soup on Mondays", confidence=0.7)
-    result = graph.learn_from_feedback(old, "correction", correction="The canteen in building 2 opens at 8")
+    result = graph.learn_from_feedback(
+        old, "correction", correction="The canteen in building 2 opens at 8"
+    )
     new = result["revision"]["new_node_id"]
     ranked = _ids(graph.retrieve_context("when does the building 2 canteen open"))
     chain = [step["node_id"] for step in graph.revision_chain(old)["chain"]]
@@ -100,7 +103,8 @@ def code_loop_deliberation(graph: Graphonomous) -> tuple[bool, str]:
             "import stock\n\n\ndef place(item):\n    return stock.reserve(item)\n", encoding="utf-8"
         )
         Path(folder, "stock.py").write_text(
-            "import orders\n\n\ndef reserve(item):\n    return orders.place(item)\n", encoding="utf-8"
+            "import orders\n\n\ndef reserve(item):\n    return orders.place(item)\n",
+            encoding="utf-8",
         )
         scan_directory(graph, folder)
     query = "orders place and stock reserve"
@@ -117,7 +121,11 @@ def code_loop_deliberation(graph: Graphonomous) -> tuple[bool, str]:
     written = graph.deliberate(query=query, conclusions=[conclusion], write_back=True)
     stored = written["conclusions"][0].get("node_id") if written["conclusions"] else None
     node = graph.get_node(stored)["node"] if stored else {}
-    ok = routing == "deliberate" and written["written"] and "deliberation" in node.get("metadata", {})
+    ok = (
+        routing == "deliberate"
+        and written["written"]
+        and "deliberation" in node.get("metadata", {})
+    )
     return ok, f"routing {routing}, κ {loop['kappa']}, conclusion stored {stored is not None}"
 
 
@@ -127,7 +135,7 @@ def consolidate_after_use(graph: Graphonomous) -> tuple[bool, str]:
         graph.store_node(f"Press {i} hydraulic oil is changed every {i + 2} months")["node"]["id"]
         for i in range(6)
     ]
-    for a, b in zip(ids, ids[1:], strict=False):
+    for a, b in itertools.pairwise(ids):
         graph.store_edge(a, b, "related")
     graph.learn_from_outcome("oil-change", "success", 0.9, ids[:2])
     run = graph.run_consolidation()
@@ -145,7 +153,7 @@ def attention_cycle(graph: Graphonomous) -> tuple[bool, str]:
     )["goal"]["id"]
     graph.store_node("The loading dock closes at noon on Fridays")
     survey = graph.attention_survey()
-    mine = next((g for g in survey["goals"] if g["goal_id"] == goal), {})
+    mine: dict[str, Any] = next((g for g in survey["goals"] if g["goal_id"] == goal), {})
     cycle = graph.attention_run_cycle(autonomy="advise", budget=3)
     reviews = [a for a in cycle["actions"] if a["action"] == "review_goal" and a["target"] == goal]
     ok = mine.get("recommendation") == "learn_first" and len(reviews) == 1
@@ -156,11 +164,20 @@ def attention_cycle(graph: Graphonomous) -> tuple[bool, str]:
 def full_pipeline(graph: Graphonomous) -> tuple[bool, str]:
     n = FULL_PIPELINE_NODES
     ops: list[dict[str, Any]] = [
-        {"op": "add_node", "node": {"id": f"p{i}", "content": f"Pipeline fact {i}: unit U{i} is rated {10 + i} kW"}}
+        {
+            "op": "add_node",
+            "node": {
+                "id": f"p{i}",
+                "content": f"Pipeline fact {i}: unit U{i} is rated {10 + i} kW",
+            },
+        }
         for i in range(n)
     ]
     ops += [
-        {"op": "add_edge", "edge": {"source_id": f"p{i}", "target_id": f"p{i + 1}", "relationship": "related"}}
+        {
+            "op": "add_edge",
+            "edge": {"source_id": f"p{i}", "target_id": f"p{i + 1}", "relationship": "related"},
+        }
         for i in range(n - 1)
     ]
     graph.apply_batch(ops)

@@ -10,6 +10,7 @@ the product.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,9 @@ def _wilson(successes: float, trials: float) -> tuple[float, float]:
     """The Wilson score interval, written out from the formula."""
     p = successes / trials
     centre = (p + Z * Z / (2 * trials)) / (1 + Z * Z / trials)
-    half = Z * math.sqrt(p * (1 - p) / trials + Z * Z / (4 * trials * trials)) / (1 + Z * Z / trials)
+    half = (
+        Z * math.sqrt(p * (1 - p) / trials + Z * Z / (4 * trials * trials)) / (1 + Z * Z / trials)
+    )
     return centre - half, centre + half
 
 
@@ -118,7 +121,7 @@ def fades_with_hops(graph: Graphonomous) -> tuple[bool, str]:
         graph.store_edge(child, parent, "derived_from")
     _outcomes(graph, chain[0], 8, 0)
     trials = [graph.node_uncertainty(n)["effective"]["trials"] for n in chain]
-    ok = all(a > b > 0 for a, b in zip(trials, trials[1:], strict=False))
+    ok = all(a > b > 0 for a, b in itertools.pairwise(trials))
     return ok, f"effective trials along the chain {trials}"
 
 
@@ -147,4 +150,7 @@ def imported_counts(graph: Graphonomous) -> tuple[bool, str]:
     own = graph.node_uncertainty(node)["own"]
     lower, upper = _wilson(8, 10)
     ok = own["trials"] == 10 and own["successes"] == 8 and abs(own["lower"] - lower) < TOLERANCE
-    return ok, f"{own['successes']}/{own['trials']}, lower {own['lower']} vs {lower:.6f} ({upper:.3f})"
+    return (
+        ok,
+        f"{own['successes']}/{own['trials']}, lower {own['lower']} vs {lower:.6f} ({upper:.3f})",
+    )

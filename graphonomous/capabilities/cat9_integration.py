@@ -8,6 +8,7 @@ export/batch round trip.  Each scenario crosses at least two modules.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import tempfile
 from pathlib import Path
@@ -21,7 +22,7 @@ from .registry import scenario
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
-    from ..mcp.server import Server
+    from ..mcp.server import McpServer as Server
 
 CATEGORY = 9
 
@@ -86,7 +87,10 @@ def mcp_errors(graph: Graphonomous) -> tuple[bool, str]:
     unknown = _rpc(server, "tools/call", {"name": "no_such_tool", "arguments": {}})
     text = bad["result"]["content"][0]["text"] if bad["result"].get("isError") else ""
     ok = "content" in text and unknown.get("error", {}).get("code") == -32602
-    return ok, f"bad: {text.splitlines()[-1] if text else 'accepted'}; unknown: {unknown.get('error')}"
+    return (
+        ok,
+        f"bad: {text.splitlines()[-1] if text else 'accepted'}; unknown: {unknown.get('error')}",
+    )
 
 
 @scenario(CATEGORY, "The v2 machines run the same tools: retrieve finds what act stored")
@@ -118,7 +122,7 @@ def metrics_resource(graph: Graphonomous) -> tuple[bool, str]:
     groups = [[f"Zone {z} sensor {i} reads the hall temperature" for i in range(3)] for z in "AB"]
     for group in groups:
         ids = [graph.store_node(text)["node"]["id"] for text in group]
-        for a, b in zip(ids, ids[1:], strict=False):
+        for a, b in itertools.pairwise(ids):
             graph.store_edge(a, b, "related")
     metrics = _resource(server, "graphonomous://graph/metrics")
     sizes = [c["nodes"] for c in metrics["components"]]
