@@ -68,17 +68,30 @@ def _metrics_of(document: dict[str, Any], backend: str) -> dict[str, Any]:
 def retrieval_report(graph: Graphonomous) -> tuple[bool, str]:
     a = graph.store_node("Pump P1 vibration alarm", source="runbook.md")["node"]["id"]
     b = graph.store_node("Pump P1 bearing replaced in May")["node"]["id"]
+    # Shares no word with the query: it can only arrive through the edge, and must say so.
+    rota = graph.store_node("Night crew rota for building 7")["node"]["id"]
     graph.store_edge(a, b, "causes")
-    result = graph.retrieve_context("pump P1 vibration", limit=5)
+    graph.store_edge(a, rota, "related", strength=0.9)
+    for i in range(4):
+        graph.store_node(f"Cafeteria note {i}: soup of the day")
+    result = graph.retrieve_context("pump P1 vibration alarm", limit=5)
     text = json.dumps(result, allow_nan=False)
     bad = _bad_keys(json.loads(text))
     provenance = all(
         {"channel", "hops", "via", "score", "similarity"} <= set(r) for r in result["results"]
     )
-    ok = not bad and provenance and result["stats"]["returned"] == len(result["results"])
-    return (
-        ok,
-        f"non-snake keys {bad[:3]}, provenance {provenance}, returned {len(result['results'])}",
+    by_id = {r["node_id"]: r for r in result["results"]}
+    reached = by_id.get(rota, {})
+    ok = (
+        not bad
+        and provenance
+        and result["stats"]["returned"] == len(result["results"])
+        and reached.get("hops") == 1
+        and reached.get("via") == a
+    )
+    return ok, (
+        f"non-snake keys {bad[:3]}, provenance {provenance}, "
+        f"neighbour via seed {reached.get('via') == a} (hops {reached.get('hops')})"
     )
 
 
