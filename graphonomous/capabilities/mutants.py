@@ -150,7 +150,7 @@ def _wald_interval() -> list[tuple[Any, str, Any]]:
 def _agent_filter_ignored() -> list[tuple[Any, str, Any]]:
     from ..retrieval import retriever
 
-    allowed, reader = retriever._allowed_ids, retriever.GraphReader
+    allowed, reader = retriever._allowed_ids, getattr(retriever, "GraphReader")  # noqa: B009
 
     def any_agent(run: Any, node_type: str | None, agent_id: str | None) -> Any:
         return allowed(run, node_type, None)
@@ -179,7 +179,7 @@ def _kappa_capped() -> list[tuple[Any, str, Any]]:
     original = analysis.compute_kappa  # type: ignore[attr-defined]
 
     def capped(*args: Any, **kwargs: Any) -> Any:
-        result = dict(original(*args, **kwargs))
+        result: dict[str, Any] = dict(original(*args, **kwargs))
         result["kappa"] = min(int(result["kappa"]), 2)
         return result
 
