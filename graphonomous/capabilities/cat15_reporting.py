@@ -158,23 +158,26 @@ def metrics_backends_agree(graph: Graphonomous) -> tuple[bool, str]:
     )
 
 
-@scenario(CATEGORY, "bench graphmembench --tier 3 --json meets its κ targets")
+@scenario(CATEGORY, "bench graphmembench --tier 3 --json reports its κ targets met")
 def graphmembench_report(graph: Graphonomous) -> tuple[bool, str]:
     code, out = _cli("bench", "graphmembench", "--tier", "3", "--questions", "10", "--json", "-")
     start = out.index("{")
     report = json.loads(out[start:])
     tier = report["tiers"][0]
+    targets = tier["targets"]
+    # The κ targets only: the latency target (p50 < 50 ms) depends on the machine's load,
+    # so the exit code (1 when any target is missed) is not asserted beyond "not a usage error".
     ok = (
-        code == 0
+        code in (0, 1)
         and tier["topology_on"]["kappa_recall"] == 1.0
         and tier["topology_off"]["kappa_recall"] == 0.0
         and tier["topology_on"]["false_kappa_rate"] == 0.0
-        and report["summary"]["failed"] == 0
+        and targets["kappa_recall_one_on"] is True
+        and targets["kappa_recall_zero_off"] is True
     )
-    return (
-        ok,
+    return ok, (
         f"exit {code}, on {tier['topology_on']['kappa_recall']}, "
-        f"off {tier['topology_off']['kappa_recall']}",
+        f"off {tier['topology_off']['kappa_recall']}"
     )
 
 
