@@ -16,7 +16,7 @@ edges (`multihop`), but as an *attribution* they are precise.
   lower-case label is not a speaker.
 * `name_mentions`: the names a question may use for a speaker — each
   capitalised word of the question (possessive ``'s`` dropped) and each run
-  of consecutive capitalised words.  Lower-case words never count: "note"
+  of 2 to `MAX_SPEAKER_WORDS` consecutive capitalised words.  Lower-case words never count: "note"
   in "take a note" is not the speaker "Note".
 
 Both return word lists; `entities.EntityIndex` keys them with its
@@ -52,8 +52,11 @@ def name_mentions(text: str) -> list[list[str]]:
             run.append(name)
             found.append([name])
             continue
-        if len(run) > 1:
-            found.append(list(run))
+        found.extend(  # every sub-run: a sentence-initial "Did" must not hide "Jane Smith"
+            run[start : start + size]
+            for size in range(2, min(len(run), MAX_SPEAKER_WORDS) + 1)
+            for start in range(len(run) - size + 1)
+        )
         run = []
     return found
 

@@ -1269,6 +1269,7 @@ def retrieve_context(
         "expanded": run.stats["expanded"],
         "ppr_nodes": run.stats.get("ppr_nodes", 0),
         "entity_nodes": run.stats.get("entity_nodes", 0),
+        "other_speaker_demoted": run.stats.get("other_speaker_demoted", 0),
         "communities": run.stats.get("communities", 0),
         "utility_rerank": run.stats["utility_rerank"],
         "experience": run.stats["experience"],
