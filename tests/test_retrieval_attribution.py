@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from graphonomous import Graphonomous
-from graphonomous.retrieval.attribution import name_mentions, speaker_of
+from graphonomous.retrieval.attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
 from graphonomous.retrieval.entities import EntityIndex, entity_key
 from graphonomous.retrieval.retriever import OTHER_SPEAKER_FACTOR, with_settings
 
@@ -19,6 +19,9 @@ def graph() -> Iterator[Graphonomous]:
     with Graphonomous(":memory:") as opened:
         opened.store_node("Melanie: I just signed up for a pottery class.", node_id="hers")
         opened.store_node("Caroline: Wow Melanie, pottery sounds fun!", node_id="theirs")
+        for i in range(MIN_SPEAKER_PASSAGES - 1):  # both are speakers, not one-off labels
+            opened.store_node(f"Melanie: the weather today {i}", node_id=f"m{i}")
+            opened.store_node(f"Caroline: the weather today {i}", node_id=f"c{i}")
         opened.store_node("A note on pottery glazes.", node_id="plain")
         yield opened
 
@@ -40,21 +43,24 @@ def test_name_mentions_are_capitalised_words_and_runs() -> None:
 
 def test_index_keeps_speakers_current() -> None:
     index = EntityIndex()
-    index.add("a", "Melanie: I went camping.")
-    index.add("b", "Caroline: Wow, Melanie!")
-    assert index.speaker("a") == entity_key(["Melanie"])
+    for i in range(MIN_SPEAKER_PASSAGES):
+        index.add(f"a{i}", f"Melanie: I went camping {i}.")
+        index.add(f"b{i}", f"Caroline: Wow, Melanie {i}!")
+    index.add("title", "Atlantis: The Lost Empire")
+    assert index.speaker("a0") == entity_key(["Melanie"])
     assert index.speakers() == 2
     assert index.query_speakers("What are Melanie's pets?") == [entity_key(["Melanie"])]
     assert index.query_speakers("did melanie go camping") == []
-    index.remove("b")
-    assert index.speakers() == 1 and index.speaker("b") is None
+    assert index.query_speakers("When was Atlantis released?") == []
+    index.remove("b0")
+    assert index.speakers() == 1 and index.speaker("b0") is None
 
 
 def test_other_speakers_turns_are_demoted_at_effort_six(graph: Graphonomous) -> None:
     shallow = {r["node_id"]: r["score"] for r in graph.retrieve_context(QUERY, effort=3)["results"]}
     deep = graph.retrieve_context(QUERY, effort=6)
     assert "speaker_attribution" in deep["stats"]["mechanisms"]
-    assert deep["stats"]["other_speaker_demoted"] == 1
+    assert deep["stats"]["other_speaker_demoted"] >= 1
     off = with_settings(other_speaker_factor=1.0, entity_gain=0.0)
     plain = {
         r["node_id"]: r["score"]

@@ -19,7 +19,8 @@ edges (`multihop`), but as an *attribution* they are precise.
   of 2 to `MAX_SPEAKER_WORDS` consecutive capitalised words.  Lower-case words never count: "note"
   in "take a note" is not the speaker "Note".
 
-Both return word lists; `entities.EntityIndex` keys them with its
+A label is a speaker only when it opens `MIN_SPEAKER_PASSAGES` passages.
+Both functions return word lists; `entities.EntityIndex` keys them with its
 `entity_key` (one home for keys) and keeps speaker -> passages current.
 """
 
@@ -30,6 +31,11 @@ from typing import Final
 
 # A speaker label has at most this many words ("Dr Jane Smith").
 MAX_SPEAKER_WORDS: Final = 3
+# A label counts as a speaker once it opens at least this many passages: a
+# person in a conversation speaks many turns, while a titled paragraph
+# ("Atlantis: The Lost Empire") opens one or two (measured on the MuSiQue and
+# HotpotQA corpora: every such label opens exactly one).
+MIN_SPEAKER_PASSAGES: Final = 3
 _NAME_WORD: Final = r"[A-Z][\w'’.-]*"
 _SPEAKER: Final = re.compile(rf"\s*({_NAME_WORD}(?: {_NAME_WORD}){{0,{MAX_SPEAKER_WORDS - 1}}}):\s")
 _WORD: Final = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
@@ -61,4 +67,4 @@ def name_mentions(text: str) -> list[list[str]]:
     return found
 
 
-__all__ = ["MAX_SPEAKER_WORDS", "name_mentions", "speaker_of"]
+__all__ = ["MAX_SPEAKER_WORDS", "MIN_SPEAKER_PASSAGES", "name_mentions", "speaker_of"]

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from typing import Final
 
 from ..embed import tokenize
-from .attribution import name_mentions, speaker_of
+from .attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
 from .stem import light_stem
 
 MAX_QUOTED_WORDS: Final = 6
@@ -253,19 +253,23 @@ class EntityIndex:
         return math.log1p(len(self._entities) / df) if df else 0.0
 
     def speaker(self, node_id: str) -> str | None:
-        """The speaker key of a ``"<Speaker>: ..."`` node (`attribution`), else None."""
+        """The label key of a ``"<Speaker>: ..."`` node (`attribution`), else None.
+
+        A label opening fewer than `MIN_SPEAKER_PASSAGES` nodes is not a
+        speaker of `speakers`/`query_speakers`, so a query never names it.
+        """
         return self._speaker.get(node_id)
 
     def speakers(self) -> int:
-        """How many distinct speakers the indexed nodes have."""
-        return len(self._authored)
+        """How many labels open >= `MIN_SPEAKER_PASSAGES` nodes (the speakers).  O(labels)."""
+        return sum(len(nodes) >= MIN_SPEAKER_PASSAGES for nodes in self._authored.values())
 
     def query_speakers(self, text: str) -> list[str]:
         """The known speakers a question names by a capitalised name (`attribution`)."""
         found: list[str] = []
         for words in name_mentions(text):
             key = entity_key(words)
-            if key in self._authored and key not in found:
+            if len(self._authored.get(key, ())) >= MIN_SPEAKER_PASSAGES and key not in found:
                 found.append(key)
         return found
 
