@@ -24,6 +24,9 @@ The pipeline (SPEC "Retrieval" is normative; every knob is a field of
    strength), over the radius-`LOCAL_RADIUS` ball around them (effort 5–7)
    or the whole graph (8–10), plus Louvain communities of the ball; see
    `_graph_walk`.
+   Then the entity walk (`_entity_stage`, `multihop`) and speaker
+   attribution (`_speaker_stage`, `attribution`: a query naming a speaker
+   demotes other speakers' turns).
 5. **Utility rerank** (seed 004 phase 2) — score = (1 − α)·score + α·q_value
    when some candidate has ``q_update_count > 0``; superseded nodes × `SUPERSEDED_FACTOR`.
 6. **Topology** of the results plus their strongest 1-hop neighbours
