@@ -36,6 +36,7 @@ from ..model import (
     canonical_json,
     check_choice,
 )
+from . import verify
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
 # "n is searchable": not a retrieval aid (model.AID_*; literals from constants).
@@ -72,6 +73,10 @@ _NODE_ORDERS: Final = {
     "confidence_desc": "confidence DESC, id",
     "accessed_desc": "COALESCE(last_accessed_at, '') DESC, id",
 }
+
+
+# "Verified by this session, state not recorded yet" (the next commit or close records it).
+_UNRECORDED: Final[verify.State] = (0, 0, 0, 0, "")
 
 
 class StoreError(RuntimeError):
@@ -185,8 +190,19 @@ class Store:
         # None, or why the file is damaged (PRAGMA quick_check on open); writes are refused.
         self.damage: str | None = None
         self.quick_check_ms = 0.0
+        # The file state last recorded as sound (`verify`): None = not verified by
+        # this session (":memory:", damaged), so nothing is recorded for it.
+        self._sound_state: verify.State | None = None
+        self.quick_check_skipped = False
         if self.path != ":memory:":
-            self.damage, self.quick_check_ms = _quick_check(self._conn)
+            self._sound_state = verify.known_sound(self.path)
+            self.quick_check_skipped = self._sound_state is not None
+            if self._sound_state is None:
+                self.damage, self.quick_check_ms = _quick_check(self._conn)
+                if self.damage is None:
+                    self._sound_state = verify.record_sound(self.path) or _UNRECORDED
+                else:
+                    verify.forget(self.path)
             if self.damage is not None:
                 self._conn.execute("PRAGMA query_only = ON")
 
@@ -292,6 +308,19 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            self._note_sound_state(wait=True)
+
+    def _note_sound_state(self, *, wait: bool = False) -> None:
+        """Record the file's state as sound again when this session's writes moved it
+        (a checkpoint; the final one at close): a stat and a 100-byte read, a write
+        only on a change.  A commit never waits out a racy mtime (close does)."""
+        if self._sound_state is None or self.read_only:
+            return
+        state = verify.file_state(self.path)
+        if state is not None and state != self._sound_state:
+            recorded = verify.record_sound(self.path, state, wait=wait)
+            if recorded is not None:
+                self._sound_state = recorded
 
     def __enter__(self) -> Store:
         return self
@@ -356,6 +385,7 @@ class Store:
             finally:
                 self._depth = depth
             if depth == 0:
+                self._note_sound_state()
                 callbacks, self._after_commit = self._after_commit, []
                 for callback in callbacks:
                     callback()
