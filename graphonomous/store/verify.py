@@ -23,6 +23,7 @@ Layer: stdlib only (the store calls it).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -97,17 +98,13 @@ def record_sound(path: str, state: State | None = None, *, wait: bool = True) ->
         temporary.write_text(json.dumps({"format": _FORMAT, "state": list(state)}), "utf-8")
         os.replace(temporary, witness)
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             temporary.unlink(missing_ok=True)
-        except OSError:
-            pass
         return None
     return state
 
 
 def forget(path: str) -> None:
     """Drop the recorded verdict (the file was found damaged)."""
-    try:
+    with contextlib.suppress(OSError):
         _witness(path).unlink(missing_ok=True)
-    except OSError:
-        pass
