@@ -76,7 +76,7 @@ _NODE_ORDERS: Final = {
 
 
 # "Verified by this session, state not recorded yet" (the next commit or close records it).
-_UNRECORDED: Final[verify.State] = (0, 0, 0, 0, "")
+_UNRECORDED: Final[verify.State] = (0, 0, 0, 0, 0)
 
 
 class StoreError(RuntimeError):
@@ -312,8 +312,8 @@ class Store:
 
     def _note_sound_state(self, *, wait: bool = False) -> None:
         """Record the file's state as sound again when this session's writes moved it
-        (a checkpoint; the final one at close): a stat and a 100-byte read, a write
-        only on a change.  A commit never waits out a racy mtime (close does)."""
+        (a checkpoint; the final one at close): one stat, a write only on a change.
+        A commit never waits out a racy mtime (close does)."""
         if self._sound_state is None or self.read_only:
             return
         state = verify.file_state(self.path)

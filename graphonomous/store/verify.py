@@ -5,8 +5,9 @@ Rules of this module:
   file, more than a whole cold `recall` may take on a small device.  So the
   verdict is remembered: after a file passed the check, a side file
   ``<db>-verified`` records the file's identity and state (device, inode,
-  size, mtime in ns, the 100-byte SQLite header); an open whose file still
-  has exactly that state skips the check.
+  size, mtime and ctime in ns); an open whose file still
+  has exactly that state skips the check.  (ctime too: `os.utime` can set
+  the mtime back, not the ctime.)
 - Any change made outside a graphonomous session that found the file sound
   changes the state (a foreign write moves the mtime; a copy or restore is
   another inode) and so brings the check back.  A session that found the file
@@ -37,20 +38,21 @@ _FORMAT: Final = "graphonomous-quick-check/1"
 RACY_MARGIN_NS: Final = 20_000_000
 # Whole-second mtimes (FAT, ext3, some network file systems) are too coarse to wait out.
 _COARSE_NS: Final = 1_000_000_000
-SQLITE_HEADER_BYTES: Final = 100
 
-State = tuple[int, int, int, int, str]
+State = tuple[int, int, int, int, int]
 
 
 def file_state(path: str) -> State | None:
-    """(device, inode, size, mtime ns, header hex) of a database file, or None."""
+    """(device, inode, size, mtime ns, ctime ns) of a database file, or None.
+
+    Only `os.stat`: never open the database file here -- closing any descriptor
+    of it drops every POSIX lock SQLite holds on it in this process.
+    """
     try:
         info = os.stat(path)
-        with open(path, "rb") as handle:
-            header = handle.read(SQLITE_HEADER_BYTES)
     except OSError:
         return None
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, header.hex())
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _witness(path: str) -> Path:
@@ -84,10 +86,10 @@ def record_sound(path: str, state: State | None = None, *, wait: bool = True) ->
     state = state or file_state(path)
     if state is None:
         return None
-    mtime = state[3]
-    age = time.time_ns() - mtime
+    changed = max(state[3], state[4])  # mtime, ctime
+    age = time.time_ns() - changed
     if age < RACY_MARGIN_NS:
-        if age < 0 or mtime % _COARSE_NS == 0 or not wait:
+        if age < 0 or changed % _COARSE_NS == 0 or not wait:
             return None
         time.sleep((RACY_MARGIN_NS - age) / 1e9)
         if file_state(path) != state:
