@@ -184,6 +184,9 @@ class _PureBackend:
         self._built = 0  # slots [0, _built) are in the columns, the rest is the delta
         self._dead_built = 0  # removed slots below _built
         self._columns: list[int] = []
+        # Columns of a loaded dump still as bytes: `_column(d)` converts one on first
+        # use, so a fresh process pays for the query's non-zero dimensions only.
+        self._column_bytes: list[memoryview | None] = []
         self._bias_ones = 0  # _FIELD_BIAS in every field: makes all fields non-negative
 
     # -- storage ----------------------------------------------------------
@@ -230,6 +233,7 @@ class _PureBackend:
         return True
 
     def memory_bytes(self) -> dict[str, int]:
+        self._materialize_columns()
         return {
             "rows": self._flat.buffer_info()[1] * self._flat.itemsize,
             "columns": sum(sys.getsizeof(column) for column in self._columns),
@@ -240,19 +244,41 @@ class _PureBackend:
         """Compacted ids, packed rows and (when built) the columns, for `VectorIndex.dump`."""
         if len(self._ids) != self._built or self._dead_built:
             self.build()
+        self._materialize_columns()
         return [i for i in self._ids if i is not None], self._flat.tobytes(), self._columns
 
-    def restore(self, ids: list[str], rows: bytes | memoryview, columns: list[int] | None) -> None:
+    def restore(
+        self, ids: list[str], rows: bytes | memoryview, columns: list[memoryview] | None
+    ) -> None:
+        """Take a dump's ids, rows and (signed little/native-endian) column bytes;
+        the columns become ints lazily (`_column`)."""
         self._ids = list(ids)
         self._flat = array("f")
         self._flat.frombytes(rows)
         self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
+        self._column_bytes = []
         if columns is not None and len(columns) == self.dimensions and ids:
             ones = ((1 << (_FIELD_BITS * len(ids))) - 1) // ((1 << _FIELD_BITS) - 1)
-            self._columns, self._bias_ones = columns, _FIELD_BIAS * ones
+            self._columns, self._bias_ones = [0] * self.dimensions, _FIELD_BIAS * ones
+            self._column_bytes = list(columns)
             self._built, self._dead_built = len(ids), 0
         else:
             self._columns, self._bias_ones, self._built, self._dead_built = [], 0, 0, 0
+
+    def _column(self, dim: int) -> int:
+        """Column `dim` as one int, converted from the dump's bytes on first use."""
+        if self._column_bytes:
+            blob = self._column_bytes[dim]
+            if blob is not None:
+                self._columns[dim] = int.from_bytes(blob, sys.byteorder, signed=True)
+                self._column_bytes[dim] = None
+        return self._columns[dim]
+
+    def _materialize_columns(self) -> None:
+        if self._column_bytes:
+            for dim in range(len(self._column_bytes)):
+                self._column(dim)
+            self._column_bytes = []
 
     # -- column build -------------------------------------------------------
     def _needs_build(self) -> bool:
@@ -280,6 +306,7 @@ class _PureBackend:
         self._slots = {str(node_id): slot for slot, node_id in enumerate(live_ids)}
         count = len(live_ids)
         self._built, self._dead_built = count, 0
+        self._column_bytes = []
         if count == 0:
             self._columns, self._bias_ones = [], 0
             return
@@ -322,13 +349,14 @@ class _PureBackend:
         # queries have ~9 distinct magnitudes among ~116 non-zeros, so most
         # big-int multiplications become additions.
         groups: dict[int, int] = {}
-        for weight, column in zip(query, self._columns, strict=True):
+        column = self._column
+        for dim, weight in enumerate(query):
             if weight:
                 step = round(weight * _SCALE)
                 if step > 0:
-                    groups[step] = groups.get(step, 0) + column
+                    groups[step] = groups.get(step, 0) + column(dim)
                 else:
-                    groups[-step] = groups.get(-step, 0) - column
+                    groups[-step] = groups.get(-step, 0) - column(dim)
         total = self._bias_ones
         for step, column_sum in groups.items():
             total += step * column_sum
@@ -455,7 +483,9 @@ class _NumpyBackend:
         count = len(self._ids)
         return list(self._ids), self._matrix[:count].astype("=f4").tobytes(), None
 
-    def restore(self, ids: list[str], rows: bytes | memoryview, columns: list[int] | None) -> None:
+    def restore(
+        self, ids: list[str], rows: bytes | memoryview, columns: list[memoryview] | None
+    ) -> None:
         np = self._np
         del columns  # the NumPy backend scores with BLAS
         matrix = np.frombuffer(rows, dtype="=f4").reshape(len(ids), self.dimensions)
@@ -596,9 +626,7 @@ class VectorIndex:
         if len(blobs[0]) != 4 * dimensions * len(ids):
             return None
         index = cls(dimensions, backend=backend)
-        columns = None
-        if len(blobs) == 1 + dimensions:
-            columns = [int.from_bytes(blob, sys.byteorder, signed=True) for blob in blobs[1:]]
+        columns = blobs[1:] if len(blobs) == 1 + dimensions else None
         index._backend.restore([str(i) for i in ids], blobs[0], columns)
         return index
 
