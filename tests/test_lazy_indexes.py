@@ -9,10 +9,30 @@ saved documents, new terms, the df histogram (mean idf) and a second dump.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
+import pytest
+
+from graphonomous import Graphonomous
+from graphonomous.embed import VectorIndex, pack_f32
+from graphonomous.embed.vectors import NO_NUMPY_ENV, BytesDump, StaleDumpError, numpy_available
 from graphonomous.index import Bm25Index
 
-WORDS = "pump valve seal bearing motor shaft leak pressure flow heat cooling oil".split()
+WORDS = [
+    "pump",
+    "valve",
+    "seal",
+    "bearing",
+    "motor",
+    "shaft",
+    "leak",
+    "pressure",
+    "flow",
+    "heat",
+    "cooling",
+    "oil",
+]
 
 
 def _corpus(count: int, seed: int) -> list[tuple[str, str]]:
@@ -60,3 +80,109 @@ def test_an_untouched_load_dumps_identically_and_keeps_its_histogram() -> None:
     assert loaded is not None
     assert loaded.mean_idf() == original.mean_idf()  # from the saved histogram
     assert loaded.dump() == data
+
+
+# -- the vector index ----------------------------------------------------------------
+
+
+DIMS = 16
+
+
+def _vectors(count: int, seed: int) -> list[tuple[str, list[float]]]:
+    rng = random.Random(seed)
+    return [(f"v{i:03d}", [rng.uniform(-1, 1) for _ in range(DIMS)]) for i in range(count)]
+
+
+def _queries() -> list[list[float]]:
+    rng = random.Random(99)
+    return [[rng.choice((0.0, rng.uniform(-1, 1))) for _ in range(DIMS)] for _ in range(12)]
+
+
+class _Vanishing:
+    """A reader whose copy disappears after `reads` reads."""
+
+    def __init__(self, data: bytes, reads: int) -> None:
+        self.inner, self.reads = BytesDump(data), reads
+
+    def read(self, spans: Sequence[tuple[int, int]]) -> list[bytes]:
+        self.reads -= 1
+        if self.reads < 0:
+            raise StaleDumpError("gone")
+        return self.inner.read(spans)
+
+
+def test_a_lazily_loaded_pure_index_answers_like_its_original() -> None:
+    items = _vectors(300, 3)
+    original = VectorIndex(DIMS, backend="pure")
+    original.bulk_load(items)
+    original.remove("v010")
+    data = original.dump(pending=["p1"])
+    loaded = VectorIndex.load(data, DIMS, backend="pure")
+    assert loaded is not None and loaded.saved_pending == ["p1"]
+    allow = {node_id for node_id, _ in items[::3]}
+    for query in _queries():
+        assert loaded.search(query, 7) == original.search(query, 7)
+        assert loaded.search(query, 5, allow=allow.__contains__) == original.search(
+            query, 5, allow=allow.__contains__
+        )
+    assert loaded.get("v020") == original.get("v020") and "v010" not in loaded
+    for node_id, vector in _vectors(40, 4):
+        loaded.add(node_id, vector)
+        original.add(node_id, vector)
+    loaded.remove("v030")
+    original.remove("v030")
+    for query in _queries():
+        assert loaded.search(query, 9) == original.search(query, 9)
+    again = VectorIndex.load(loaded.dump(), DIMS, backend="pure")
+    assert again is not None
+    for query in _queries():
+        assert again.search(query, 9) == original.search(query, 9)
+
+
+def test_a_copy_vanishing_mid_use_is_rebuilt_from_the_stored_vectors() -> None:
+    items = _vectors(200, 5)
+    stored = {node_id: pack_f32(vector) for node_id, vector in items}
+    original = VectorIndex(DIMS, backend="pure")
+    original.bulk_load(stored.items())  # as the engine loads: from the stored blobs
+    data = original.dump()
+
+    def fallback(ids: Sequence[str | None]) -> list[bytes | None]:
+        return [None if node_id is None else stored.get(node_id) for node_id in ids]
+
+    for reads in (3, 4, 6):  # layout, header and ids take three reads
+        loaded = VectorIndex.load(_Vanishing(data, reads), DIMS, backend="pure", fallback=fallback)
+        assert loaded is not None
+        for query in _queries():
+            assert loaded.search(query, 6) == original.search(query, 6)
+        assert loaded.source_current()  # nothing left to read from the vanished copy
+
+
+@pytest.fixture
+def pure(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The pure backend (the one that reads its copy lazily) for the engine."""
+    monkeypatch.setenv(NO_NUMPY_ENV, "1")
+    numpy_available.cache_clear()
+    yield
+    monkeypatch.undo()
+    numpy_available.cache_clear()
+
+
+@pytest.mark.usefixtures("pure")
+def test_an_engine_reads_the_newer_copy_when_another_process_saved_one(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    with Graphonomous(db) as graph:
+        for i in range(30):
+            graph.store_node(f"pump note {i} about seals", node_id=f"n{i}")
+        graph.vector_index()
+        assert graph.engine.save_indexes()
+    with Graphonomous(db) as reader, Graphonomous(db) as writer:
+        first = reader.vector_index()
+        assert first.search(writer.embed_texts(["pump seals"])[0], 3)
+        writer.store_node("pump seals leak at the gland", node_id="late")
+        writer.vector_index()
+        assert writer.engine.save_indexes()  # replaces the copy the reader reads
+        assert not first.source_current()
+        index = reader.vector_index()
+        assert index is not first and "late" in index
+        query = reader.embed_texts(["pump seals leak"])[0]
+        assert index.search(query, 5) == writer.vector_index().search(query, 5)

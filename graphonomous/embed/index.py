@@ -34,7 +34,9 @@ Approximate scores:
 from __future__ import annotations
 
 import heapq
+import json
 import math
+import os
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -43,11 +45,14 @@ from operator import mul, sub
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
 
 from graphonomous.embed.vectors import (
+    BytesDump,
+    DumpReader,
+    StaleDumpError,
     l2_normalize,
     numpy_available,
     pack_sections,
+    read_layout,
     unpack_f32,
-    unpack_sections,
 )
 from graphonomous.model import EMBEDDING_DIMENSIONS, ValidationError
 
@@ -56,6 +61,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 VectorLike: TypeAlias = "Sequence[float] | bytes"
+# The stored vector (or None) of each id, for rebuilding a lazily read copy that vanished.
+Fallback: TypeAlias = "Callable[[Sequence[str | None]], list[bytes | None]]"
 
 BACKENDS = ("pure", "numpy")
 
@@ -84,7 +91,8 @@ _LOW_HALF = 0 if sys.byteorder == "little" else 1  # which 32-bit half of a doub
 DELTA_MIN = 256
 DELTA_FRACTION = 16
 DEAD_FRACTION = 4
-_DUMP_FORMAT = "graphonomous-vectors/1"
+# /2: ids in a section of their own, a nonce and the pending ids in the header.
+_DUMP_FORMAT = "graphonomous-vectors/2"
 # Float slack on top of the proven error bounds (double rounding of the cut itself).
 _SLACK = 1e-12
 
@@ -171,6 +179,26 @@ class _ArrayScores:
         return slots
 
 
+class _LazySource:
+    """Where a lazily loaded pure index finds what it has not read yet."""
+
+    def __init__(
+        self,
+        reader: DumpReader,
+        rows_at: int,
+        column_spans: Sequence[tuple[int, int]],
+        fallback: Fallback,
+    ) -> None:
+        self.reader = reader
+        self.rows_at = rows_at
+        self.column_spans = list(column_spans)
+        self.fallback = fallback
+
+
+def _no_fallback(ids: Sequence[str | None]) -> list[bytes | None]:
+    raise StaleDumpError(f"the saved copy of {len(ids)} vectors vanished and no fallback given")
+
+
 class _PureBackend:
     """Rows packed in one `array('f')`; approximate scores through big-integer columns."""
 
@@ -184,10 +212,14 @@ class _PureBackend:
         self._built = 0  # slots [0, _built) are in the columns, the rest is the delta
         self._dead_built = 0  # removed slots below _built
         self._columns: list[int] = []
-        # Columns of a loaded dump still as bytes: `_column(d)` converts one on first
-        # use, so a fresh process pays for the query's non-zero dimensions only.
-        self._column_bytes: list[memoryview | None] = []
         self._bias_ones = 0  # _FIELD_BIAS in every field: makes all fields non-negative
+        # A loaded dump read lazily (`restore_lazy`): the rows of slots [0, _lazy)
+        # and the columns flagged in `_lazy_columns` are still in the dump; `_flat`
+        # then holds the rows of slots [_lazy, len(_ids)).
+        self._source: _LazySource | None = None
+        self._lazy = 0
+        self._lazy_columns = bytearray()
+        self._row_cache: dict[int, array[float]] = {}
 
     # -- storage ----------------------------------------------------------
     def __len__(self) -> int:
@@ -200,11 +232,112 @@ class _PureBackend:
         return self._ids[slot]
 
     def _row(self, slot: int) -> array[float]:
+        if slot < self._lazy:
+            row = self._row_cache.get(slot)
+            if row is not None:
+                return row
+            self.prefetch([slot])
+            if slot < self._lazy:  # (a stale dump was replaced by stored vectors)
+                return self._row_cache[slot]
         dims = self.dimensions
-        return self._flat[slot * dims : (slot + 1) * dims]
+        at = slot - self._lazy
+        return self._flat[at * dims : (at + 1) * dims]
 
     def row(self, slot: int) -> list[float]:
         return self._row(slot).tolist()
+
+    def prefetch(self, slots: Iterable[int]) -> None:
+        """Read the rows of these slots still in the dump, in one read."""
+        needed = sorted({s for s in slots if s < self._lazy and s not in self._row_cache})
+        if not needed:
+            return
+        source = self._source
+        assert source is not None
+        width = 4 * self.dimensions
+        blobs = self._read([(source.rows_at + slot * width, width) for slot in needed])
+        if blobs is None:
+            return
+        for slot, blob in zip(needed, blobs, strict=True):
+            row = array("f")
+            row.frombytes(blob)
+            self._row_cache[slot] = row
+
+    def _read(self, spans: list[tuple[int, int]]) -> list[bytes] | None:
+        """Spans of the dump, or None after a stale dump was replaced (`_recover`)."""
+        source = self._source
+        assert source is not None
+        try:
+            return source.reader.read(spans)
+        except StaleDumpError:
+            self._recover()
+            return None
+
+    def source_current(self) -> bool:
+        """False when the dump still read from was replaced (the caller reloads)."""
+        if self._source is None:
+            return True
+        try:
+            self._source.reader.read([])
+        except StaleDumpError:
+            return False
+        return True
+
+    def _recover(self) -> None:
+        """The dump vanished mid-use: take the rows still in it from the stored
+        vectors (`fallback`) and rebuild the columns in place (same slots).
+        O(N * d); only when another process replaced the copy between the
+        engine's check and this read."""
+        source = self._source
+        assert source is not None
+        lazy, dims = self._lazy, self.dimensions
+        blobs = source.fallback(self._ids[:lazy])
+        flat = array("f")
+        for slot in range(lazy):
+            cached = self._row_cache.get(slot)
+            blob = blobs[slot]
+            if cached is not None:
+                flat.extend(cached)
+            elif blob is None or self._ids[slot] is None:
+                flat.extend([0.0] * dims)
+            else:
+                flat.extend(normalized_f32(blob, dims))
+        flat.extend(self._flat)
+        self._flat, self._lazy, self._row_cache = flat, 0, {}
+        self._source, self._lazy_columns = None, bytearray()
+        self._build_columns(self._built)
+
+    def _materialize(self) -> None:
+        """Read everything still in the dump (rows and columns) and let it go."""
+        source = self._source
+        if source is None:
+            return
+        dims = self.dimensions
+        columns = [d for d in range(dims) if self._lazy_columns and self._lazy_columns[d]]
+        spans = [(source.rows_at, 4 * dims * self._lazy)]
+        spans += [source.column_spans[d] for d in columns]
+        blobs = self._read(spans)
+        if blobs is None:
+            return
+        rows = array("f")
+        rows.frombytes(blobs[0])
+        rows.extend(self._flat)
+        for dim, blob in zip(columns, blobs[1:], strict=True):
+            self._columns[dim] = int.from_bytes(blob, sys.byteorder, signed=True)
+        self._flat, self._lazy, self._row_cache = rows, 0, {}
+        self._source, self._lazy_columns = None, bytearray()
+
+    def _load_columns(self, dims: list[int]) -> None:
+        needed = [d for d in dims if self._lazy_columns and self._lazy_columns[d]]
+        if not needed:
+            return
+        source = self._source
+        assert source is not None
+        blobs = self._read([source.column_spans[d] for d in needed])
+        if blobs is None:
+            return
+        for dim, blob in zip(needed, blobs, strict=True):
+            self._columns[dim] = int.from_bytes(blob, sys.byteorder, signed=True)
+            self._lazy_columns[dim] = 0
 
     def live_ids(self) -> list[str]:
         return list(self._slots)
@@ -233,52 +366,46 @@ class _PureBackend:
         return True
 
     def memory_bytes(self) -> dict[str, int]:
-        self._materialize_columns()
+        cached = sum(row.buffer_info()[1] * row.itemsize for row in self._row_cache.values())
         return {
-            "rows": self._flat.buffer_info()[1] * self._flat.itemsize,
+            "rows": self._flat.buffer_info()[1] * self._flat.itemsize + cached,
             "columns": sum(sys.getsizeof(column) for column in self._columns),
             "ids": sys.getsizeof(self._ids) + sys.getsizeof(self._slots),
         }
 
     def state(self) -> tuple[list[str], bytes, list[int] | None]:
         """Compacted ids, packed rows and (when built) the columns, for `VectorIndex.dump`."""
+        self._materialize()
         if len(self._ids) != self._built or self._dead_built:
             self.build()
-        self._materialize_columns()
         return [i for i in self._ids if i is not None], self._flat.tobytes(), self._columns
 
-    def restore(
-        self, ids: list[str], rows: bytes | memoryview, columns: list[memoryview] | None
-    ) -> None:
-        """Take a dump's ids, rows and (signed little/native-endian) column bytes;
-        the columns become ints lazily (`_column`)."""
+    def restore(self, ids: list[str], rows: bytes, columns: list[bytes] | None) -> None:
+        """Take a dump's ids, rows and (signed, native-endian) column bytes."""
         self._ids = list(ids)
         self._flat = array("f")
         self._flat.frombytes(rows)
         self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
-        self._column_bytes = []
+        self._source, self._lazy, self._lazy_columns, self._row_cache = None, 0, bytearray(), {}
         if columns is not None and len(columns) == self.dimensions and ids:
             ones = ((1 << (_FIELD_BITS * len(ids))) - 1) // ((1 << _FIELD_BITS) - 1)
-            self._columns, self._bias_ones = [0] * self.dimensions, _FIELD_BIAS * ones
-            self._column_bytes = list(columns)
+            self._columns = [int.from_bytes(c, sys.byteorder, signed=True) for c in columns]
+            self._bias_ones = _FIELD_BIAS * ones
             self._built, self._dead_built = len(ids), 0
         else:
             self._columns, self._bias_ones, self._built, self._dead_built = [], 0, 0, 0
 
-    def _column(self, dim: int) -> int:
-        """Column `dim` as one int, converted from the dump's bytes on first use."""
-        if self._column_bytes:
-            blob = self._column_bytes[dim]
-            if blob is not None:
-                self._columns[dim] = int.from_bytes(blob, sys.byteorder, signed=True)
-                self._column_bytes[dim] = None
-        return self._columns[dim]
-
-    def _materialize_columns(self) -> None:
-        if self._column_bytes:
-            for dim in range(len(self._column_bytes)):
-                self._column(dim)
-            self._column_bytes = []
+    def restore_lazy(self, ids: list[str], source: _LazySource) -> None:
+        """Take a dump's ids; rows and columns stay in the dump until read."""
+        count = len(ids)
+        self._ids = list(ids)
+        self._flat = array("f")
+        self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
+        ones = ((1 << (_FIELD_BITS * count)) - 1) // ((1 << _FIELD_BITS) - 1)
+        self._columns, self._bias_ones = [0] * self.dimensions, _FIELD_BIAS * ones
+        self._built, self._dead_built = count, 0
+        self._source, self._lazy, self._row_cache = source, count, {}
+        self._lazy_columns = bytearray(b"\x01" * self.dimensions)
 
     # -- column build -------------------------------------------------------
     def _needs_build(self) -> bool:
@@ -294,7 +421,7 @@ class _PureBackend:
         Complexity: O(N * d) once (about 0.1 ms per vector); queries then
         cost O(nnz(q) * N) word operations.
         """
-        dims = self.dimensions
+        self._materialize()
         live = [slot for slot, node_id in enumerate(self._ids) if node_id is not None]
         if len(live) != len(self._ids):
             flat = array("f")
@@ -306,13 +433,17 @@ class _PureBackend:
         self._slots = {str(node_id): slot for slot, node_id in enumerate(live_ids)}
         count = len(live_ids)
         self._built, self._dead_built = count, 0
-        self._column_bytes = []
+        self._build_columns(count)
+
+    def _build_columns(self, count: int) -> None:
+        """The columns of the first `count` slots' rows (all in `_flat`)."""
         if count == 0:
             self._columns, self._bias_ones = [], 0
             return
+        dims = self.dimensions
         scale, magic = float(_SCALE), _MAGIC
         # Row-major doubles whose low halves are _FIELD_BIAS + fixed-point value.
-        doubles = array("d", [x * scale + magic for x in self._flat])
+        doubles = array("d", [x * scale + magic for x in self._flat[: count * dims]])
         halves = memoryview(doubles).cast("B").cast("I")
         ones = ((1 << (_FIELD_BITS * count)) - 1) // ((1 << _FIELD_BITS) - 1)
         bias_ones = _FIELD_BIAS * ones
@@ -348,15 +479,16 @@ class _PureBackend:
         # Sum columns that share a fixed-point weight magnitude first: hashing
         # queries have ~9 distinct magnitudes among ~116 non-zeros, so most
         # big-int multiplications become additions.
+        if self._lazy_columns:
+            self._load_columns([dim for dim, weight in enumerate(query) if weight])
         groups: dict[int, int] = {}
-        column = self._column
-        for dim, weight in enumerate(query):
+        for weight, column in zip(query, self._columns, strict=True):
             if weight:
                 step = round(weight * _SCALE)
                 if step > 0:
-                    groups[step] = groups.get(step, 0) + column(dim)
+                    groups[step] = groups.get(step, 0) + column
                 else:
-                    groups[-step] = groups.get(-step, 0) - column(dim)
+                    groups[-step] = groups.get(-step, 0) - column
         total = self._bias_ones
         for step, column_sum in groups.items():
             total += step * column_sum
@@ -483,9 +615,7 @@ class _NumpyBackend:
         count = len(self._ids)
         return list(self._ids), self._matrix[:count].astype("=f4").tobytes(), None
 
-    def restore(
-        self, ids: list[str], rows: bytes | memoryview, columns: list[memoryview] | None
-    ) -> None:
+    def restore(self, ids: list[str], rows: bytes, columns: list[bytes] | None) -> None:
         np = self._np
         del columns  # the NumPy backend scores with BLAS
         matrix = np.frombuffer(rows, dtype="=f4").reshape(len(ids), self.dimensions)
@@ -505,6 +635,13 @@ class _NumpyBackend:
     def exact(self, slot: int, query: list[float]) -> float:
         return exact_score(query, self._matrix[slot].tolist())
 
+    def prefetch(self, slots: Iterable[int]) -> None:
+        """Rows are all in memory (nothing to read)."""
+        del slots
+
+    def source_current(self) -> bool:
+        return True
+
 
 class VectorIndex:
     """Exact top-k cosine similarity over vectors keyed by node id.
@@ -522,6 +659,8 @@ class VectorIndex:
         self._backend: _PureBackend | _NumpyBackend = (
             _NumpyBackend(dimensions) if backend == "numpy" else _PureBackend(dimensions)
         )
+        # Set by `load`: the ids the dump's writer knew to lack a vector (`dump(pending=)`).
+        self.saved_pending: list[str] | None = None
 
     @property
     def backend(self) -> str:
@@ -582,16 +721,18 @@ class VectorIndex:
         """Bytes held per structure: packed rows, pure columns, id maps."""
         return self._backend.memory_bytes()
 
-    def dump(self) -> bytes:
+    def dump(self, *, pending: Sequence[str] = ()) -> bytes:
         """The index as one bytes value (`load` restores it; either backend reads it).
 
         Holds the ids, the stored rows (native float32) and, from the pure
         backend, its fixed-point columns, so a fresh process needs neither
-        normalisation nor a column build.  O(N * d).
+        normalisation nor a column build; `pending` (ids known to lack a vector,
+        kept for the engine) and a random nonce (tells one save from another)
+        go into the header.  O(N * d).
         """
         ids, rows, columns = self._backend.state()
         count = len(ids)
-        blobs = [rows]
+        blobs = [json.dumps(ids).encode("utf-8"), rows]
         if columns is not None and count:
             width = _FIELD_BYTES * count
             blobs.extend(column.to_bytes(width, sys.byteorder, signed=True) for column in columns)
@@ -601,34 +742,80 @@ class VectorIndex:
             "dimensions": self.dimensions,
             "quant_bits": QUANT_BITS,
             "field_bits": _FIELD_BITS,
-            "ids": ids,
+            "count": count,
+            "nonce": os.urandom(8).hex(),
+            "pending": sorted(pending),
         }
         return pack_sections(header, blobs)
 
     @classmethod
     def load(
-        cls, data: bytes, dimensions: int, *, backend: str | None = None
+        cls,
+        data: bytes | DumpReader,
+        dimensions: int,
+        *,
+        backend: str | None = None,
+        fallback: Fallback | None = None,
     ) -> VectorIndex | None:
-        """An index from `dump` bytes; None when they are unreadable or of another
-        layout (dimensions, byte order, fixed-point format).  O(N * d) copying."""
-        unpacked = unpack_sections(data)
-        if unpacked is None:
+        """An index from `dump` bytes or a `DumpReader` over them; None when they are
+        unreadable, stale or of another layout (dimensions, byte order, fixed point).
+
+        The pure backend reads lazily: the ids now, a column when a query first
+        needs it, a row when a candidate is rescored -- so a fresh process reads
+        the query's non-zero dimensions, not the whole copy.  `fallback(ids)`
+        gives the stored vectors (blob or None per id) should the copy be
+        replaced while still read (then it is rebuilt from them).  NumPy reads
+        the rows at once.  O(N) now (+ O(N * d) copying for NumPy).
+        """
+        reader = data if not isinstance(data, (bytes, bytearray, memoryview)) else None
+        source = reader or BytesDump(bytes(data))  # type: ignore[arg-type]
+        try:
+            return cls._load(source, dimensions, backend, fallback)
+        except StaleDumpError:
             return None
-        header, blobs = unpacked
+
+    @classmethod
+    def _load(
+        cls, reader: DumpReader, dimensions: int, backend: str | None, fallback: Fallback | None
+    ) -> VectorIndex | None:
+        layout = read_layout(reader)
+        if layout is None:
+            return None
+        header, spans = layout
         expected = (_DUMP_FORMAT, sys.byteorder, dimensions, QUANT_BITS, _FIELD_BITS)
         found = tuple(
             header.get(key)
             for key in ("format", "byteorder", "dimensions", "quant_bits", "field_bits")
         )
-        ids = header.get("ids")
-        if found != expected or not isinstance(ids, list) or not blobs:
+        count, pending = header.get("count"), header.get("pending")
+        if found != expected or not isinstance(count, int) or not isinstance(pending, list):
             return None
-        if len(blobs[0]) != 4 * dimensions * len(ids):
+        if len(spans) < 2 or spans[1][1] != 4 * dimensions * count:
+            return None
+        with_columns = len(spans) == 2 + dimensions
+        if with_columns and any(length != _FIELD_BYTES * count for _, length in spans[2:]):
+            return None
+        try:
+            ids = [str(i) for i in json.loads(reader.read([spans[0]])[0].decode("utf-8"))]
+        except (ValueError, TypeError, UnicodeDecodeError):
+            return None
+        if len(ids) != count:
             return None
         index = cls(dimensions, backend=backend)
-        columns = blobs[1:] if len(blobs) == 1 + dimensions else None
-        index._backend.restore([str(i) for i in ids], blobs[0], columns)
+        index.saved_pending = [str(i) for i in pending]
+        target = index._backend
+        if isinstance(target, _PureBackend) and with_columns and count:
+            lazy = _LazySource(reader, spans[1][0], spans[2:], fallback or _no_fallback)
+            target.restore_lazy(ids, lazy)
+        else:
+            blobs = reader.read(spans[1:])
+            target.restore(ids, blobs[0], blobs[1:] if with_columns else None)
         return index
+
+    def source_current(self) -> bool:
+        """False when the saved copy a lazily loaded index reads from was replaced
+        (the engine then loads the newer copy).  One small read; True when none."""
+        return self._backend.source_current()
 
     def search(
         self,
@@ -678,6 +865,7 @@ class VectorIndex:
         else:
             cut = _candidate_cut(approx, k, live, allowed)
         candidates = [slot for slot in approx.at_least(cut) if allowed(slot)]
+        backend.prefetch(candidates)
         scored = sorted(
             (-backend.exact(slot, vector), _id_of(backend, slot)) for slot in candidates
         )

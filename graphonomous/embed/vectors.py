@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from operator import mul
-from typing import Any
+from typing import Any, Protocol
 
 from graphonomous.model import ValidationError
 
@@ -177,3 +177,51 @@ def unpack_sections(data: bytes) -> tuple[dict[str, Any], list[memoryview]] | No
     if start != len(view):
         return None
     return header, blobs
+
+
+class StaleDumpError(Exception):
+    """The saved copy a lazily loaded index reads from was replaced or removed."""
+
+
+class DumpReader(Protocol):
+    """Random access to one `pack_sections` value (a saved index), read in pieces.
+
+    `read` returns the bytes of each ``(offset, length)`` span, all from one
+    consistent state of the copy, or raises `StaleDumpError` when the copy is
+    no longer the one first read (saved again, erased).
+    """
+
+    def read(self, spans: Sequence[tuple[int, int]]) -> list[bytes]: ...
+
+
+class BytesDump:
+    """A `DumpReader` over bytes already in memory (never stale)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._view = memoryview(data)
+
+    def read(self, spans: Sequence[tuple[int, int]]) -> list[bytes]:
+        size = len(self._view)
+        for start, length in spans:
+            if start < 0 or length < 0 or start + length > size:
+                raise StaleDumpError(f"span {start}+{length} outside a copy of {size} bytes")
+        return [bytes(self._view[start : start + length]) for start, length in spans]
+
+
+def read_layout(reader: DumpReader) -> tuple[dict[str, Any], list[tuple[int, int]]] | None:
+    """The header and section spans of a `pack_sections` value read through `reader`
+    (two small reads); None when malformed.  Raises `StaleDumpError`."""
+    try:
+        size = int.from_bytes(reader.read([(0, 8)])[0], "little")
+        header = json.loads(reader.read([(8, size)])[0].decode("utf-8"))
+        lengths = header.pop("blobs")
+        spans: list[tuple[int, int]] = []
+        start = 8 + size
+        for length in lengths:
+            spans.append((start, int(length)))
+            start += int(length)
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        return None
+    if not isinstance(header, dict):
+        return None
+    return header, spans

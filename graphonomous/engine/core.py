@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
+from ..embed.vectors import StaleDumpError
 from ..index import Bm25Index
 from ..store import GraphStorage
 
@@ -42,6 +43,38 @@ class TextMirror(Protocol):
     def add_many(self, items: Iterable[tuple[str, str]]) -> None: ...
 
     def remove(self, node_id: str) -> None: ...
+
+
+class SavedCopy:
+    """A `DumpReader` over one derived index saved in the store, pinned to that save.
+
+    The first read takes the copy's header (it holds a nonce); every later read
+    re-reads it in the same blob read and raises `StaleDumpError` when it
+    differs or the row is gone (another process saved a newer copy, or a GDPR
+    erase dropped it).
+    """
+
+    def __init__(self, store: GraphStorage, rowid: int) -> None:
+        self._store = store
+        self._rowid = rowid
+        self._prefix: bytes | None = None
+
+    def read(self, spans: Sequence[tuple[int, int]]) -> list[bytes]:
+        prefix = self._prefix
+        if prefix is None:
+            head = self._store.read_derived(self._rowid, [(0, 8)])
+            if head is None:
+                raise StaleDumpError("the saved copy is gone")
+            size = 8 + int.from_bytes(head[0], "little")
+            got = self._store.read_derived(self._rowid, [(0, size), *spans])
+            if got is None or got[0][:8] != head[0]:
+                raise StaleDumpError("the saved copy changed while opened")
+            self._prefix = got[0]
+            return got[1:]
+        got = self._store.read_derived(self._rowid, [(0, len(prefix)), *spans])
+        if got is None or got[0] != prefix:
+            raise StaleDumpError("the saved copy was replaced")
+        return got[1:]
 
 
 SnapshotT = TypeVar("SnapshotT")
@@ -203,6 +236,9 @@ class Engine(Generic[StorageT, SnapshotT]):
         """
         with self.lock:
             self.refresh()
+            if self._vectors is not None and not self._vectors.source_current():
+                self._vectors = None  # its saved copy was replaced: read the newer one
+                self._pending_vectors.clear()
             # A load whose catch-up finds the log pruned meanwhile drops the
             # index again; the next attempt starts from the newer log.
             while self._vectors is None:
@@ -218,18 +254,23 @@ class Engine(Generic[StorageT, SnapshotT]):
         index: VectorIndex | None = None
         with store.read_snapshot():
             generation = store.change_generation()
-            saved = store.load_derived(VECTORS_NAME, model) if self._persist else None
-            if saved is not None and store.changes_since(saved[0])[1] is None:
-                saved = None  # the log no longer reaches back to the copy
-            if saved is not None:
-                index = VectorIndex.load(saved[1], dimensions)
-                generation_saved = saved[0]
+            copy = store.derived_copy(VECTORS_NAME, model) if self._persist else None
+            if copy is not None and store.changes_since(copy[1])[1] is None:
+                copy = None  # the log no longer reaches back to the copy
+            if copy is not None:
+                # Read lazily: ids now, columns and rows as queries need them.
+                index = VectorIndex.load(
+                    SavedCopy(store, copy[0]), dimensions, fallback=self._stored_vectors
+                )
+                generation_saved = copy[1]
             reusable = index is not None  # a copy of another format is rebuilt and resaved
             if index is None:
                 index = VectorIndex(dimensions)
                 index.bulk_load(store.iter_embeddings(model, searchable_only=True))
                 generation_saved = generation
-            missing = store.live_ids_without_embedding(model)
+                missing = store.live_ids_without_embedding(model)
+            else:  # the saver's pending set; the catch-up below adds later changes
+                missing = index.saved_pending or []
         self._catch_up(generation_saved, other_loaded=self._text is not None)
         self._vectors = index
         self._vectors_saved_at = generation_saved
@@ -237,6 +278,14 @@ class Engine(Generic[StorageT, SnapshotT]):
         self._sync()
         if self._persist and (not reusable or generation - generation_saved > RESAVE_AFTER_CHANGES):
             self.save_indexes()
+
+    def _stored_vectors(self, ids: Sequence[str | None]) -> list[bytes | None]:
+        """The stored vector of each searchable id (None otherwise): what a lazily
+        read vector copy is rebuilt from should it vanish while read."""
+        wanted = [node_id for node_id in ids if node_id is not None]
+        rows = self.store.index_rows(wanted, self.embedding_model)
+        found = {row[0]: row[3] for row in rows if row[2]}
+        return [None if node_id is None else found.get(node_id) for node_id in ids]
 
     def _embed_pending(self, index: VectorIndex) -> None:
         pending = sorted(self._pending_vectors)
@@ -324,7 +373,7 @@ class Engine(Generic[StorageT, SnapshotT]):
             self.refresh()
             ok = True
             if self._vectors is not None:
-                data = self._vectors.dump()
+                data = self._vectors.dump(pending=sorted(self._pending_vectors))
                 if self.store.save_derived(
                     VECTORS_NAME, self.embedding_model, self._generation, data
                 ):

@@ -595,6 +595,51 @@ class Store:
         )
         return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
+    def derived_copy(self, name: str, model: str) -> tuple[int, int] | None:
+        """``(rowid, generation)`` of a saved derived index, for `read_derived`; None
+        when absent (or of another model)."""
+        rows = self.query(
+            "SELECT rowid, generation FROM derived_indexes WHERE name = ? AND model = ?",
+            (name, model),
+        )
+        return (int(rows[0][0]), int(rows[0][1])) if rows else None
+
+    def read_derived(self, rowid: int, spans: Sequence[tuple[int, int]]) -> list[bytes] | None:
+        """Byte ranges ``(offset, length)`` of one saved index's data, all from one
+        state of the file; None when the row is gone or a range runs past its end.
+
+        Reads only the pages of the ranges (incremental blob I/O, Python 3.11+;
+        older Pythons select each range with ``substr``).  O(total length).
+        """
+        with self._lock:
+            try:
+                if hasattr(self._conn, "blobopen"):
+                    out: list[bytes] = []
+                    with self._conn.blobopen(
+                        "derived_indexes", "data", rowid, readonly=True
+                    ) as blob:
+                        size = len(blob)
+                        for start, length in spans:
+                            if start < 0 or length < 0 or start + length > size:
+                                return None
+                            blob.seek(start)
+                            out.append(blob.read(length))
+                    return out
+                with self.read_snapshot():
+                    found: list[bytes] = []
+                    for start, length in spans:
+                        rows = self._conn.execute(
+                            "SELECT substr(data, ?, ?), length(data) FROM derived_indexes "
+                            "WHERE rowid = ?",
+                            (start + 1, length, rowid),
+                        ).fetchall()
+                        if not rows or start + length > int(rows[0][1]):
+                            return None
+                        found.append(bytes(rows[0][0]))
+                    return found
+            except sqlite3.OperationalError:
+                return None  # no such row any more
+
     def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool:
         """Save a derived index, best effort: False (nothing written) when the file
         cannot take writes now (read-only, disk full, locked by another process)."""
