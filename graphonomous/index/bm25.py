@@ -85,7 +85,8 @@ def _term_counts(tokens: Iterable[str]) -> dict[str, int]:
 
 # Typed-array element type of every slot, length and frequency (4 bytes).
 _SLOT: Final = "I"
-_DUMP_FORMAT: Final = "graphonomous-bm25/1"
+# /2: the df histogram is saved (a /1 copy is rebuilt once and saved again).
+_DUMP_FORMAT: Final = "graphonomous-bm25/2"
 # Stands for "still in the loaded dump" in the postings and document-term lists:
 # `load` slices a term's postings (or a document's terms) out of the dump's
 # flat arrays only when something reads them, so a fresh process answering one
