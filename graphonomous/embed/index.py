@@ -36,7 +36,6 @@ from __future__ import annotations
 import heapq
 import json
 import math
-import os
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -51,7 +50,6 @@ from graphonomous.embed.vectors import (
     l2_normalize,
     numpy_available,
     pack_sections,
-    read_layout,
     unpack_f32,
 )
 from graphonomous.model import EMBEDDING_DIMENSIONS, ValidationError
@@ -91,8 +89,11 @@ _LOW_HALF = 0 if sys.byteorder == "little" else 1  # which 32-bit half of a doub
 DELTA_MIN = 256
 DELTA_FRACTION = 16
 DEAD_FRACTION = 4
-# /2: ids in a section of their own, a nonce and the pending ids in the header.
+# /2: ids and blocks of rows in sections of their own, the pending ids in the header.
 _DUMP_FORMAT = "graphonomous-vectors/2"
+# Rows per section of a dump: a candidate rescored in a fresh process reads its
+# block (48 KB at d = 384), not all rows.
+ROW_BLOCK: Final = 32
 # Float slack on top of the proven error bounds (double rounding of the cut itself).
 _SLACK = 1e-12
 
@@ -183,15 +184,11 @@ class _LazySource:
     """Where a lazily loaded pure index finds what it has not read yet."""
 
     def __init__(
-        self,
-        reader: DumpReader,
-        rows_at: int,
-        column_spans: Sequence[tuple[int, int]],
-        fallback: Fallback,
+        self, reader: DumpReader, row_block: int, first_column: int, fallback: Fallback
     ) -> None:
         self.reader = reader
-        self.rows_at = rows_at
-        self.column_spans = list(column_spans)
+        self.row_block = row_block  # rows per section; row blocks are sections 1, 2, ...
+        self.first_column = first_column  # the section of column 0
         self.fallback = fallback
 
 
@@ -253,21 +250,25 @@ class _PureBackend:
             return
         source = self._source
         assert source is not None
-        width = 4 * self.dimensions
-        blobs = self._read([(source.rows_at + slot * width, width) for slot in needed])
+        block = source.row_block
+        blocks = sorted({slot // block for slot in needed})
+        blobs = self._read([1 + number for number in blocks])
         if blobs is None:
             return
-        for slot, blob in zip(needed, blobs, strict=True):
+        width = 4 * self.dimensions
+        found = dict(zip(blocks, blobs, strict=True))
+        for slot in needed:
+            at = (slot % block) * width
             row = array("f")
-            row.frombytes(blob)
+            row.frombytes(found[slot // block][at : at + width])
             self._row_cache[slot] = row
 
-    def _read(self, spans: list[tuple[int, int]]) -> list[bytes] | None:
-        """Spans of the dump, or None after a stale dump was replaced (`_recover`)."""
+    def _read(self, sections: list[int]) -> list[bytes] | None:
+        """Sections of the dump, or None after a stale dump was replaced (`_recover`)."""
         source = self._source
         assert source is not None
         try:
-            return source.reader.read(spans)
+            return source.reader.read_sections(sections)
         except StaleDumpError:
             self._recover()
             return None
@@ -277,7 +278,7 @@ class _PureBackend:
         if self._source is None:
             return True
         try:
-            self._source.reader.read([])
+            self._source.reader.check()
         except StaleDumpError:
             return False
         return True
@@ -313,15 +314,17 @@ class _PureBackend:
             return
         dims = self.dimensions
         columns = [d for d in range(dims) if self._lazy_columns and self._lazy_columns[d]]
-        spans = [(source.rows_at, 4 * dims * self._lazy)]
-        spans += [source.column_spans[d] for d in columns]
-        blobs = self._read(spans)
+        blocks = -(-self._lazy // source.row_block)
+        sections = [1 + number for number in range(blocks)]
+        blobs = self._read(sections + [source.first_column + d for d in columns])
         if blobs is None:
             return
         rows = array("f")
-        rows.frombytes(blobs[0])
+        for blob in blobs[:blocks]:
+            rows.frombytes(blob)
+        del rows[self._lazy * dims :]
         rows.extend(self._flat)
-        for dim, blob in zip(columns, blobs[1:], strict=True):
+        for dim, blob in zip(columns, blobs[blocks:], strict=True):
             self._columns[dim] = int.from_bytes(blob, sys.byteorder, signed=True)
         self._flat, self._lazy, self._row_cache = rows, 0, {}
         self._source, self._lazy_columns = None, bytearray()
@@ -332,7 +335,7 @@ class _PureBackend:
             return
         source = self._source
         assert source is not None
-        blobs = self._read([source.column_spans[d] for d in needed])
+        blobs = self._read([source.first_column + d for d in needed])
         if blobs is None:
             return
         for dim, blob in zip(needed, blobs, strict=True):
@@ -721,21 +724,23 @@ class VectorIndex:
         """Bytes held per structure: packed rows, pure columns, id maps."""
         return self._backend.memory_bytes()
 
-    def dump(self, *, pending: Sequence[str] = ()) -> bytes:
-        """The index as one bytes value (`load` restores it; either backend reads it).
+    def dump_sections(self, *, pending: Sequence[str] = ()) -> tuple[dict[str, Any], list[bytes]]:
+        """The index as a header and sections (`load` restores it; either backend reads it).
 
-        Holds the ids, the stored rows (native float32) and, from the pure
-        backend, its fixed-point columns, so a fresh process needs neither
-        normalisation nor a column build; `pending` (ids known to lack a vector,
-        kept for the engine) and a random nonce (tells one save from another)
-        go into the header.  O(N * d).
+        Sections: the ids (JSON), the stored rows (native float32) in blocks of
+        `ROW_BLOCK` rows and, from the pure backend, its fixed-point columns, so
+        a fresh process needs neither normalisation nor a column build and can
+        read a few rows or columns without the rest.  `pending` (ids known to
+        lack a vector, for the engine) goes into the header.  O(N * d).
         """
         ids, rows, columns = self._backend.state()
         count = len(ids)
-        blobs = [json.dumps(ids).encode("utf-8"), rows]
+        width = 4 * self.dimensions * ROW_BLOCK
+        sections = [json.dumps(ids).encode("utf-8")]
+        sections += [rows[start : start + width] for start in range(0, len(rows), width)]
         if columns is not None and count:
-            width = _FIELD_BYTES * count
-            blobs.extend(column.to_bytes(width, sys.byteorder, signed=True) for column in columns)
+            field = _FIELD_BYTES * count
+            sections += [column.to_bytes(field, sys.byteorder, signed=True) for column in columns]
         header = {
             "format": _DUMP_FORMAT,
             "byteorder": sys.byteorder,
@@ -743,10 +748,15 @@ class VectorIndex:
             "quant_bits": QUANT_BITS,
             "field_bits": _FIELD_BITS,
             "count": count,
-            "nonce": os.urandom(8).hex(),
+            "row_block": ROW_BLOCK,
             "pending": sorted(pending),
         }
-        return pack_sections(header, blobs)
+        return header, sections
+
+    def dump(self, *, pending: Sequence[str] = ()) -> bytes:
+        """`dump_sections` as one bytes value (`pack_sections`).  O(N * d)."""
+        header, sections = self.dump_sections(pending=pending)
+        return pack_sections(header, sections)
 
     @classmethod
     def load(
@@ -757,59 +767,58 @@ class VectorIndex:
         backend: str | None = None,
         fallback: Fallback | None = None,
     ) -> VectorIndex | None:
-        """An index from `dump` bytes or a `DumpReader` over them; None when they are
+        """An index from `dump` bytes or a `DumpReader` of `dump_sections`; None when
         unreadable, stale or of another layout (dimensions, byte order, fixed point).
 
         The pure backend reads lazily: the ids now, a column when a query first
-        needs it, a row when a candidate is rescored -- so a fresh process reads
-        the query's non-zero dimensions, not the whole copy.  `fallback(ids)`
-        gives the stored vectors (blob or None per id) should the copy be
-        replaced while still read (then it is rebuilt from them).  NumPy reads
-        the rows at once.  O(N) now (+ O(N * d) copying for NumPy).
+        needs it, a block of rows when a candidate in it is rescored -- so a
+        fresh process reads the query's non-zero dimensions, not the whole copy.
+        `fallback(ids)` gives the stored vectors (blob or None per id) should
+        the copy be replaced while still read (it is then rebuilt from them).
+        NumPy reads the rows at once.  O(N) now (+ O(N * d) copying for NumPy).
         """
-        reader = data if not isinstance(data, (bytes, bytearray, memoryview)) else None
-        source = reader or BytesDump(bytes(data))  # type: ignore[arg-type]
         try:
+            reader = data if not isinstance(data, (bytes, bytearray, memoryview)) else None
+            source = reader or BytesDump(bytes(data))  # type: ignore[arg-type]
             return cls._load(source, dimensions, backend, fallback)
-        except StaleDumpError:
+        except (StaleDumpError, ValueError):
             return None
 
     @classmethod
     def _load(
         cls, reader: DumpReader, dimensions: int, backend: str | None, fallback: Fallback | None
     ) -> VectorIndex | None:
-        layout = read_layout(reader)
-        if layout is None:
-            return None
-        header, spans = layout
+        header = reader.header
         expected = (_DUMP_FORMAT, sys.byteorder, dimensions, QUANT_BITS, _FIELD_BITS)
         found = tuple(
             header.get(key)
             for key in ("format", "byteorder", "dimensions", "quant_bits", "field_bits")
         )
-        count, pending = header.get("count"), header.get("pending")
-        if found != expected or not isinstance(count, int) or not isinstance(pending, list):
+        count, pending, block = header.get("count"), header.get("pending"), header.get("row_block")
+        if found != expected or not isinstance(pending, list):
             return None
-        if len(spans) < 2 or spans[1][1] != 4 * dimensions * count:
+        if not isinstance(count, int) or not isinstance(block, int) or block < 1:
             return None
-        with_columns = len(spans) == 2 + dimensions
-        if with_columns and any(length != _FIELD_BYTES * count for _, length in spans[2:]):
+        blocks = -(-count // block)
+        sections = reader.header.get("sections")
+        if not isinstance(sections, int) or sections not in (1 + blocks, 1 + blocks + dimensions):
             return None
-        try:
-            ids = [str(i) for i in json.loads(reader.read([spans[0]])[0].decode("utf-8"))]
-        except (ValueError, TypeError, UnicodeDecodeError):
-            return None
+        with_columns = sections == 1 + blocks + dimensions and count > 0
+        ids = [str(i) for i in json.loads(reader.read_sections([0])[0].decode("utf-8"))]
         if len(ids) != count:
             return None
         index = cls(dimensions, backend=backend)
         index.saved_pending = [str(i) for i in pending]
         target = index._backend
-        if isinstance(target, _PureBackend) and with_columns and count:
-            lazy = _LazySource(reader, spans[1][0], spans[2:], fallback or _no_fallback)
+        if isinstance(target, _PureBackend) and with_columns:
+            lazy = _LazySource(reader, block, 1 + blocks, fallback or _no_fallback)
             target.restore_lazy(ids, lazy)
         else:
-            blobs = reader.read(spans[1:])
-            target.restore(ids, blobs[0], blobs[1:] if with_columns else None)
+            parts = reader.read_sections(list(range(1, sections)))
+            rows = b"".join(parts[:blocks])
+            if len(rows) != 4 * dimensions * count:
+                return None
+            target.restore(ids, rows, parts[blocks:] if with_columns else None)
         return index
 
     def source_current(self) -> bool:

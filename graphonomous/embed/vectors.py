@@ -184,44 +184,42 @@ class StaleDumpError(Exception):
 
 
 class DumpReader(Protocol):
-    """Random access to one `pack_sections` value (a saved index), read in pieces.
+    """A saved index read section by section (`pack_sections` layout, or one
+    database row per section).
 
-    `read` returns the bytes of each ``(offset, length)`` span, all from one
-    consistent state of the copy, or raises `StaleDumpError` when the copy is
-    no longer the one first read (saved again, erased).
+    ``header`` is the dump's JSON header; `read_sections` returns whole
+    sections by index, all from the copy first opened, or raises
+    `StaleDumpError` when that copy was replaced or removed; `check` raises
+    it too (one small read).
     """
 
-    def read(self, spans: Sequence[tuple[int, int]]) -> list[bytes]: ...
+    @property
+    def header(self) -> dict[str, Any]: ...
+
+    def read_sections(self, indices: Sequence[int]) -> list[bytes]: ...
+
+    def check(self) -> None: ...
 
 
 class BytesDump:
-    """A `DumpReader` over bytes already in memory (never stale)."""
+    """A `DumpReader` over `pack_sections` bytes in memory (never stale).
+
+    Raises `ValueError` when the bytes are not such a value.
+    """
 
     def __init__(self, data: bytes) -> None:
-        self._view = memoryview(data)
+        unpacked = unpack_sections(data)
+        if unpacked is None:
+            raise ValueError("not a pack_sections value")
+        self._header, self._sections = unpacked
+        self._header["sections"] = len(self._sections)
 
-    def read(self, spans: Sequence[tuple[int, int]]) -> list[bytes]:
-        size = len(self._view)
-        for start, length in spans:
-            if start < 0 or length < 0 or start + length > size:
-                raise StaleDumpError(f"span {start}+{length} outside a copy of {size} bytes")
-        return [bytes(self._view[start : start + length]) for start, length in spans]
+    @property
+    def header(self) -> dict[str, Any]:
+        return self._header
 
+    def read_sections(self, indices: Sequence[int]) -> list[bytes]:
+        return [bytes(self._sections[index]) for index in indices]
 
-def read_layout(reader: DumpReader) -> tuple[dict[str, Any], list[tuple[int, int]]] | None:
-    """The header and section spans of a `pack_sections` value read through `reader`
-    (two small reads); None when malformed.  Raises `StaleDumpError`."""
-    try:
-        size = int.from_bytes(reader.read([(0, 8)])[0], "little")
-        header = json.loads(reader.read([(8, size)])[0].decode("utf-8"))
-        lengths = header.pop("blobs")
-        spans: list[tuple[int, int]] = []
-        start = 8 + size
-        for length in lengths:
-            spans.append((start, int(length)))
-            start += int(length)
-    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
-        return None
-    if not isinstance(header, dict):
-        return None
-    return header, spans
+    def check(self) -> None:
+        """In memory: always current."""

@@ -24,6 +24,8 @@ or the facade); the graph snapshot's builder is handed in by the facade.
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -45,36 +47,42 @@ class TextMirror(Protocol):
     def remove(self, node_id: str) -> None: ...
 
 
-class SavedCopy:
-    """A `DumpReader` over one derived index saved in the store, pinned to that save.
+class SavedSections:
+    """A `DumpReader` over a derived index saved in sections (`save_derived_sections`).
 
-    The first read takes the copy's header (it holds a nonce); every later read
-    re-reads it in the same blob read and raises `StaleDumpError` when it
-    differs or the row is gone (another process saved a newer copy, or a GDPR
-    erase dropped it).
+    The header row starts with the save's random nonce and every section row
+    repeats it: a section of another save, a missing one, or a header whose
+    nonce changed (`check`) raise `StaleDumpError` (another process saved a
+    newer copy, or a GDPR erase dropped it).
     """
 
-    def __init__(self, store: GraphStorage, rowid: int) -> None:
+    def __init__(self, store: GraphStorage, name: str, data: bytes) -> None:
         self._store = store
-        self._rowid = rowid
-        self._prefix: bytes | None = None
+        self._name = name
+        self._nonce = data[:_NONCE_BYTES]
+        header = json.loads(data[_NONCE_BYTES:].decode("utf-8"))
+        self._header: dict[str, Any] = header if isinstance(header, dict) else {}
 
-    def read(self, spans: Sequence[tuple[int, int]]) -> list[bytes]:
-        prefix = self._prefix
-        if prefix is None:
-            head = self._store.read_derived(self._rowid, [(0, 8)])
-            if head is None:
-                raise StaleDumpError("the saved copy is gone")
-            size = 8 + int.from_bytes(head[0], "little")
-            got = self._store.read_derived(self._rowid, [(0, size), *spans])
-            if got is None or got[0][:8] != head[0]:
-                raise StaleDumpError("the saved copy changed while opened")
-            self._prefix = got[0]
-            return got[1:]
-        got = self._store.read_derived(self._rowid, [(0, len(prefix)), *spans])
-        if got is None or got[0] != prefix:
+    @property
+    def header(self) -> dict[str, Any]:
+        return self._header
+
+    def read_sections(self, indices: Sequence[int]) -> list[bytes]:
+        found = self._store.load_derived_sections(self._name, indices)
+        nonce = self._nonce
+        if found is None or any(section[:_NONCE_BYTES] != nonce for section in found):
             raise StaleDumpError("the saved copy was replaced")
-        return got[1:]
+        return [section[_NONCE_BYTES:] for section in found]
+
+    def check(self) -> None:
+        if self._store.derived_nonce(self._name) != self._nonce:
+            raise StaleDumpError("the saved copy was replaced")
+
+
+def _sectioned(header: dict[str, Any], sections: Sequence[bytes]) -> bytes:
+    """The header row of a sectioned save: a fresh nonce, then the JSON header."""
+    meta = {**header, "sections": len(sections)}
+    return os.urandom(_NONCE_BYTES) + json.dumps(meta).encode("utf-8")
 
 
 SnapshotT = TypeVar("SnapshotT")
@@ -85,6 +93,7 @@ StorageT = TypeVar("StorageT", bound=GraphStorage)
 # applies at most this many changes instead of all of them).
 RESAVE_AFTER_CHANGES: Final = 2_000
 VECTORS_NAME: Final = "vectors"
+_NONCE_BYTES: Final = 8
 TEXT_NAME: Final = "bm25"
 
 
@@ -254,15 +263,21 @@ class Engine(Generic[StorageT, SnapshotT]):
         index: VectorIndex | None = None
         with store.read_snapshot():
             generation = store.change_generation()
-            copy = store.derived_copy(VECTORS_NAME, model) if self._persist else None
-            if copy is not None and store.changes_since(copy[1])[1] is None:
+            copy = store.load_derived(VECTORS_NAME, model) if self._persist else None
+            if copy is not None and store.changes_since(copy[0])[1] is None:
                 copy = None  # the log no longer reaches back to the copy
             if copy is not None:
-                # Read lazily: ids now, columns and rows as queries need them.
-                index = VectorIndex.load(
-                    SavedCopy(store, copy[0]), dimensions, fallback=self._stored_vectors
+                # Read lazily: ids now, columns and row blocks as queries need them.
+                try:
+                    reader = SavedSections(store, VECTORS_NAME, copy[1])
+                except (ValueError, UnicodeDecodeError):
+                    reader = None  # a copy of another format: rebuilt and saved again
+                index = (
+                    None
+                    if reader is None
+                    else VectorIndex.load(reader, dimensions, fallback=self._stored_vectors)
                 )
-                generation_saved = copy[1]
+                generation_saved = copy[0]
             reusable = index is not None  # a copy of another format is rebuilt and resaved
             if index is None:
                 index = VectorIndex(dimensions)
@@ -373,9 +388,15 @@ class Engine(Generic[StorageT, SnapshotT]):
             self.refresh()
             ok = True
             if self._vectors is not None:
-                data = self._vectors.dump(pending=sorted(self._pending_vectors))
-                if self.store.save_derived(
-                    VECTORS_NAME, self.embedding_model, self._generation, data
+                header, sections = self._vectors.dump_sections(
+                    pending=sorted(self._pending_vectors)
+                )
+                if self.store.save_derived_sections(
+                    VECTORS_NAME,
+                    self.embedding_model,
+                    self._generation,
+                    _sectioned(header, sections),
+                    sections,
                 ):
                     self._vectors_saved_at = self._generation
                 else:

@@ -59,6 +59,8 @@ _BACKOFF_MAX_S: Final = 2.0
 # The change log keeps at least this many newest rows when pruned: a process
 # whose generation is older than the kept rows reloads its indexes in full.
 CHANGE_LOG_KEEP: Final = 200_000
+# A derived index saved in sections: rows named f"{name}{_PART}{number}".
+_PART: Final = "/"
 # Saving a derived index is a cache write: it gives up after this wait.
 _CACHE_BUSY_TIMEOUT_MS: Final = 100
 
@@ -595,54 +597,44 @@ class Store:
         )
         return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
-    def derived_copy(self, name: str, model: str) -> tuple[int, int] | None:
-        """``(rowid, generation)`` of a saved derived index, for `read_derived`; None
-        when absent (or of another model)."""
-        rows = self.query(
-            "SELECT rowid, generation FROM derived_indexes WHERE name = ? AND model = ?",
-            (name, model),
-        )
-        return (int(rows[0][0]), int(rows[0][1])) if rows else None
+    def derived_nonce(self, name: str) -> bytes | None:
+        """The first 8 bytes of a saved index (the nonce of a sectioned save), or None."""
+        rows = self.query("SELECT substr(data, 1, 8) FROM derived_indexes WHERE name = ?", (name,))
+        return bytes(rows[0][0]) if rows else None
 
-    def read_derived(self, rowid: int, spans: Sequence[tuple[int, int]]) -> list[bytes] | None:
-        """Byte ranges ``(offset, length)`` of one saved index's data, all from one
-        state of the file; None when the row is gone or a range runs past its end.
+    def load_derived_sections(self, name: str, indices: Sequence[int]) -> list[bytes] | None:
+        """Sections of an index saved with `save_derived_sections`, each still
+        prefixed by its save's nonce (the caller compares); None when one is
+        missing.  One primary-key read per section, all from one state."""
+        found: list[bytes] = []
+        with self.read_snapshot():
+            for index in indices:
+                rows = self.query(
+                    "SELECT data FROM derived_indexes WHERE name = ?", (f"{name}{_PART}{index}",)
+                )
+                if not rows:
+                    return None
+                found.append(bytes(rows[0][0]))
+        return found
 
-        Reads only the pages of the ranges (incremental blob I/O, Python 3.11+;
-        older Pythons select each range with ``substr``).  O(total length).
-        """
-        with self._lock:
-            try:
-                if hasattr(self._conn, "blobopen"):
-                    out: list[bytes] = []
-                    with self._conn.blobopen(
-                        "derived_indexes", "data", rowid, readonly=True
-                    ) as blob:
-                        size = len(blob)
-                        for start, length in spans:
-                            if start < 0 or length < 0 or start + length > size:
-                                return None
-                            blob.seek(start)
-                            out.append(blob.read(length))
-                    return out
-                with self.read_snapshot():
-                    found: list[bytes] = []
-                    for start, length in spans:
-                        rows = self._conn.execute(
-                            "SELECT substr(data, ?, ?), length(data) FROM derived_indexes "
-                            "WHERE rowid = ?",
-                            (start + 1, length, rowid),
-                        ).fetchall()
-                        if not rows or start + length > int(rows[0][1]):
-                            return None
-                        found.append(bytes(rows[0][0]))
-                    return found
-            except sqlite3.OperationalError:
-                return None  # no such row any more
+    def save_derived_sections(
+        self, name: str, model: str, generation: int, header: bytes, sections: Sequence[bytes]
+    ) -> bool:
+        """Save a derived index as a header row and one row per section (named
+        ``name/0``, ``name/1``, ...), so a reader can take a few sections without
+        the rest; each section is stored behind the header's first 8 bytes (the
+        save's nonce).  Best effort, like `save_derived`."""
+        nonce = header[:8]
+        rows = [(f"{name}{_PART}{i}", model, generation, nonce + s) for i, s in enumerate(sections)]
+        return self._save_rows(name, [(name, model, generation, header), *rows])
 
     def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool:
         """Save a derived index, best effort: False (nothing written) when the file
         cannot take writes now (read-only, disk full, locked by another process)."""
+        return self._save_rows(name, [(name, model, generation, data)])
+
+    def _save_rows(self, name: str, rows: Sequence[tuple[str, str, int, bytes]]) -> bool:
+        """Replace `name` and its sections by `rows` in one cache write."""
         try:
             with self._lock:
                 if self._conn.in_transaction:
@@ -653,11 +645,13 @@ class Store:
                     self._conn.execute("BEGIN IMMEDIATE")
                     try:
                         self._conn.execute(
+                            "DELETE FROM derived_indexes WHERE name = ? OR (name > ? AND name < ?)",
+                            (name, f"{name}{_PART}", f"{name}{chr(ord(_PART) + 1)}"),
+                        )
+                        self._conn.executemany(
                             "INSERT INTO derived_indexes (name, model, generation, data) "
-                            "VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
-                            "model = excluded.model, generation = excluded.generation, "
-                            "data = excluded.data",
-                            (name, model, generation, data),
+                            "VALUES (?, ?, ?, ?)",
+                            rows,
                         )
                         self._conn.execute("COMMIT")
                     except BaseException:
