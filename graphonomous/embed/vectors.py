@@ -196,7 +196,7 @@ class DumpReader(Protocol):
     @property
     def header(self) -> dict[str, Any]: ...
 
-    def read_sections(self, indices: Sequence[int]) -> list[bytes]: ...
+    def read_sections(self, indices: Sequence[int]) -> list[memoryview]: ...
 
     def check(self) -> None: ...
 
@@ -218,8 +218,8 @@ class BytesDump:
     def header(self) -> dict[str, Any]:
         return self._header
 
-    def read_sections(self, indices: Sequence[int]) -> list[bytes]:
-        return [bytes(self._sections[index]) for index in indices]
+    def read_sections(self, indices: Sequence[int]) -> list[memoryview]:
+        return [self._sections[index] for index in indices]
 
     def check(self) -> None:
         """In memory: always current."""

@@ -67,12 +67,12 @@ class SavedSections:
     def header(self) -> dict[str, Any]:
         return self._header
 
-    def read_sections(self, indices: Sequence[int]) -> list[bytes]:
+    def read_sections(self, indices: Sequence[int]) -> list[memoryview]:
         found = self._store.load_derived_sections(self._name, indices)
         nonce = self._nonce
         if found is None or any(section[:_NONCE_BYTES] != nonce for section in found):
             raise StaleDumpError("the saved copy was replaced")
-        return [section[_NONCE_BYTES:] for section in found]
+        return [memoryview(section)[_NONCE_BYTES:] for section in found]  # no copy
 
     def check(self) -> None:
         if self._store.derived_nonce(self._name) != self._nonce:
