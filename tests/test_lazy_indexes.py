@@ -195,3 +195,17 @@ def test_an_engine_reads_the_newer_copy_when_another_process_saved_one(tmp_path:
         assert index is not first and "late" in index
         query = reader.embed_texts(["pump seals leak"])[0]
         assert index.search(query, 5) == writer.vector_index().search(query, 5)
+
+
+def test_a_column_build_over_several_blocks_equals_numpy() -> None:
+    pytest.importorskip("numpy")
+    rng = random.Random(11)
+    items = [(f"n{i:04d}", [rng.uniform(-1, 1) for _ in range(8)]) for i in range(2_100)]
+    pure, numpy = VectorIndex(8, backend="pure"), VectorIndex(8, backend="numpy")
+    pure.bulk_load(items)
+    numpy.bulk_load(items)
+    loaded = VectorIndex.load(pure.dump(), 8, backend="pure")  # dump builds the columns
+    assert loaded is not None
+    for _ in range(10):
+        query = [rng.uniform(-1, 1) for _ in range(8)]
+        assert pure.search(query, 10) == numpy.search(query, 10) == loaded.search(query, 10)
