@@ -829,12 +829,11 @@ class VectorIndex:
         if isinstance(target, _PureBackend) and with_columns:
             lazy = _LazySource(reader, block, 1 + blocks, fallback or _no_fallback)
             target.restore_lazy(ids, lazy)
-        else:
-            parts = reader.read_sections(list(range(1, sections)))
-            rows = b"".join(parts[:blocks])
+        else:  # NumPy (rows only), or a copy without columns
+            rows = b"".join(reader.read_sections(list(range(1, 1 + blocks))))
             if len(rows) != 4 * dimensions * count:
                 return None
-            target.restore(ids, rows, parts[blocks:] if with_columns else None)
+            target.restore(ids, rows, None)
         return index
 
     def source_current(self) -> bool:
