@@ -94,6 +94,10 @@ _DUMP_FORMAT = "graphonomous-vectors/2"
 # Rows per section of a dump: a candidate rescored in a fresh process reads its
 # block (48 KB at d = 384), not all rows.
 ROW_BLOCK: Final = 32
+# Searches answered from a lazily read dump before the rest of it is read at once:
+# a one-query process (a CLI `recall`) reads only what its query needs, a server
+# stops paying a read per new column or row block from its third search on.
+LAZY_SEARCHES: Final = 2
 # Rows converted at a time by a column build (bounds its temporary memory).
 _BUILD_BLOCK: Final = 2_048
 # Float slack on top of the proven error bounds (double rounding of the cut itself).
@@ -219,6 +223,7 @@ class _PureBackend:
         self._lazy = 0
         self._lazy_columns = bytearray()
         self._row_cache: dict[int, array[float]] = {}
+        self._lazy_searches = 0
 
     # -- storage ----------------------------------------------------------
     def __len__(self) -> int:
@@ -474,6 +479,10 @@ class _PureBackend:
     # -- scoring ------------------------------------------------------------
     def approximate(self, query: list[float]) -> _ListScores:
         """Approximate score per slot (-inf for removed slots) and its error bound."""
+        if self._source is not None:
+            self._lazy_searches += 1
+            if self._lazy_searches > LAZY_SEARCHES:
+                self._materialize()  # a long-lived process: read the rest once
         if self._needs_build():
             self.build()
         approx: list[float] = []
