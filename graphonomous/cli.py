@@ -41,7 +41,7 @@ from .pulse import cli_pulse
 from .retrieval.provenance import location
 from .server_memory import MemoryFileError
 from .server_memory.jsonl import iter_records
-from .store import BatchError, StoreError
+from .store import BatchError, StoreError, is_postgres_url
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -162,7 +162,7 @@ def _open(args: argparse.Namespace) -> Graphonomous:
     handler = getattr(args, "handler", None)
     if getattr(handler, "__name__", "") in READ_ONLY_COMMANDS:
         path = resolve_db_path(args.db)
-        if path != ":memory:" and not Path(path).exists():
+        if path != ":memory:" and not is_postgres_url(path) and not Path(path).exists():
             raise CliError(
                 f"no database at {path} (run `graphonomous init` or `scan` first)", EXIT_USAGE
             )

