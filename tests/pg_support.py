@@ -22,6 +22,8 @@ import pytest
 
 REQUIRE_ENV = "GRAPHONOMOUS_REQUIRE_POSTGRES"
 _counter = itertools.count()
+# A migrated database every test database is copied from (CREATE DATABASE … TEMPLATE).
+TEMPLATE = "graphonomous_template"
 
 
 def _unavailable(reason: str) -> None:
@@ -37,17 +39,27 @@ class Cluster:
         self.server = server
         self.data_dir = data_dir
         self.base_url = str(server.get_uri())
+        self._template_ready = False
 
     def url(self, database: str) -> str:
         return str(self.server.get_uri(database=database))
 
-    def new_database(self) -> str:
-        """A fresh empty database; returns its URL."""
+    def new_database(self, *, empty: bool = False) -> str:
+        """A fresh database (a copy of one already migrated, unless `empty`); its URL."""
         import psycopg
+
+        from graphonomous.store.postgres import PostgresStore
 
         name = f"g{os.getpid()}_{next(_counter)}"
         with psycopg.connect(self.base_url, autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name}")
+            if empty:
+                conn.execute(f"CREATE DATABASE {name}")
+                return self.url(name)
+            if not self._template_ready:
+                conn.execute(f"CREATE DATABASE {TEMPLATE}")
+                PostgresStore(self.url(TEMPLATE)).close()
+                self._template_ready = True
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
         return self.url(name)
 
     def sql(self, url: str, statement: str) -> list[tuple[Any, ...]]:
@@ -73,6 +85,11 @@ def pg_cluster() -> Iterator[Cluster]:
     except Exception as exc:  # noqa: BLE001 - any start failure is reported, never hidden
         _unavailable(f"the embedded PostgreSQL server did not start: {exc}")
     cluster = Cluster(server, data_dir)
+    # A throwaway test cluster: no fsync (durability against power loss is not under test;
+    # a killed graphonomous process still loses nothing PostgreSQL acknowledged).
+    for setting in ("fsync = off", "synchronous_commit = off", "full_page_writes = off"):
+        cluster.sql(cluster.base_url, f"ALTER SYSTEM SET {setting}")
+    cluster.sql(cluster.base_url, "SELECT pg_reload_conf()")
     yield cluster
     server.cleanup()
 

@@ -94,6 +94,18 @@ _VERSION_DDL: Final = (
     END $$
     """,
 )
+# SQLite's instr() searches text and bytes and finds nothing in a number; one overload
+# per column type keeps that (``instr(x, ?)`` becomes ``graphonomous_instr(x, ?)``).
+_HELPERS: Final = (
+    "CREATE OR REPLACE FUNCTION graphonomous_instr(text, text) RETURNS integer "
+    "LANGUAGE sql IMMUTABLE AS 'SELECT strpos($1, $2)'",
+    "CREATE OR REPLACE FUNCTION graphonomous_instr(bytea, text) RETURNS integer "
+    "LANGUAGE sql IMMUTABLE AS $$SELECT position(convert_to($2, 'UTF8') IN $1)$$",
+    "CREATE OR REPLACE FUNCTION graphonomous_instr(bigint, text) RETURNS integer "
+    "LANGUAGE sql IMMUTABLE AS 'SELECT 0'",
+    "CREATE OR REPLACE FUNCTION graphonomous_instr(double precision, text) RETURNS integer "
+    "LANGUAGE sql IMMUTABLE AS 'SELECT 0'",
+)
 _SCHEMA_TABLE: Final = "graphonomous_schema"
 
 
@@ -200,7 +212,9 @@ def translate(sql: str) -> str:
             "SELECT column_name FROM information_schema.columns WHERE table_schema = "
             f"current_schema() AND table_name = '{columns.group(1)}' ORDER BY ordinal_position"
         )
-    text = _TYPED_INSTR.sub(r'bool_or(strpos(CAST("\1" AS TEXT), ?) > 0)', text)
+    text = _TYPED_INSTR.sub(r'bool_or(graphonomous_instr("\1", ?) > 0)', text)
+    # An untyped parameter tested for NULL: PostgreSQL must be told it is a value.
+    text = re.sub(r"\? IS (NOT )?NULL", r"CAST(? AS TEXT) IS \1NULL", text)
     text = _JSON_NUMBER.sub(
         r"COALESCE(CAST(CAST(\1 AS JSONB) ->> '\2' AS DOUBLE PRECISION), 0)", text
     )
@@ -210,8 +224,8 @@ def translate(sql: str) -> str:
         r"(EXTRACT(EPOCH FROM CAST(\1 AS TIMESTAMPTZ)) / 86400.0 + 2440587.5)", text
     )
     # A test summed as a number ("(instr(…) > 0) + …") is an integer in SQLite.
-    text = _SUMMED_INSTR.sub(r"CAST(strpos(\1) > 0 AS INTEGER)", text)
-    text = re.sub(r"\binstr\(", "strpos(", text)
+    text = _SUMMED_INSTR.sub(r"CAST(instr(\1) > 0 AS INTEGER)", text)
+    text = re.sub(r"\binstr\(", "graphonomous_instr(", text)
     text = _scalar_min_max(text)
     if text.upper().startswith(("CREATE TABLE", "ALTER TABLE")):
         text = pg_ddl(text)[0]
@@ -368,7 +382,7 @@ class _PgConnection:
         if lowered.startswith(("pragma integrity_check", "pragma quick_check")):
             return _Rows([("ok",)], -1)
         if lowered == "pragma secure_delete":
-            return _Rows([(1,)], -1)
+            return _Rows([(0,)], -1)  # no such switch: the scrub is VACUUM FULL
         if lowered == "pragma page_count":
             size = self.execute("SELECT pg_database_size(current_database()) / 8192")
             return _Rows([(int(size.fetchall()[0][0]),)], -1)
@@ -480,6 +494,8 @@ def migrate_schema(conn: _PgConnection, shown: str) -> None:
                 f"{shown} already has tables but no {_SCHEMA_TABLE}: not a graphonomous "
                 "database (use an empty database or another schema)"
             )
+        for helper in _HELPERS:
+            conn.execute(helper)
         if version == 0:
             conn.execute(f"CREATE TABLE {_SCHEMA_TABLE} (version INTEGER PRIMARY KEY)")
             for statement in _VERSION_DDL:
