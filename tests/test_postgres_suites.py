@@ -15,11 +15,14 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import pg_support
 import pytest
-from pg_support import pg_cluster, pg_url  # noqa: F401 - fixtures used by the copied tests
 
 from graphonomous import Graphonomous
 from graphonomous.store import Store, open_store
+
+# The session cluster and per-test database fixtures of tests/pg_support.py.
+globals().update(pg_cluster=pg_support.pg_cluster, pg_url=pg_support.pg_url)
 
 FACADE_MODULES = (
     "test_api",
@@ -66,7 +69,7 @@ globals().update(_copies(STORE_MODULES, "store"))
 
 
 @pytest.fixture
-def graph(pg_url: str) -> Iterator[Graphonomous]:  # noqa: F811 - the PostgreSQL binding
+def graph(pg_url: str) -> Iterator[Graphonomous]:
     with Graphonomous(pg_url, embedder="hashing") as opened:
         yield opened
 

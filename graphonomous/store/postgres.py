@@ -67,7 +67,7 @@ _TRIGGER: Final = re.compile(
     r"CREATE TRIGGER (\w+) AFTER (INSERT|DELETE|UPDATE(?: OF [\w, ]+)?) ON (\w+) BEGIN "
     r"INSERT INTO node_changes \(node_id\) VALUES \((NEW|OLD)\.(\w+)\); END"
 )
-_LOG_FUNCTION: Final = """
+_LOG_FUNCTION_TEMPLATE: Final = """
 CREATE OR REPLACE FUNCTION graphonomous_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE changed text;
 BEGIN
@@ -80,7 +80,8 @@ BEGIN
     INSERT INTO node_changes (node_id) VALUES (changed);
     RETURN NULL;
 END $$
-""".format(key=WRITE_LOCK_KEY)
+"""
+_LOG_FUNCTION: Final = _LOG_FUNCTION_TEMPLATE.replace("{key}", str(WRITE_LOCK_KEY))
 # A counter every write statement moves (the analogue of SQLite's PRAGMA data_version):
 # in-memory copies (the graph snapshot, the memory-tool view) compare it.
 _VERSION_DDL: Final = (
@@ -266,7 +267,7 @@ class Row(tuple[Any, ...]):
     def keys(self) -> list[str]:
         return list(self._names)
 
-    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+    def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
             return tuple.__getitem__(self, self._names.index(key))
         return tuple.__getitem__(self, key)
@@ -305,7 +306,7 @@ def _bool_dumper() -> type:
     import psycopg
     from psycopg.adapt import Dumper
 
-    class BoolAsInt(Dumper):
+    class BoolAsInt(Dumper):  # type: ignore[misc]
         oid = psycopg.adapters.types["int8"].oid
 
         def dump(self, obj: Any) -> bytes:
@@ -368,8 +369,12 @@ class _PgConnection:
         if lowered.startswith("pragma busy_timeout"):
             return None
         if lowered.startswith("pragma wal_checkpoint"):
-            # Make the data files current (needs CHECKPOINT rights; best effort).
+            # Make the data files current and retire the WAL segment that held the old
+            # rows (with wal_recycle = off the server deletes it; needs CHECKPOINT and
+            # pg_switch_wal rights).  (busy, 0, 0): busy = 1 when that was refused.
             try:
+                self.execute("CHECKPOINT")
+                self.execute("SELECT pg_switch_wal()")
                 self.execute("CHECKPOINT")
             except sqlite3.Error:
                 return _Rows([(1, 0, 0)], -1)
@@ -517,7 +522,7 @@ def migrate_schema(conn: _PgConnection, shown: str) -> None:
 class PostgresStore(Store):
     """The graph in a PostgreSQL database (`url` is any libpq URL)."""
 
-    def __init__(self, url: str) -> None:  # noqa: D107 - documented on the class
+    def __init__(self, url: str) -> None:
         self.path = redact(url)
         self._url = url
         self._lock = threading.RLock()
@@ -548,7 +553,7 @@ class PostgresStore(Store):
         """(rows written through this connection, the database's write counter)."""
         with self._lock:
             version = self._conn.execute("PRAGMA data_version").fetchall()[0][0]
-            return int(self._conn.total_changes), int(version)  # type: ignore[attr-defined]
+            return int(self._conn.total_changes), int(version)
 
     def integrity_problems(self, limit: int = 100) -> list[str]:
         """PostgreSQL checks its own pages; a query that cannot read the tables is the problem."""
