@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,6 +102,7 @@ def pg_cluster() -> Iterator[Cluster]:
     cluster.sql(cluster.base_url, "SELECT pg_reload_conf()")
     yield cluster
     server.cleanup()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
