@@ -43,7 +43,7 @@ from .pulse import cli_pulse
 from .retrieval.provenance import location
 from .server_memory import MemoryFileError
 from .server_memory.jsonl import iter_records
-from .store import BatchError, StoreError
+from .store import BatchError, StoreError, is_postgres_url
 from .store.damage import damage_message, is_damage
 
 EXIT_OK = 0
@@ -165,7 +165,7 @@ def _open(args: argparse.Namespace) -> Graphonomous:
     handler = getattr(args, "handler", None)
     if getattr(handler, "__name__", "") in READ_ONLY_COMMANDS:
         path = resolve_db_path(args.db)
-        if path != ":memory:" and not Path(path).exists():
+        if path != ":memory:" and not is_postgres_url(path) and not Path(path).exists():
             raise CliError(
                 f"no database at {path} (run `graphonomous init` or `scan` first)", EXIT_USAGE
             )
@@ -175,7 +175,7 @@ def _open(args: argparse.Namespace) -> Graphonomous:
 
 def _check_creatable(path: str) -> None:
     """Exit 2 naming `path` when a database that does not exist yet cannot be created."""
-    if path == ":memory:" or Path(path).expanduser().exists():
+    if path == ":memory:" or is_postgres_url(path) or Path(path).expanduser().exists():
         return
     problem = create_problem(path)
     if problem is not None:
