@@ -868,6 +868,25 @@ def cmd_backup(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_migrate(args: argparse.Namespace, out: TextIO) -> int:
+    """Copy SRC to DST (store/migrate.py); exit 2 naming SRC/DST on bad input or refusal."""
+    from .store.migrate import MigrateError, migrate
+
+    try:
+        report = migrate(args.src, args.dst, replace=args.replace)
+    except MigrateError as exc:
+        raise CliError(f"migrate {exc}", EXIT_USAGE) from exc
+    if args.json:
+        emit_json(report, out)
+        return EXIT_OK
+    verb = {"up_to_date": "already up to date, nothing changed", "copied": "copied"}
+    out.write(f"{report['source']} -> {report['destination']}: ")
+    out.write(f"{verb.get(report['status'], report['status'])}; verified:\n")
+    for table in report["tables"]:
+        out.write(f"  {table['table']:<18} {table['rows']:>8} rows  {table['checksum'][:16]}\n")
+    return EXIT_OK
+
+
 def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
     """Exit 0 when the bytes are provably gone; 1 when the erase committed but the
     physical scrub is pending (the text and JSON say why and what to run)."""
@@ -1532,6 +1551,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--finish",
         action="store_true",
         help="complete a pending physical scrub (no NODE_ID); exit 1 while it stays pending",
+    )
+    migrate = command(
+        "migrate", cmd_migrate, "copy a graph between SQLite and PostgreSQL, verified"
+    )
+    migrate.add_argument(
+        "src", metavar="SRC", help="the graph to copy (a file or postgresql:// URL)"
+    )
+    migrate.add_argument("dst", metavar="DST", help="where to copy it (empty, or equal to SRC)")
+    migrate.add_argument(
+        "--replace", action="store_true", help="overwrite a DST holding other rows"
     )
     command("doctor", cmd_doctor, "full integrity check of the database file (exit 1 if damaged)")
     bench = commands.add_parser("bench", help="built-in benchmarks")
