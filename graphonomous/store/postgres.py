@@ -533,6 +533,9 @@ class PostgresStore(Store):
         self.read_only = False
         self.damage: str | None = None
         self.quick_check_ms = 0.0
+        # The SQLite file-verification record (store.verify) has no meaning here.
+        self._sound_state = None
+        self.quick_check_skipped = False
         connection = _PgConnection(url, self.path)
         try:
             migrate_schema(connection, self.path)
