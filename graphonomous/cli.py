@@ -27,11 +27,12 @@ from .embed import get_embedder
 from .hygiene import HostileInput, first_problem, loads_strict
 from .learning import forgetting, goals, learner
 from .mcp import DEFAULT_PORT, TRANSPORTS
-from .mcp.tools import DEFAULT_SURFACE, SURFACES
+from .mcp.surfaces import DEFAULT_SURFACE, SURFACES
 from .model import (
     NODE_TYPES,
     RELATIONSHIPS,
     TIMESCALES,
+    GraphonomousError,
     NotFoundError,
     ValidationError,
     check_int,
@@ -39,7 +40,7 @@ from .model import (
 )
 from .pulse import cli_pulse
 from .retrieval.provenance import location
-from .server_memory import MemoryFileError
+from .server_memory import MemoryFileError, memory_view
 from .server_memory.jsonl import iter_records
 from .store import BatchError, StoreError
 
@@ -48,7 +49,7 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 
-class CliError(Exception):
+class CliError(GraphonomousError):
     """A user-facing failure: printed as one line, exit code attached."""
 
     def __init__(self, message: str, code: int = EXIT_FAILED) -> None:
@@ -688,7 +689,7 @@ def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
             raise CliError(f"{args.file} {exc}; nothing was imported", EXIT_USAGE) from exc
         source = "stdin" if args.file == "-" else str(Path(args.file).resolve())
         with _open(args) as graph:
-            result = graph.memory_view().import_stream(lambda: _memory_records(path), source=source)
+            result = memory_view(graph).import_stream(lambda: _memory_records(path), source=source)
     finally:
         if spool is not None:
             os.unlink(spool)

@@ -40,8 +40,8 @@ from .keywords import distinct_words
 from .similarity import NearPair
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
-    from .consolidator import ConsolidationConfig
+    from ..retrieval.graph import GraphEngine
+    from .consolidation_config import ConsolidationConfig
 
 SUMMARY_TYPE: Final = "semantic"
 # SUMMARY_SOURCE (a member of model.CREATION_SOURCES) and SUMMARY_MEMBERS_KEY
@@ -80,7 +80,7 @@ class _Components:
         return sorted(grouped.values())
 
 
-def unabstracted_episodes(graph: Graphonomous) -> set[str]:
+def unabstracted_episodes(graph: GraphEngine) -> set[str]:
     """Ids of live episodic nodes that no consolidation summary is derived from.  One query."""
     rows = bookkeeping.query(
         graph.store,
@@ -93,7 +93,7 @@ def unabstracted_episodes(graph: Graphonomous) -> set[str]:
 
 
 def episode_clusters(
-    graph: Graphonomous,
+    graph: GraphEngine,
     episodes: set[str],
     pairs: Iterable[NearPair],
     config: ConsolidationConfig,
@@ -178,7 +178,7 @@ def summary_text(members: Sequence[Node], vectors: dict[str, list[float]]) -> tu
 
 
 def abstract_episodes(
-    graph: Graphonomous,
+    graph: GraphEngine,
     pairs: Iterable[NearPair],
     config: ConsolidationConfig,
     now: str,

@@ -42,7 +42,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from ..embed import exact_score
-from ..model import Node, parse_time
+from ..model import JUDGEMENT_RELATIONSHIPS, Node, parse_time
 from ..store import Store, merge_into
 from . import bookkeeping
 from .beliefs import (
@@ -55,12 +55,11 @@ from .cues import contradiction_cues
 from .similarity import NearPair
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
-    from .consolidator import ConsolidationConfig
+    from ..retrieval.graph import GraphEngine
+    from .consolidation_config import ConsolidationConfig
 
-CONFLICT_STRATEGIES: Final = ("evidence", "recency", "confidence")
 # Relationships that mean "these two were already judged against each other".
-JUDGED_RELATIONSHIPS: Final = ("contradicts", "supersedes", "superseded_by")
+JUDGED_RELATIONSHIPS: Final = JUDGEMENT_RELATIONSHIPS
 CONTRADICTION_ITEM: Final = "contradiction"
 RESOLVE_OPERATION: Final = "consolidation_resolve"
 ID_SAMPLE: Final = 50
@@ -315,7 +314,7 @@ def find_conflicts(
 
 
 def conflicts_among(
-    graph: Graphonomous, node_ids: Sequence[str], config: ConsolidationConfig
+    graph: GraphEngine, node_ids: Sequence[str], config: ConsolidationConfig
 ) -> list[dict[str, Any]]:
     """`find_conflicts` over stored nodes (e.g. the results of one retrieval).
 

@@ -65,7 +65,7 @@ from . import bookkeeping
 from .common import insert_node, link
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph import GraphEngine
 
 GOAL_STATUSES: Final = ("proposed", "active", "blocked", "completed", "abandoned")
 GOAL_TRANSITIONS: Final[Mapping[str, tuple[str, ...]]] = {
@@ -131,7 +131,7 @@ CRITERIA_TYPES: Final = ("outcome_threshold",)
 # -- helpers ----------------------------------------------------------------------------
 
 
-def _require_goal(graph: Graphonomous, goal_id: object) -> dict[str, Any]:
+def _require_goal(graph: GraphEngine, goal_id: object) -> dict[str, Any]:
     check_id("goal_id", goal_id)
     assert isinstance(goal_id, str)
     goal = bookkeeping.get_goal_row(graph.store, goal_id)
@@ -156,7 +156,7 @@ def _node_metadata(goal: Mapping[str, Any]) -> dict[str, Any]:
     return {k: goal[k] for k in ("status", "priority", "progress")} | {"goal_id": goal["id"]}
 
 
-def _sync_node(graph: Graphonomous, goal: Mapping[str, Any], now: str) -> None:
+def _sync_node(graph: GraphEngine, goal: Mapping[str, Any], now: str) -> None:
     """Mirror status/priority/progress into the goal node's metadata."""
     node = graph.store.get_node(goal["node_id"]) if goal["node_id"] else None
     if node is not None:
@@ -165,7 +165,7 @@ def _sync_node(graph: Graphonomous, goal: Mapping[str, Any], now: str) -> None:
         )
 
 
-def _live_ids(graph: Graphonomous, ids: Sequence[str], field: str) -> list[str]:
+def _live_ids(graph: GraphEngine, ids: Sequence[str], field: str) -> list[str]:
     unique = sorted(set(ids))
     found = graph.store.get_nodes(unique)
     missing = [i for i in unique if i not in found or found[i].forgotten_at is not None]
@@ -177,7 +177,7 @@ def _live_ids(graph: Graphonomous, ids: Sequence[str], field: str) -> list[str]:
 # -- actions ----------------------------------------------------------------------------
 
 
-def _new_goal(graph: Graphonomous, fields: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+def _new_goal(graph: GraphEngine, fields: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     """Validate create-fields; returns the goal row (no node yet) and the node content."""
     unknown = sorted(set(fields) - set(CREATE_FIELDS))
     if unknown:
@@ -205,7 +205,7 @@ def _new_goal(graph: Graphonomous, fields: Mapping[str, Any]) -> tuple[dict[str,
 
 
 def _insert_goal(
-    graph: Graphonomous,
+    graph: GraphEngine,
     goal: dict[str, Any],
     content: str,
     vector: list[float],
@@ -235,7 +235,7 @@ def _insert_goal(
 
 
 def create_goal(
-    graph: Graphonomous,
+    graph: GraphEngine,
     title: str,
     *,
     description: str = "",
@@ -267,7 +267,7 @@ def create_goal(
         return {"goal": _require_goal(graph, goal["id"])}
 
 
-def get_goal(graph: Graphonomous, goal_id: str) -> dict[str, Any]:
+def get_goal(graph: GraphEngine, goal_id: str) -> dict[str, Any]:
     """``{"goal", "subgoals", "linked_nodes": [{id, node_type, content, confidence}]}``."""
     with graph.lock:
         goal = _require_goal(graph, goal_id)
@@ -287,7 +287,7 @@ def get_goal(graph: Graphonomous, goal_id: str) -> dict[str, Any]:
 
 
 def list_goals(
-    graph: Graphonomous,
+    graph: GraphEngine,
     *,
     status: str | None = None,
     parent_goal_id: str | None = None,
@@ -314,7 +314,7 @@ def list_goals(
 
 
 def update_goal(
-    graph: Graphonomous,
+    graph: GraphEngine,
     goal_id: str,
     *,
     title: str | None = None,
@@ -359,7 +359,7 @@ def update_goal(
         return {"goal": _require_goal(graph, goal_id)}
 
 
-def delete_goal(graph: Graphonomous, goal_id: str) -> dict[str, Any]:
+def delete_goal(graph: GraphEngine, goal_id: str) -> dict[str, Any]:
     """Delete a goal and its node; its subgoals are detached (parent_goal_id = null)."""
     with graph.lock:
         goal = _require_goal(graph, goal_id)
@@ -387,7 +387,7 @@ def check_transition(current: str, target: str) -> None:
 
 
 def transition_goal(
-    graph: Graphonomous,
+    graph: GraphEngine,
     goal_id: str,
     status: str,
     *,
@@ -421,7 +421,7 @@ def transition_goal(
         return {"goal": _require_goal(graph, goal_id), "from": current, "to": status}
 
 
-def set_progress(graph: Graphonomous, goal_id: str, progress: float) -> dict[str, Any]:
+def set_progress(graph: GraphEngine, goal_id: str, progress: float) -> dict[str, Any]:
     """Set progress in [0, 1] of a goal that is not terminal.  ``{"goal"}``."""
     value = check_unit_interval("progress", progress)
     with graph.lock:
@@ -435,7 +435,7 @@ def set_progress(graph: Graphonomous, goal_id: str, progress: float) -> dict[str
         return {"goal": _require_goal(graph, goal_id)}
 
 
-def link_nodes(graph: Graphonomous, goal_id: str, node_ids: Sequence[str]) -> dict[str, Any]:
+def link_nodes(graph: GraphEngine, goal_id: str, node_ids: Sequence[str]) -> dict[str, Any]:
     """Link knowledge nodes to a goal (``node supports goal``).  ``{"goal", "linked"}``."""
     ids = check_id_list("node_ids", node_ids)
     with graph.lock:
@@ -455,7 +455,7 @@ def link_nodes(graph: Graphonomous, goal_id: str, node_ids: Sequence[str]) -> di
         return {"goal": _require_goal(graph, goal_id), "linked": added}
 
 
-def unlink_nodes(graph: Graphonomous, goal_id: str, node_ids: Sequence[str]) -> dict[str, Any]:
+def unlink_nodes(graph: GraphEngine, goal_id: str, node_ids: Sequence[str]) -> dict[str, Any]:
     """Unlink nodes from a goal (and drop their ``supports`` edges).  ``{"goal", "unlinked"}``."""
     ids = set(check_id_list("node_ids", node_ids))
     with graph.lock:
@@ -472,7 +472,7 @@ def unlink_nodes(graph: Graphonomous, goal_id: str, node_ids: Sequence[str]) -> 
         return {"goal": _require_goal(graph, goal_id), "unlinked": removed}
 
 
-def decompose_goal(graph: Graphonomous, goal_id: str, subgoals: Sequence[object]) -> dict[str, Any]:
+def decompose_goal(graph: GraphEngine, goal_id: str, subgoals: Sequence[object]) -> dict[str, Any]:
     """Create subgoals of a goal (titles or {title, description, priority, metadata}).
 
     Each subgoal is a proposed goal with ``parent_goal_id`` = the goal, its
@@ -521,7 +521,7 @@ def decompose_goal(graph: Graphonomous, goal_id: str, subgoals: Sequence[object]
 # -- outcomes -------------------------------------------------------------------------------
 
 
-def goal_row_for(graph: Graphonomous, goal_id: str) -> dict[str, Any] | None:
+def goal_row_for(graph: GraphEngine, goal_id: str) -> dict[str, Any] | None:
     """The goals row named by its id or by its goal node's id, else None."""
     row = bookkeeping.get_goal_row(graph.store, goal_id)
     if row is not None:
@@ -568,7 +568,7 @@ def check_criteria(metadata: Mapping[str, Any]) -> None:
 
 
 def apply_outcome(
-    graph: Graphonomous, goal_id: str, outcome: Mapping[str, Any]
+    graph: GraphEngine, goal_id: str, outcome: Mapping[str, Any]
 ) -> dict[str, Any] | None:
     """Fold one outcome (``outcome_id``, ``status``, ``confidence``) into its goal.
 
@@ -644,7 +644,7 @@ def apply_outcome(
 
 
 def _outcome_report(
-    graph: Graphonomous,
+    graph: GraphEngine,
     goal_id: str,
     before: str,
     transitions: list[dict[str, str]],
@@ -678,7 +678,7 @@ _ACTIONS: Final[Mapping[str, Callable[..., dict[str, Any]]]] = {
 assert tuple(_ACTIONS) == GOAL_ACTIONS
 
 
-def manage_goal(graph: Graphonomous, action: str, **params: Any) -> dict[str, Any]:
+def manage_goal(graph: GraphEngine, action: str, **params: Any) -> dict[str, Any]:
     """One GoalGraph operation: `action` in GOAL_ACTIONS with that action's parameters.
 
     Unknown or missing parameters raise ValidationError naming them.
@@ -703,7 +703,7 @@ def manage_goal(graph: Graphonomous, action: str, **params: Any) -> dict[str, An
     return function(graph, **params)
 
 
-def review_goal(graph: Graphonomous, goal_id: str, apply: bool = False) -> dict[str, Any]:
+def review_goal(graph: GraphEngine, goal_id: str, apply: bool = False) -> dict[str, Any]:
     """Coverage-driven decision for a goal: act | learn | escalate (module docstring).
 
     Output: ``{"goal_id", "decision", "coverage": {...coverage_query result},
@@ -753,7 +753,7 @@ def review_goal(graph: Graphonomous, goal_id: str, apply: bool = False) -> dict[
         }
 
 
-def goals_snapshot(graph: Graphonomous, limit: int = 100) -> dict[str, Any]:
+def goals_snapshot(graph: GraphEngine, limit: int = 100) -> dict[str, Any]:
     """Totals, status breakdown and the goals themselves (``graphonomous://goals/snapshot``)."""
     check_int("limit", limit, 1, MAX_GOALS_LISTED)
     with graph.lock:

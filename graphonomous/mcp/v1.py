@@ -82,6 +82,7 @@ from ..retrieval.specialized import (
     MAX_TRAVERSE_DEPTH,
     QUERY_OPERATIONS,
 )
+from .query import query_graph
 from .tools import (
     BOOLEAN,
     COUNT,
@@ -795,6 +796,14 @@ RETRIEVE_CONTEXT: Final = ToolSpec(
     annotations=WRITE,
     handler=delegate("retrieve_context"),
 )
+
+
+def _query_graph(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Tool adapter: :func:`.query.query_graph` (the dispatch lives in the MCP layer)."""
+    args = dict(arguments)
+    return query_graph(graph, args.pop("operation", None), **args)
+
+
 QUERY_GRAPH: Final = ToolSpec(
     name="query_graph",
     title="Inspect the graph",
@@ -819,7 +828,7 @@ QUERY_GRAPH: Final = ToolSpec(
         ("operation",),
     ),
     annotations=READ,
-    handler=delegate("query_graph"),
+    handler=_query_graph,
 )
 TOPOLOGY_ANALYZE: Final = ToolSpec(
     name="topology_analyze",

@@ -20,7 +20,7 @@ from .graph import (
     store_fingerprint,
     weighted_graph,
 )
-from .mermaid import escape_label, to_mermaid
+from .mermaid import escape_label, result_mermaid, to_mermaid
 from .retriever import (
     DEEP_EFFORT,
     DEFAULT_SETTINGS,
@@ -38,9 +38,9 @@ from .specialized import (
     extract_steps,
     graph_traverse,
     match_preconditions,
-    query_graph,
     retrieve_episodic,
     retrieve_procedural,
+    similarity_search,
     step_cost,
     trace_evidence_path,
 )
@@ -77,12 +77,13 @@ __all__ = [
     "light_stem",
     "match_preconditions",
     "ppr_push",
-    "query_graph",
     "reciprocal_rank_fusion",
+    "result_mermaid",
     "retrieve_context",
     "retrieve_episodic",
     "retrieve_procedural",
     "score_fusion",
+    "similarity_search",
     "step_cost",
     "store_fingerprint",
     "to_mermaid",
