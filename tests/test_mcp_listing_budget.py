@@ -17,7 +17,7 @@ import pytest
 from graphonomous import Graphonomous
 from graphonomous.mcp import build_server
 from graphonomous.mcp.jsonrpc import Request, Response, encode
-from graphonomous.mcp.tools import SURFACES
+from graphonomous.mcp.surfaces import SURFACES
 
 V2_LISTING_BUDGET = 16 * 1024
 SELECTION_BUDGETS = {"v2": 16 * 1024, "v1": 40_000, "memory": 8_000, "all": 60_000}

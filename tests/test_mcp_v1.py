@@ -9,7 +9,7 @@ import pytest
 from mcp_tool_calls import V1_CALLS, Session
 
 from graphonomous import Graphonomous
-from graphonomous.mcp.tools import SURFACES
+from graphonomous.mcp.surfaces import SURFACES
 from graphonomous.mcp.v1 import V1_TOOLS
 
 

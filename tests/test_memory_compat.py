@@ -27,7 +27,7 @@ from graphonomous.mcp.memory_compat import (
     relations_text,
 )
 from graphonomous.mcp.server import McpServer
-from graphonomous.mcp.tools import CORE_TOOLS, SURFACES
+from graphonomous.mcp.surfaces import CORE_TOOLS, SURFACES
 from graphonomous.model import MAX_CONTENT_CHARS, RELATIONSHIPS
 from graphonomous.server_memory import MemoryFileError, parse_memory_jsonl, relationship_for
 

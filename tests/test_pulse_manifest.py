@@ -247,7 +247,7 @@ def test_learn_phase_carries_trace_ids_and_appends_outcomes() -> None:
 
 
 def _tools_named(*names: str) -> list[Any]:
-    from graphonomous.mcp.tools import SURFACES
+    from graphonomous.mcp.surfaces import SURFACES
 
     return [spec for specs in SURFACES.values() for spec in specs if spec.name in names]
 
@@ -262,7 +262,7 @@ def test_learn_phase_carries_trace_ids_once_it_exists() -> None:
 
 
 def test_phase_kinds_are_the_v2_tool_names_once_it_exists() -> None:
-    from graphonomous.mcp.tools import SURFACES
+    from graphonomous.mcp.surfaces import SURFACES
 
     if "v2" not in SURFACES:
         pytest.skip("the v2 machine surface is not registered yet")
