@@ -30,6 +30,7 @@ from ..model import (
     AID_NODE_TYPES,
     EDGE_DIRECTIONS,
     Edge,
+    GraphonomousError,
     Node,
     NotFoundError,
     ValidationError,
@@ -74,7 +75,7 @@ _NODE_ORDERS: Final = {
 }
 
 
-class StoreError(RuntimeError):
+class StoreError(GraphonomousError, RuntimeError):
     """The database cannot be used (not SQLite, too new, unreadable)."""
 
 
