@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
-
-import pytest
 
 from graphonomous import Graphonomous
 from graphonomous.learning.abstraction import first_sentence, medoid, shared_keywords
@@ -16,12 +13,6 @@ EPISODES = (
     "Alarm E-47 came back on pump 1 after the restart, pressure low again.",
     "Night shift logged alarm E-47 on pump 1 a third time; pressure sensor replaced.",
 )
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _chain(graph: Graphonomous, texts: tuple[str, ...]) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -21,12 +20,6 @@ WIFI = (
     "The office wifi password rotates every week",
 )
 OWNER = ("Alice is the owner of the billing service", "Bob is the owner of the billing service")
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _store(graph: Graphonomous, content: str, confidence: float, **extra: Any) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from graphonomous import Graphonomous, ValidationError
@@ -20,12 +18,6 @@ KNOWLEDGE = (
     "To reset valve V2 close the intake, flush the line and recalibrate",
     "Alarm E-47 on valve V2 means hydraulic pressure loss",
 )
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _know(graph: Graphonomous, confidence: float = 0.9) -> list[str]:

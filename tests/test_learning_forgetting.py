@@ -6,7 +6,6 @@ import hashlib
 import json
 import math
 import random
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -22,12 +21,6 @@ from graphonomous.learning.forgetting import (
     recency_factor,
 )
 from graphonomous.model import format_time, utc_now
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _live_ids(graph: Graphonomous) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +29,6 @@ from graphonomous.learning.learner import (
 from graphonomous.topology import analyze, build_adjacency
 
 CLOSE = 1e-12
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _node(graph: Graphonomous, node_id: str) -> dict[str, Any]:
