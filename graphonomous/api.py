@@ -28,8 +28,8 @@ from .learning import (
     erasure,
     forgetting,
     goals,
-    learner,
     orchestrator,
+    outcomes,
     uncertainty,
 )
 from .model import DEFAULT_AGENT_ID, Node
@@ -437,7 +437,7 @@ class Graphonomous:
         """Record an action outcome; update causal nodes' confidence and Q-value
         (once per `signal_id`)."""
         self.touch()
-        return learner.learn_from_outcome(
+        return outcomes.learn_from_outcome(
             self.engine,
             action_id,
             status,
@@ -459,16 +459,16 @@ class Graphonomous:
     ) -> dict[str, Any]:
         """positive | negative | correction feedback on one node."""
         self.touch()
-        return learner.learn_from_feedback(self.engine, node_id, feedback, correction, reason)
+        return outcomes.learn_from_feedback(self.engine, node_id, feedback, correction, reason)
 
     def learn_detect_novelty(
         self,
         text: str,
-        threshold: float = learner.NOVELTY_THRESHOLD,
-        limit: int = learner.NOVELTY_NEIGHBOURS,
+        threshold: float = outcomes.NOVELTY_THRESHOLD,
+        limit: int = outcomes.NOVELTY_NEIGHBOURS,
     ) -> dict[str, Any]:
         """Novelty of a text: 1 − highest similarity to a live node."""
-        return learner.learn_detect_novelty(self.engine, text, threshold, limit)
+        return outcomes.learn_detect_novelty(self.engine, text, threshold, limit)
 
     def learn_from_interaction(
         self,
@@ -478,7 +478,7 @@ class Graphonomous:
     ) -> dict[str, Any]:
         """Store an exchange as an episode plus the claims of the response."""
         self.touch()
-        return learner.learn_from_interaction(self.engine, user_message, model_response, context)
+        return outcomes.learn_from_interaction(self.engine, user_message, model_response, context)
 
     def belief_revise(
         self,

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from graphonomous import Graphonomous
-from graphonomous.retrieval.graph import GraphEngine
+from graphonomous.retrieval.graph_view import GraphEngine
 
 
 @pytest.fixture

@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 from graphonomous import Graphonomous, ValidationError, telemetry
 from graphonomous.cli import main
 from graphonomous.learning import tables
-from graphonomous.learning.common import bounded_step
-from graphonomous.learning.learner import (
+from graphonomous.learning.outcomes import (
     CLAIM_CONFIDENCE,
     CONFIDENCE_LEARNING_RATE,
     EVIDENCE_TYPE_WEIGHTS,
@@ -26,6 +25,7 @@ from graphonomous.learning.learner import (
     Q_REWARDS,
     extract_claims,
 )
+from graphonomous.learning.writes import bounded_step
 from graphonomous.topology import analyze, build_adjacency
 
 CLOSE = 1e-12

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..learning.learner import Q_LEARNING_RATE
+from ..learning.outcomes import Q_LEARNING_RATE
 from ..retrieval import RetrievalSettings
 from ..retrieval.retriever import UTILITY_WEIGHT
 from .registry import scenario

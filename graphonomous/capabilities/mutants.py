@@ -114,15 +114,15 @@ def _number_cue_loose() -> list[tuple[Any, str, Any]]:
 
 
 def _precondition_boost_off() -> list[tuple[Any, str, Any]]:
-    from ..retrieval import specialized
+    from ..retrieval import lookups
 
-    return [(specialized, "PRECONDITION_BOOST", 0.0)]
+    return [(lookups, "PRECONDITION_BOOST", 0.0)]
 
 
 def _steps_unparsed() -> list[tuple[Any, str, Any]]:
-    from ..retrieval import specialized
+    from ..retrieval import lookups
 
-    return [(specialized, "extract_steps", lambda content, metadata: [content])]
+    return [(lookups, "extract_steps", lambda content, metadata: [content])]
 
 
 MUTANTS: Final[tuple[Mutant, ...]] = (

@@ -49,16 +49,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..model import DEFAULT_Q_VALUE, check_choice, check_int, parse_time, utc_now
 from ..topology import analyze, build_adjacency
-from . import bookkeeping
+from . import tables
 from .consolidator import consolidation_log, run_consolidation
 from .coverage import coverage_query
 from .forgetting import forget_by_policy, memory_pressure
 from .goals import node_content
-from .learner import Q_REWARDS
+from .outcomes import Q_REWARDS
 
 if TYPE_CHECKING:
     from ..model import Node
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 AUTONOMY_LEVELS: Final = ("observe", "advise", "act")
 # Actions `act` may perform itself; the others are only ever recommended.
@@ -94,7 +94,7 @@ def urgency(goal: Mapping[str, Any], now: datetime) -> float:
 
 def surprise(graph: GraphEngine, goal: Mapping[str, Any], linked: Sequence[Node]) -> float:
     """Mean |reward − expected| over the goal's latest outcomes (module docstring)."""
-    rows = bookkeeping.query(
+    rows = tables.query(
         graph.store,
         "SELECT status FROM outcomes WHERE goal_id IN (?, ?) ORDER BY created_at DESC, id DESC "
         "LIMIT ?",
@@ -110,7 +110,7 @@ def surprise(graph: GraphEngine, goal: Mapping[str, Any], linked: Sequence[Node]
 def rank_goals(graph: GraphEngine, limit: int = GOALS_SURVEYED) -> list[dict[str, Any]]:
     """Active goals by score descending (then goal id).  One coverage query per goal."""
     now = parse_time(utc_now())
-    goals = bookkeeping.list_goal_rows(graph.store, status=ACTIVE_STATUS, limit=limit)
+    goals = tables.list_goal_rows(graph.store, status=ACTIVE_STATUS, limit=limit)
     ranked = []
     for goal in goals:
         topics = goal["metadata"].get("critical_topics")
@@ -188,7 +188,7 @@ def attention_survey(graph: GraphEngine) -> dict[str, Any]:
             "goals": rank_goals(graph),
             "memory_pressure": memory_pressure(graph),
             "kappa_regions": kappa_regions(graph),
-            "open_items": bookkeeping.attention_items(graph.store),
+            "open_items": tables.attention_items(graph.store),
             "consolidation": _consolidation_state(graph),
         }
 
@@ -262,7 +262,7 @@ def _perform(graph: GraphEngine, action: Mapping[str, Any]) -> dict[str, Any]:
         result = forget_by_policy(graph, "hybrid")
         return {"forgotten_count": result["forgotten_count"], "max_nodes": result["max_nodes"]}
     if action["action"] == "resolve_item":
-        done = bookkeeping.resolve_attention_item(
+        done = tables.resolve_attention_item(
             graph.store, action["target"], utc_now(), f"attention cycle: {action['why']}"
         )
         return {"resolved": done}

@@ -47,12 +47,12 @@ from ..model import (
 from ..records import node_from_fields
 from ..store import Store
 from . import rests_on, tables
-from .common import insert_node, link
 from .cues import contradiction_cues as contradiction_cues  # re-exported for callers
 from .thresholds import PRUNE_CONFIDENCE
+from .writes import insert_node, link
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 BELIEF_ACTIONS: Final = ("expand", "revise", "contract")
 

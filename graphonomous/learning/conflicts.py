@@ -44,18 +44,18 @@ from typing import TYPE_CHECKING, Any, Final
 from ..embed import exact_score
 from ..model import JUDGEMENT_RELATIONSHIPS, Node, parse_time
 from ..store import Store, merge_into
-from . import bookkeeping
+from . import tables
 from .beliefs import (
     REVISION_CONFIDENCE_FACTOR,
     add_contradiction_edges,
     retract,
 )
-from .common import link
 from .cues import contradiction_cues
 from .similarity import NearPair
+from .writes import link
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
     from .consolidation_config import ConsolidationConfig
 
 # Relationships that mean "these two were already judged against each other".
@@ -168,7 +168,7 @@ def resolve_conflicts(
         reason = "no strategy decided" if verdict is None else "the loser is protected"
         detail = {"source": "consolidation", "similarity": similarity}
         add_contradiction_edges(store, pair.a, pair.b, now, strength=similarity, detail=detail)
-        _, created = bookkeeping.open_attention_item(
+        _, created = tables.open_attention_item(
             store,
             CONTRADICTION_ITEM,
             "warning",
@@ -206,7 +206,7 @@ def _supersede(
     propagated = retract(
         store, loser.id, 1.0 - REVISION_CONFIDENCE_FACTOR, now, exclude={winner.id}
     )
-    bookkeeping.record_revision(
+    tables.record_revision(
         store,
         RESOLVE_OPERATION,
         loser.id,

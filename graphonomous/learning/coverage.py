@@ -56,14 +56,14 @@ from typing import TYPE_CHECKING, Any, Final
 from ..embed import exact_score
 from ..embed.index import normalized_f32
 from ..model import Node, ValidationError, check_id_list, check_int, check_text
+from ..retrieval.lookups import similarity_search
 from ..retrieval.retriever import retrieve_context
-from ..retrieval.specialized import similarity_search
 from ..topology import analyze, build_adjacency
 from .keywords import content_words
 from .uncertainty import evidence_counts, wilson_interval
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 RECOMMENDATIONS: Final = ("act", "learn_first", "escalate")
 RECOMMENDATION_ALIASES: Final = {"learn": "learn_first"}

@@ -45,11 +45,11 @@ from ..model import (
 from ..records import node_from_fields
 from ..retrieval.retriever import retrieve_context
 from ..topology import Adjacency, analyze, build_adjacency, compute_kappa
-from .common import insert_node, link
+from .writes import insert_node, link
 
 if TYPE_CHECKING:
     from ..model import Edge, Node
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 CONCLUSION_TYPE: Final = "semantic"  # a member of model.NODE_TYPES
 CONCLUSION_RELATIONSHIP: Final = "derived_from"

@@ -43,7 +43,7 @@ from .abstraction import GROUNDING_RELATIONSHIP, summary_text
 from .keywords import distinct_words
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 # A summary of fewer members than this is no summary: it goes with its erased members.
 MIN_SUMMARY_MEMBERS: Final = 2

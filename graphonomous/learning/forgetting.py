@@ -57,7 +57,7 @@ from ..store import Store
 from . import erasure, rests_on, retention, tables
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 FORGET_MODES: Final = ("soft", "hard", "cascade")
 POLICY_MODES: Final = ("soft", "hard")

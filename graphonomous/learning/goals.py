@@ -61,11 +61,11 @@ from ..model import (
     utc_now,
 )
 from ..records import node_from_fields
-from . import bookkeeping
-from .common import insert_node, link
+from . import tables
+from .writes import insert_node, link
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 GOAL_STATUSES: Final = ("proposed", "active", "blocked", "completed", "abandoned")
 GOAL_TRANSITIONS: Final[Mapping[str, tuple[str, ...]]] = {
@@ -134,7 +134,7 @@ CRITERIA_TYPES: Final = ("outcome_threshold",)
 def _require_goal(graph: GraphEngine, goal_id: object) -> dict[str, Any]:
     check_id("goal_id", goal_id)
     assert isinstance(goal_id, str)
-    goal = bookkeeping.get_goal_row(graph.store, goal_id)
+    goal = tables.get_goal_row(graph.store, goal_id)
     if goal is None:
         raise NotFoundError("goal", goal_id)
     return goal
@@ -227,7 +227,7 @@ def _insert_goal(
     )
     insert_node(graph, node, vector)
     goal["node_id"] = node.id
-    bookkeeping.insert_goal(graph.store, goal)
+    tables.insert_goal(graph.store, goal)
     if parent is not None and parent["node_id"]:
         link(graph.store, node.id, parent["node_id"], SUBGOAL_RELATIONSHIP, now)
     for linked in goal["linked_node_ids"]:
@@ -271,7 +271,7 @@ def get_goal(graph: GraphEngine, goal_id: str) -> dict[str, Any]:
     """``{"goal", "subgoals", "linked_nodes": [{id, node_type, content, confidence}]}``."""
     with graph.lock:
         goal = _require_goal(graph, goal_id)
-        subgoals = bookkeeping.list_goal_rows(graph.store, parent_goal_id=goal_id)
+        subgoals = tables.list_goal_rows(graph.store, parent_goal_id=goal_id)
         nodes = graph.store.get_nodes(goal["linked_node_ids"])
     linked = [
         {
@@ -303,7 +303,7 @@ def list_goals(
         check_id("agent_id", agent_id)
     check_int("limit", limit, 1, MAX_GOALS_LISTED)
     with graph.lock:
-        goals = bookkeeping.list_goal_rows(
+        goals = tables.list_goal_rows(
             graph.store,
             status=status,
             parent_goal_id=parent_goal_id,
@@ -348,7 +348,7 @@ def update_goal(
         content = node_content(updated["title"], updated["description"])
         vector = graph.embed_texts([content])[0] if rewrite else None
         with graph.store.transaction():
-            bookkeeping.update_goal_row(graph.store, goal_id, **fields, updated_at=now)
+            tables.update_goal_row(graph.store, goal_id, **fields, updated_at=now)
             if goal["node_id"] and graph.store.get_node(goal["node_id"]) is not None:
                 if vector is not None:
                     graph.store.update_node(goal["node_id"], content=content, updated_at=now)
@@ -363,9 +363,9 @@ def delete_goal(graph: GraphEngine, goal_id: str) -> dict[str, Any]:
     """Delete a goal and its node; its subgoals are detached (parent_goal_id = null)."""
     with graph.lock:
         goal = _require_goal(graph, goal_id)
-        children = bookkeeping.list_goal_rows(graph.store, parent_goal_id=goal_id)
+        children = tables.list_goal_rows(graph.store, parent_goal_id=goal_id)
         with graph.store.transaction():
-            bookkeeping.execute(graph.store, "DELETE FROM goals WHERE id = ?", (goal_id,))
+            tables.execute(graph.store, "DELETE FROM goals WHERE id = ?", (goal_id,))
             if goal["node_id"] and graph.store.get_node(goal["node_id"]) is not None:
                 graph.store.delete_node(goal["node_id"])
     return {
@@ -416,7 +416,7 @@ def transition_goal(
         if status == "completed":
             fields["progress"] = 1.0
         with graph.store.transaction():
-            bookkeeping.update_goal_row(graph.store, goal_id, **fields)
+            tables.update_goal_row(graph.store, goal_id, **fields)
             _sync_node(graph, {**goal, **fields}, now)
         return {"goal": _require_goal(graph, goal_id), "from": current, "to": status}
 
@@ -430,7 +430,7 @@ def set_progress(graph: GraphEngine, goal_id: str, progress: float) -> dict[str,
             raise ValidationError("progress", f"goal is {goal['status']}; progress is final")
         now = utc_now()
         with graph.store.transaction():
-            bookkeeping.update_goal_row(graph.store, goal_id, progress=value, updated_at=now)
+            tables.update_goal_row(graph.store, goal_id, progress=value, updated_at=now)
             _sync_node(graph, {**goal, "progress": value}, now)
         return {"goal": _require_goal(graph, goal_id)}
 
@@ -445,9 +445,7 @@ def link_nodes(graph: GraphEngine, goal_id: str, node_ids: Sequence[str]) -> dic
             ids = _live_ids(graph, ids, "node_ids")
             added = [i for i in ids if i not in goal["linked_node_ids"]]
             linked = sorted({*goal["linked_node_ids"], *ids})
-            bookkeeping.update_goal_row(
-                graph.store, goal_id, linked_node_ids=linked, updated_at=now
-            )
+            tables.update_goal_row(graph.store, goal_id, linked_node_ids=linked, updated_at=now)
             if goal["node_id"] and graph.store.get_node(goal["node_id"]) is not None:
                 for node_id in ids:
                     if node_id != goal["node_id"]:
@@ -464,7 +462,7 @@ def unlink_nodes(graph: GraphEngine, goal_id: str, node_ids: Sequence[str]) -> d
         removed = sorted(ids & set(goal["linked_node_ids"]))
         with graph.store.transaction():
             kept = [i for i in goal["linked_node_ids"] if i not in ids]
-            bookkeeping.update_goal_row(graph.store, goal_id, linked_node_ids=kept, updated_at=now)
+            tables.update_goal_row(graph.store, goal_id, linked_node_ids=kept, updated_at=now)
             for node_id in removed:
                 edge = graph.store.find_edge(node_id, goal["node_id"] or "", SUPPORT_RELATIONSHIP)
                 if edge is not None:
@@ -506,7 +504,7 @@ def decompose_goal(graph: GraphEngine, goal_id: str, subgoals: Sequence[object])
                 *parent["metadata"].get("decomposition", []),
                 *(goal["id"] for goal, _ in prepared),
             ]
-            bookkeeping.update_goal_row(
+            tables.update_goal_row(
                 graph.store,
                 goal_id,
                 metadata={**parent["metadata"], "decomposition": decomposition},
@@ -523,12 +521,12 @@ def decompose_goal(graph: GraphEngine, goal_id: str, subgoals: Sequence[object])
 
 def goal_row_for(graph: GraphEngine, goal_id: str) -> dict[str, Any] | None:
     """The goals row named by its id or by its goal node's id, else None."""
-    row = bookkeeping.get_goal_row(graph.store, goal_id)
+    row = tables.get_goal_row(graph.store, goal_id)
     if row is not None:
         return row
     node = graph.store.get_node(goal_id)
     named = node.metadata.get("goal_id") if node is not None else None
-    return bookkeeping.get_goal_row(graph.store, named) if isinstance(named, str) else None
+    return tables.get_goal_row(graph.store, named) if isinstance(named, str) else None
 
 
 def _criteria(goal: Mapping[str, Any]) -> tuple[float, int] | None:
@@ -608,7 +606,7 @@ def apply_outcome(
             transitions.append({"from": current, "to": target, "reason": reason})
 
     if goal["status"] in TERMINAL_STATUSES:
-        bookkeeping.update_goal_row(
+        tables.update_goal_row(
             graph.store,
             goal["id"],
             metadata={**goal["metadata"], OUTCOME_STATS_KEY: stats},
@@ -621,7 +619,7 @@ def apply_outcome(
         move("active", "successful outcome on a blocked goal")
     current = _require_goal(graph, goal["id"])
     progress = rate if counted else current["progress"]
-    bookkeeping.update_goal_row(
+    tables.update_goal_row(
         graph.store,
         goal["id"],
         progress=progress,
@@ -737,7 +735,7 @@ def review_goal(graph: GraphEngine, goal_id: str, apply: bool = False) -> dict[s
                 if target:
                     transition_goal(graph, goal_id, target, reason=f"review: {decision}")
                 current = _require_goal(graph, goal_id)
-                bookkeeping.update_goal_row(
+                tables.update_goal_row(
                     graph.store,
                     goal_id,
                     metadata={**current["metadata"], "last_review": review},
@@ -757,8 +755,8 @@ def goals_snapshot(graph: GraphEngine, limit: int = 100) -> dict[str, Any]:
     """Totals, status breakdown and the goals themselves (``graphonomous://goals/snapshot``)."""
     check_int("limit", limit, 1, MAX_GOALS_LISTED)
     with graph.lock:
-        counts = bookkeeping.goal_status_counts(graph.store)
-        goals = bookkeeping.list_goal_rows(graph.store, limit=limit)
+        counts = tables.goal_status_counts(graph.store)
+        goals = tables.list_goal_rows(graph.store, limit=limit)
     return {
         "total": sum(counts.values()),
         "by_status": {status: counts.get(status, 0) for status in GOAL_STATUSES},

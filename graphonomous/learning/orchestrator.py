@@ -36,7 +36,7 @@ from ..store import Store
 from .thresholds import RELATED_SIMILARITY, SAME_KNOWLEDGE_SIMILARITY
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 DECISIONS: Final = ("learn", "reinforce", "hold")
 HIGH_CONFIDENCE: Final = 0.7

@@ -24,7 +24,7 @@ from .consolidator import run_consolidation
 from .forgetting import MEMORY_PRESSURE_RATIO
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 DEFAULT_INTERVAL_S: Final = 300.0  # seed 003 consolidation_interval: 5 minutes
 DEFAULT_IDLE_S: Final = 30.0  # seed 003 idle_threshold: 30 seconds

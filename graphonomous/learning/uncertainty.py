@@ -38,7 +38,7 @@ from . import tables
 from .outcome_signals import PARTIAL_FRACTION_KEY, STATUS_SIGNALS
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 Z_95: Final = 1.96
 # Partial success credits the learner's partial signal (the achieved fraction).

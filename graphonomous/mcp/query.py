@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from ..model import NODE_TYPES, ValidationError, check_choice
-from ..retrieval.specialized import QUERY_OPERATIONS
+from ..retrieval.lookups import QUERY_OPERATIONS
 
 if TYPE_CHECKING:
     from ..api import Graphonomous

@@ -40,7 +40,7 @@ from ..learning.goals import (
     MAX_TITLE_CHARS,
     SUBGOAL_FIELDS,
 )
-from ..learning.learner import (
+from ..learning.outcomes import (
     EVIDENCE_TYPE_WEIGHTS,
     FEEDBACK_KINDS,
     NOVELTY_NEIGHBOURS,
@@ -57,19 +57,7 @@ from ..model import (
     TIMESCALES,
     ValidationError,
 )
-from ..retrieval.region import DEFAULT_SEARCH_LIMIT
-from ..retrieval.retriever import (
-    DEEP_EFFORT,
-    DEFAULT_EXPANSION_HOPS,
-    DEFAULT_LIMIT,
-    DEFAULT_NEIGHBORS_PER_NODE,
-    EFFORT_MAX,
-    MAX_EXPANSION_HOPS,
-    MAX_NEIGHBORS_PER_NODE,
-    SOURCES,
-)
-from ..retrieval.retriever import MAX_LIMIT as RETRIEVE_MAX_LIMIT
-from ..retrieval.specialized import (
+from ..retrieval.lookups import (
     DEFAULT_EPISODIC_LIMIT,
     DEFAULT_PATH_HOPS,
     DEFAULT_PROCEDURAL_LIMIT,
@@ -82,6 +70,18 @@ from ..retrieval.specialized import (
     MAX_TRAVERSE_DEPTH,
     QUERY_OPERATIONS,
 )
+from ..retrieval.region import DEFAULT_SEARCH_LIMIT
+from ..retrieval.retriever import (
+    DEEP_EFFORT,
+    DEFAULT_EXPANSION_HOPS,
+    DEFAULT_LIMIT,
+    DEFAULT_NEIGHBORS_PER_NODE,
+    EFFORT_MAX,
+    MAX_EXPANSION_HOPS,
+    MAX_NEIGHBORS_PER_NODE,
+    SOURCES,
+)
+from ..retrieval.retriever import MAX_LIMIT as RETRIEVE_MAX_LIMIT
 from .query import query_graph
 from .tools import (
     BOOLEAN,

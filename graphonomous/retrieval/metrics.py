@@ -14,7 +14,7 @@ from ..algorithms.spectral import graph_metrics
 from ..embed import numpy_available
 
 if TYPE_CHECKING:
-    from .graph import GraphEngine
+    from .graph_view import GraphEngine
 
 
 def stored_graph(graph: GraphEngine) -> dict[str, dict[str, float]]:

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, Final
 from ..model import ValidationError
 from ..topology import analyze, build_adjacency
 from ..topology.recommend import RECOMMENDATION_LIST_LIMIT, recommendation
-from .specialized import similarity_search
+from .lookups import similarity_search
 
 if TYPE_CHECKING:
-    from .graph import GraphEngine
+    from .graph_view import GraphEngine
 
 DEFAULT_SEARCH_LIMIT: Final = 10
 

@@ -79,7 +79,7 @@ from .fusion import (
     reciprocal_rank_fusion,
     score_fusion,
 )
-from .graph import (
+from .graph_view import (
     CAUSAL_RELATIONSHIPS,
     EDGE_KIND_WEIGHTS,
     STRUCTURAL_RELATIONSHIPS,
@@ -98,7 +98,7 @@ from .provenance import provenance
 from .spread import spread_by_file
 
 if TYPE_CHECKING:
-    from .graph import GraphEngine
+    from .graph_view import GraphEngine
 
 # -- effort spectrum (seed 002) ------------------------------------------------
 EFFORT_MAX: Final = 10
@@ -896,7 +896,7 @@ def _utility_rerank(run: _Run, vector: list[float] | None) -> None:
     """Stage 5: Q-values (seed 004's blend), experience, superseded nodes demoted.
 
     score' = (1 − α)·score + α·q_value when some candidate has outcomes
-    (Q-values move by each cause's 1/k credit share, `learning.learner`), then
+    (Q-values move by each cause's 1/k credit share, `learning.outcomes`), then
     `_experience` (query-dependent), then × `superseded_factor` for
     superseded nodes.
     """
@@ -1031,7 +1031,7 @@ def contradiction_flags(
 def record_access(graph: GraphEngine, result_ids: Sequence[str]) -> None:
     """In one transaction: access_count += 1 and last_accessed_at = now on every result.
 
-    Co-activation is counted by rewarded outcomes (learning.learner), not by
+    Co-activation is counted by rewarded outcomes (learning.outcomes), not by
     retrieval: edges strengthen between nodes that succeed together, not
     between nodes that merely came back together.
 

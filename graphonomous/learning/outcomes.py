@@ -34,12 +34,12 @@ from ..records import node_from_fields
 from ..retrieval.experience import NEUTRAL_REWARD, QUERY_KEY, RETRIEVAL_KEY, retrieval_trace
 from ..store import Store
 from . import beliefs, goals, orchestrator, tables
-from .common import bounded_step, insert_node, link
 from .outcome_signals import PARTIAL_FRACTION_KEY, STATUS_SIGNALS
 from .thresholds import RELATED_SIMILARITY, SAME_KNOWLEDGE_SIMILARITY
+from .writes import bounded_step, insert_node, link
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 OUTCOME_STATUSES: Final = ("success", "partial_success", "failure", "timeout")
 FEEDBACK_KINDS: Final = ("positive", "negative", "correction")

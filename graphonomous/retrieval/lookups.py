@@ -31,12 +31,12 @@ from ..model import (
     parse_time,
 )
 from .bm25 import bm25_tokens
-from .graph import GraphReader, GraphSnapshot, Link
+from .graph_view import GraphReader, GraphSnapshot, Link
 from .provenance import node_result, provenance
 from .retriever import MAX_QUERY_CHARS, cap_query, hybrid_search
 
 if TYPE_CHECKING:
-    from .graph import GraphEngine
+    from .graph_view import GraphEngine
 
 DEFAULT_EPISODIC_LIMIT: Final = 20
 DEFAULT_PROCEDURAL_LIMIT: Final = 5

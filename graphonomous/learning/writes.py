@@ -17,7 +17,7 @@ from ..model import Edge, Node, new_id
 from ..store import Store
 
 if TYPE_CHECKING:
-    from ..retrieval.graph import GraphEngine
+    from ..retrieval.graph_view import GraphEngine
 
 
 def insert_node(graph: GraphEngine, node: Node, vector: list[float]) -> None:
