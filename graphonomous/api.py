@@ -259,22 +259,8 @@ class Graphonomous:
         *,
         defer_embeddings: bool = False,
     ) -> dict[str, Any]:
-        """Apply a list of operations atomically (see graphonomous.store.batch).
-
-        The operations, the embeddings of new or re-written content and the
-        caller's own table writes (`bookkeeping(store)`, e.g. ingestion's
-        `source_files` rows) commit in ONE transaction, or not at all; the
-        vector and BM25 indexes follow the commit (the engine reads the change
-        log).  Raises BatchError
-        (or whatever `bookkeeping` raises) and then nothing is written.
-
-        With `defer_embeddings`, new or re-written nodes are stored without a
-        vector (a stale one is deleted) and embedded on the next similarity
-        search instead: bulk writers whose callers never search by similarity
-        (the memory-compat tools) then pay nothing for vectors, and a crash
-        before the next search leaves only "missing" vectors, which every
-        index load fills in.
-        """
+        """Apply a list of operations atomically, with the caller's `bookkeeping(store)`
+        writes in the same transaction (see `engine.crud.apply_batch`)."""
         return crud.apply_batch(
             self.engine, operations, bookkeeping, defer_embeddings=defer_embeddings
         )

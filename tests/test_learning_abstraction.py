@@ -55,7 +55,7 @@ def test_small_and_oversized_clusters_are_skipped(graph: Graphonomous) -> None:
     _chain(graph, EPISODES[:2])
     config = with_config(abstraction_max_cluster=3)
     big = _chain(graph, tuple(f"Shift report {i}: conveyor belt {i} jammed" for i in range(4)))
-    entry = run_consolidation(graph, config=config)
+    entry = run_consolidation(graph.engine, config=config)
     stage = next(s for s in entry["stages"] if s["name"] == "abstract")
     assert stage["abstractions_created"] == 0 and stage["clusters_too_large"] == 1
     assert len(big) == 4

@@ -101,7 +101,7 @@ def test_outcome_evidence_lowers_uncertainty(graph: Graphonomous) -> None:
 
 def test_similarity_path_has_no_side_effects(graph: Graphonomous) -> None:
     ids = _know(graph)
-    result = coverage_query(graph, TASK, use_retrieval=False)
+    result = coverage_query(graph.engine, TASK, use_retrieval=False)
     assert result["method"] == "similarity_search"
     assert all(graph.store.require_node(i).access_count == 0 for i in ids)
 

@@ -16,23 +16,28 @@ def _forward(parts: bool) -> tuple[str, ...]:
     return (*RESTS_ON_FORWARD, *STRUCTURAL_RELATIONSHIPS) if parts else RESTS_ON_FORWARD
 
 
-def grounds(store: Store, node_id: str, *, parts: bool = False) -> set[str]:
-    """Ids of the nodes `node_id` rests on."""
+def _walk(store: Store, node_id: str, parts: bool, *, upward: bool) -> set[str]:
+    """One step of the relation: the ends `node_id` rests on (`upward`) or the ends
+    resting on it.  A forward kind points from the resting node to its ground, a
+    backward kind the other way."""
     forward = _forward(parts)
-    found = {e.target_id for e in store.edges_of(node_id, "out") if e.relationship in forward}
-    found |= {
-        e.source_id for e in store.edges_of(node_id, "in") if e.relationship in RESTS_ON_BACKWARD
-    }
+    ahead, behind = ("out", "in") if upward else ("in", "out")
+    found = set()
+    for edge in store.edges_of(node_id, ahead):
+        if edge.relationship in forward:
+            found.add(edge.target_id if upward else edge.source_id)
+    for edge in store.edges_of(node_id, behind):
+        if edge.relationship in RESTS_ON_BACKWARD:
+            found.add(edge.source_id if upward else edge.target_id)
     found.discard(node_id)
     return found
+
+
+def grounds(store: Store, node_id: str, *, parts: bool = False) -> set[str]:
+    """Ids of the nodes `node_id` rests on."""
+    return _walk(store, node_id, parts, upward=True)
 
 
 def dependants(store: Store, node_id: str, *, parts: bool = False) -> set[str]:
     """Ids of the nodes that rest on `node_id` (the reverse of :func:`grounds`)."""
-    forward = _forward(parts)
-    found = {e.source_id for e in store.edges_of(node_id, "in") if e.relationship in forward}
-    found |= {
-        e.target_id for e in store.edges_of(node_id, "out") if e.relationship in RESTS_ON_BACKWARD
-    }
-    found.discard(node_id)
-    return found
+    return _walk(store, node_id, parts, upward=False)

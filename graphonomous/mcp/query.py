@@ -12,10 +12,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from ..model import NODE_TYPES, ValidationError, check_choice
-from ..retrieval.lookups import QUERY_OPERATIONS
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
+
+# The read operations, each one facade method.
+QUERY_OPERATIONS: Final = ("list_nodes", "get_node", "get_edges", "similarity_search")
 
 _QUERY_ARGUMENTS: Final[Mapping[str, frozenset[str]]] = {
     "list_nodes": frozenset(

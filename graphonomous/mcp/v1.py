@@ -68,7 +68,6 @@ from ..retrieval.lookups import (
     MAX_PATHS,
     MAX_TOOL_LIMIT,
     MAX_TRAVERSE_DEPTH,
-    QUERY_OPERATIONS,
 )
 from ..retrieval.region import DEFAULT_SEARCH_LIMIT
 from ..retrieval.retriever import (
@@ -82,7 +81,7 @@ from ..retrieval.retriever import (
     SOURCES,
 )
 from ..retrieval.retriever import MAX_LIMIT as RETRIEVE_MAX_LIMIT
-from .query import query_graph
+from .query import QUERY_OPERATIONS, query_graph
 from .tools import (
     BOOLEAN,
     COUNT,

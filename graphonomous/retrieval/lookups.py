@@ -60,7 +60,6 @@ DEFAULT_TRAVERSE_DEPTH: Final = 2
 MAX_TRAVERSE_DEPTH: Final = 5
 DEFAULT_TRAVERSE_LIMIT: Final = 100
 DIRECTIONS: Final = ("out", "in", "both")
-QUERY_OPERATIONS: Final = ("list_nodes", "get_node", "get_edges", "similarity_search")
 
 
 # -- retrieve_episodic ---------------------------------------------------------
