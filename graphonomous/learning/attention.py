@@ -51,9 +51,8 @@ from ..model import DEFAULT_Q_VALUE, check_choice, check_int, parse_time, utc_no
 from ..topology import analyze, build_adjacency
 from . import tables
 from .consolidator import consolidation_log, run_consolidation
-from .coverage import coverage_query
 from .forgetting import forget_by_policy, memory_pressure
-from .goals import node_content
+from .goals import goal_coverage
 from .outcomes import Q_REWARDS
 
 if TYPE_CHECKING:
@@ -113,14 +112,7 @@ def rank_goals(graph: GraphEngine, limit: int = GOALS_SURVEYED) -> list[dict[str
     goals = tables.list_goal_rows(graph.store, status=ACTIVE_STATUS, limit=limit)
     ranked = []
     for goal in goals:
-        topics = goal["metadata"].get("critical_topics")
-        coverage = coverage_query(
-            graph,
-            node_content(goal["title"], goal["description"]),
-            critical_topics=topics if isinstance(topics, list) else None,
-            extra_node_ids=goal["linked_node_ids"],
-            use_retrieval=False,
-        )
+        coverage = goal_coverage(graph, goal, use_retrieval=False)
         linked = [
             n
             for n in graph.store.get_nodes(goal["linked_node_ids"]).values()

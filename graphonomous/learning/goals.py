@@ -701,6 +701,23 @@ def manage_goal(graph: GraphEngine, action: str, **params: Any) -> dict[str, Any
     return function(graph, **params)
 
 
+def goal_coverage(
+    graph: GraphEngine, goal: Mapping[str, Any], *, use_retrieval: bool = True
+) -> dict[str, Any]:
+    """`coverage_query` for a goal row: its title and description, its critical topics
+    (metadata), its linked nodes."""
+    from .coverage import coverage_query  # coverage is a client of goals' rows
+
+    topics = goal["metadata"].get("critical_topics")
+    return coverage_query(
+        graph,
+        node_content(goal["title"], goal["description"]),
+        critical_topics=topics if isinstance(topics, list) else None,
+        extra_node_ids=goal["linked_node_ids"],
+        use_retrieval=use_retrieval,
+    )
+
+
 def review_goal(graph: GraphEngine, goal_id: str, apply: bool = False) -> dict[str, Any]:
     """Coverage-driven decision for a goal: act | learn | escalate (module docstring).
 
@@ -708,19 +725,11 @@ def review_goal(graph: GraphEngine, goal_id: str, apply: bool = False) -> dict[s
     "transition": {"from", "to"} | None, "applied": bool, "goal"}``; the
     review is recorded in ``metadata.last_review`` when applied.
     """
-    from .coverage import coverage_query
-
     if not isinstance(apply, bool):
         raise ValidationError("apply", "must be true or false")
     with graph.lock:
         goal = _require_goal(graph, goal_id)
-        topics = goal["metadata"].get("critical_topics")
-        coverage = coverage_query(
-            graph,
-            node_content(goal["title"], goal["description"]),
-            critical_topics=topics if isinstance(topics, list) else None,
-            extra_node_ids=goal["linked_node_ids"],
-        )
+        coverage = goal_coverage(graph, goal)
         decision = coverage["recommendation"]
         target = REVIEW_TRANSITIONS[decision].get(goal["status"])
         transition = {"from": goal["status"], "to": target} if target else None
