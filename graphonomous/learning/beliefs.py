@@ -294,6 +294,24 @@ def add_contradiction_edges(
     return ids
 
 
+# -- supersession ----------------------------------------------------------------
+
+
+def supersede(store: Store, new_id: str, old: Node, now: str) -> tuple[float, list[dict[str, Any]]]:
+    """`new_id` supersedes `old` (the one supersession: revise and conflict resolution).
+
+    In the caller's transaction: edge new ``supersedes`` old (strength 1),
+    ``old.superseded_by = new``, old's confidence × REVISION_CONFIDENCE_FACTOR,
+    and the loss retracted from old's dependants (new excluded).  Returns
+    (old's confidence after, the retraction report).
+    """
+    link(store, new_id, old.id, "supersedes", now, strength=1.0)
+    after = old.confidence * REVISION_CONFIDENCE_FACTOR
+    store.update_node(old.id, superseded_by=new_id, confidence=after, updated_at=now)
+    propagated = retract(store, old.id, 1.0 - REVISION_CONFIDENCE_FACTOR, now, exclude={new_id})
+    return after, propagated
+
+
 # -- retraction ----------------------------------------------------------------
 
 
@@ -571,12 +589,7 @@ def revise(
             ]
             for edge_id in resolved:
                 graph.store.delete_edge(edge_id)
-            link(graph.store, new.id, old_id, "supersedes", now, strength=1.0)
-            after = old.confidence * REVISION_CONFIDENCE_FACTOR
-            graph.store.update_node(old_id, superseded_by=new.id, confidence=after, updated_at=now)
-            propagated = retract(
-                graph.store, old_id, 1.0 - REVISION_CONFIDENCE_FACTOR, now, exclude={new.id}
-            )
+            after, propagated = supersede(graph.store, new.id, old, now)
             records = _store_contradictions(graph.store, new.id, detected, [], "revise", now)
             revision_id = _record(
                 graph.store,

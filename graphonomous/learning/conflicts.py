@@ -46,13 +46,11 @@ from ..model import JUDGEMENT_RELATIONSHIPS, Node, parse_time
 from ..store import Store, merge_into
 from . import tables
 from .beliefs import (
-    REVISION_CONFIDENCE_FACTOR,
     add_contradiction_edges,
-    retract,
+    supersede,
 )
 from .cues import contradiction_cues
 from .similarity import NearPair
-from .writes import link
 
 if TYPE_CHECKING:
     from ..retrieval.graph_view import GraphEngine
@@ -199,13 +197,8 @@ def resolve_conflicts(
 def _supersede(
     store: Store, winner: Node, loser: Node, strategy: str, similarity: float, now: str
 ) -> None:
-    """Winner supersedes loser, as the belief module's revise does for an existing node."""
-    link(store, winner.id, loser.id, "supersedes", now, strength=1.0)
-    after = loser.confidence * REVISION_CONFIDENCE_FACTOR
-    store.update_node(loser.id, superseded_by=winner.id, confidence=after, updated_at=now)
-    propagated = retract(
-        store, loser.id, 1.0 - REVISION_CONFIDENCE_FACTOR, now, exclude={winner.id}
-    )
+    """Winner supersedes loser (`beliefs.supersede`), recorded as a revision."""
+    after, propagated = supersede(store, winner.id, loser, now)
     tables.record_revision(
         store,
         RESOLVE_OPERATION,
