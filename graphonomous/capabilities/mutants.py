@@ -83,12 +83,10 @@ def _cues_off() -> list[tuple[Any, str, Any]]:
 
 
 def _revision_keeps_confidence() -> list[tuple[Any, str, Any]]:
-    from ..learning import beliefs, conflicts
+    # One home: beliefs.supersede serves revise and consolidation's conflicts.
+    from ..learning import beliefs
 
-    return [
-        (beliefs, "REVISION_CONFIDENCE_FACTOR", 1.0),
-        (conflicts, "REVISION_CONFIDENCE_FACTOR", 1.0),
-    ]
+    return [(beliefs, "REVISION_CONFIDENCE_FACTOR", 1.0)]
 
 
 def _goal_outcomes_off() -> list[tuple[Any, str, Any]]:
