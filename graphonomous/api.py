@@ -50,7 +50,7 @@ from .retrieval.experience import (
 from .retrieval.metrics import stored_graph_metrics
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
 from .retrieval.region import analyze_region
-from .store import Store
+from .store import Store, is_postgres_url, open_store, storage_url_from_env
 
 DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
 DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
@@ -59,9 +59,9 @@ DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
 def resolve_db_path(db: str | os.PathLike[str] | None) -> str:
     """The database file: the argument, else $GRAPHONOMOUS_DB, else the default path."""
     if db is None:
-        db = os.environ.get(DB_ENV_VAR) or DEFAULT_DB_PATH
+        db = storage_url_from_env() or os.environ.get(DB_ENV_VAR) or DEFAULT_DB_PATH
     text = str(db)
-    return text if text == ":memory:" else str(Path(text).expanduser())
+    return text if text == ":memory:" or is_postgres_url(text) else str(Path(text).expanduser())
 
 
 class Graphonomous:
@@ -78,7 +78,7 @@ class Graphonomous:
         self.embedder = (
             get_embedder(embedder) if embedder is None or isinstance(embedder, str) else embedder
         )
-        self.store = Store(self.db_path)
+        self.store = open_store(self.db_path)
         # The engine owns the store, the lock, the indexes and the snapshot;
         # the facade validates arguments and delegates.
         self.engine: Engine[Store, GraphSnapshot] = Engine(

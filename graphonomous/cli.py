@@ -22,6 +22,7 @@ from typing import Any, NoReturn, TextIO
 
 from . import __version__, ingest, portable
 from .api import Graphonomous, resolve_db_path
+from .cli_help import document
 from .contract.cli import add_contract_commands, cli_contract
 from .embed import get_embedder
 from .hygiene import HostileInput, first_problem, loads_strict
@@ -39,11 +40,13 @@ from .model import (
     check_int,
     new_id,
 )
+from .paths import create_problem
 from .pulse import cli_pulse
 from .retrieval.provenance import location
 from .server_memory import MemoryFileError, memory_view
 from .server_memory.jsonl import iter_records
-from .store import BatchError, StoreError
+from .store import BatchError, StoreError, is_postgres_url
+from .store.damage import damage_message, is_damage
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -164,11 +167,21 @@ def _open(args: argparse.Namespace) -> Graphonomous:
     handler = getattr(args, "handler", None)
     if getattr(handler, "__name__", "") in READ_ONLY_COMMANDS:
         path = resolve_db_path(args.db)
-        if path != ":memory:" and not Path(path).exists():
+        if path != ":memory:" and not is_postgres_url(path) and not Path(path).exists():
             raise CliError(
                 f"no database at {path} (run `graphonomous init` or `scan` first)", EXIT_USAGE
             )
+    _check_creatable(resolve_db_path(args.db))
     return Graphonomous(db=args.db, embedder=embedder)
+
+
+def _check_creatable(path: str) -> None:
+    """Exit 2 naming `path` when a database that does not exist yet cannot be created."""
+    if path == ":memory:" or is_postgres_url(path) or Path(path).expanduser().exists():
+        return
+    problem = create_problem(path)
+    if problem is not None:
+        raise CliError(f"cannot create the database at {path}: {problem}", EXIT_USAGE)
 
 
 MAX_NODES_ENV = "GRAPHONOMOUS_MAX_NODES"
@@ -197,8 +210,16 @@ def _apply_budget(graph: Graphonomous, args: argparse.Namespace) -> None:
 
 
 def _warn_budget(graph: Graphonomous) -> None:
-    """One line on stderr when the learned nodes are above 90 % of the budget."""
-    line = forgetting.budget_warning(graph.budget_status())
+    """One line on stderr when the learned nodes are above 90 % of the budget (or, on a
+    damaged file, the damage: the command itself then reports it or serves what it can)."""
+    try:
+        status = graph.budget_status()
+    except sqlite3.DatabaseError as exc:
+        if not is_damage(exc):
+            raise
+        sys.stderr.write(f"graphonomous: {damage_message(graph.store.path, str(exc))}\n")
+        return
+    line = forgetting.budget_warning(status)
     if line is not None:
         sys.stderr.write(f"graphonomous: {line}\n")
 
@@ -832,6 +853,10 @@ def cmd_backup(args: argparse.Namespace, out: TextIO) -> int:
     path = resolve_db_path(args.db)
     if path == ":memory:" or not Path(path).exists():
         raise CliError(f"no database at {path} (nothing to back up)", EXIT_USAGE)
+    # The copy is written beside the target first: its directory must take a new file.
+    problem = create_problem(Path(args.path).expanduser().with_name(".graphonomous-backup"))
+    if problem is not None:
+        raise CliError(f"cannot back up to {args.path}: {problem}", EXIT_USAGE)
     try:
         result = portable.backup(path, args.path)
     except ValueError as exc:
@@ -1058,7 +1083,19 @@ def cmd_consolidate(args: argparse.Namespace, out: TextIO) -> int:
                     f"  {stage['stage']:>3} {stage['name']:<18} {stage['ms']:8.1f} ms  {counts}\n"
                 )
             _print_forgotten(entry, out)
+            _print_file_scrub(entry, out)
     return EXIT_OK
+
+
+def _print_file_scrub(entry: dict[str, Any], out: TextIO) -> None:
+    """The pending erase scrub a consolidation run completed (or could not), if any."""
+    scrub = entry["totals"].get("file_scrub")
+    if scrub is None:
+        return
+    if scrub["status"] == "scrubbed":
+        out.write("  pending erase scrub completed: file scrubbed\n")
+    else:
+        out.write(f"  erase scrub still pending: {scrub['advice']}\n")
 
 
 def _print_goal(goal: dict[str, Any], out: TextIO) -> None:
@@ -1590,7 +1627,7 @@ def build_parser() -> argparse.ArgumentParser:
     coverage.add_argument("task")
     coverage.add_argument("--topic", action="append", help="a critical topic (repeatable)")
     coverage.add_argument("--limit", type=int, default=10)
-    return parser
+    return document(parser)
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
@@ -1607,6 +1644,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     parser = build_parser()
+    args: argparse.Namespace | None = None
     try:
         args = parser.parse_args(argv)
         _check_arguments(args)
@@ -1632,6 +1670,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         sys.stderr.write(f"graphonomous: {exc}\n")
         return EXIT_FAILED
     except sqlite3.DatabaseError as exc:
+        if is_damage(exc):
+            db_path = getattr(args, "db", None)
+            sys.stderr.write(f"graphonomous: {damage_message(db_path, str(exc))}\n")
+            return EXIT_FAILED
         sys.stderr.write(
             f"graphonomous: database error: {exc}; run `graphonomous doctor` to check the file\n"
         )

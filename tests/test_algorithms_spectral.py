@@ -280,3 +280,21 @@ def test_cli_metrics_box_and_bad_input(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert code == 2
     code, text = run_cli(["metrics", "--json", "--db", str(tmp_path / "g.db")], "", monkeypatch)
     assert code == 0 and json.loads(text)["source"] == "graph"
+
+
+def test_adaptive_lanczos_is_exact_to_1e9_above_the_dense_limit() -> None:
+    """Beyond DENSE_LIMIT the default (adaptive) Lanczos runs until converged: 1e-9 to NumPy."""
+    g = nx.connected_watts_strogatz_graph(spectral.DENSE_LIMIT + 60, 6, 0.2, seed=11)
+    graph: dict[str, dict[str, float]] = {f"{u:04d}": {} for u in g}
+    for u, v in g.edges():
+        graph[f"{u:04d}"][f"{v:04d}"] = 1.0
+    (entry,) = algebraic_connectivity(graph)
+    nodes = sorted(graph)
+    reference = np.linalg.eigvalsh(nx_normalized_laplacian(undirected_nx(graph), nodes))[1]
+    assert entry["method"] == "lanczos"
+    assert abs(entry["algebraic_connectivity"] - reference) < 1e-9
+    assert entry["error_bound"] < 1e-9
+    # A fixed small Krylov space (the caller's `steps`) is only bounded, not converged.
+    (fixed,) = algebraic_connectivity(graph, steps=10)
+    assert fixed["error_bound"] > 1e-9
+    assert fixed["algebraic_connectivity"] >= reference - TOLERANCE

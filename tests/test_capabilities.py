@@ -73,6 +73,13 @@ def test_scenario_ids_are_dense_per_category() -> None:
         assert indices == list(range(1, len(indices) + 1))
 
 
+def test_fifteen_categories_of_eight() -> None:
+    """GraphMemBench's 120 capability scenarios: categories 1-15, 8 each."""
+    load_scenarios()
+    counts = {c: len(registered_scenarios({c})) for c in CATEGORY_NAMES}
+    assert counts == dict.fromkeys(range(1, 16), 8)
+
+
 def test_cli_bench_capabilities(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "report.json"
     assert main(["bench", "capabilities", "--category", "2", "--json", str(out)]) == 0

@@ -6,22 +6,29 @@ import json
 
 import pytest
 
+from graphonomous.capabilities import CATEGORY_NAMES
 from graphonomous.capabilities.mutants import MUTANTS, applied, run_mutants
 from graphonomous.cli import main
 from graphonomous.learning import goals
 from graphonomous.retrieval import retriever
 
 
-def test_every_mutant_is_caught_and_the_baseline_is_clean() -> None:
-    report = run_mutants()
+def test_every_mutant_is_caught_by_its_own_category() -> None:
+    """Each mutant fails a scenario of its target category; all 15 categories have one."""
+    report = run_mutants(targets_only=True)
     assert report["baseline_failed"] == []
     survivors = [row["name"] for row in report["mutants"] if not row["caught"]]
     assert survivors == []
-    assert report["summary"]["mutants"] == len(MUTANTS) >= 12
-    # Category 13 (the audit's regression guards) catches the mutants aimed at it.
-    for row in report["mutants"]:
-        if row["target_category"] == 13:
-            assert row["failed_in_target"] > 0, row
+    assert report["summary"]["mutants"] == len(MUTANTS) >= 15
+    assert all(row["failed_in_target"] == len(row["failed"]) > 0 for row in report["mutants"])
+    assert {m.target_category for m in MUTANTS} == set(CATEGORY_NAMES)
+
+
+def test_targets_only_respects_categories() -> None:
+    report = run_mutants([6], targets_only=True)
+    assert {row["target_category"] for row in report["mutants"]} == {6}
+    assert {row["name"] for row in report["mutants"]} == {"propagation_off", "wald_interval"}
+    assert report["summary"]["survived"] == 0
 
 
 def test_patches_are_restored() -> None:

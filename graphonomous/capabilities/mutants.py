@@ -123,6 +123,108 @@ def _steps_unparsed() -> list[tuple[Any, str, Any]]:
     return [(lookups, "extract_steps", lambda content, metadata: [content])]
 
 
+def _propagation_off() -> list[tuple[Any, str, Any]]:
+    from ..learning import uncertainty
+
+    return [(uncertainty, "_rests_on", lambda store: {})]
+
+
+def _wald_interval() -> list[tuple[Any, str, Any]]:
+    """The textbook mistake Wilson's interval fixes: the normal (Wald) approximation."""
+    import math
+
+    from ..learning import uncertainty
+
+    def wald(successes: float, trials: float, z: float = 1.96) -> tuple[float, float]:
+        if trials <= 0:
+            return 0.0, 1.0
+        p = successes / trials
+        half = z * math.sqrt(p * (1 - p) / trials)
+        return max(0.0, p - half), min(1.0, p + half)
+
+    return [(uncertainty, "wilson_interval", wald)]
+
+
+def _agent_filter_ignored() -> list[tuple[Any, str, Any]]:
+    from ..retrieval import retriever
+
+    allowed, reader = retriever._allowed_ids, getattr(retriever, "GraphReader")  # noqa: B009
+
+    def any_agent(run: Any, node_type: str | None, agent_id: str | None) -> Any:
+        return allowed(run, node_type, None)
+
+    def unscoped_reader(*args: Any, **kwargs: Any) -> Any:
+        return reader(*args, **{**kwargs, "agent_id": None})
+
+    return [(retriever, "_allowed_ids", any_agent), (retriever, "GraphReader", unscoped_reader)]
+
+
+def _export_nodes_only() -> list[tuple[Any, str, Any]]:
+    from .. import portable
+
+    original = portable.export_lines
+
+    def nodes_only(graph: Any) -> Iterator[str]:
+        return (line for line in original(graph) if '"op": "add_edge"' not in line)
+
+    return [(portable, "export_lines", nodes_only)]
+
+
+def _kappa_capped() -> list[tuple[Any, str, Any]]:
+    """An approximation that saturates: κ never exceeds 2 (wrong on dense SCCs)."""
+    from ..topology import analysis
+
+    original = analysis.compute_kappa  # type: ignore[attr-defined]
+
+    def capped(*args: Any, **kwargs: Any) -> Any:
+        result: dict[str, Any] = dict(original(*args, **kwargs))
+        result["kappa"] = min(int(result["kappa"]), 2)
+        return result
+
+    return [(analysis, "compute_kappa", capped)]
+
+
+def _causal_edges_frozen() -> list[tuple[Any, str, Any]]:
+    from ..learning import outcomes
+
+    return [(outcomes, "_update_causal_edges", lambda store, ids, step, entry, now: [])]
+
+
+def _erase_is_soft() -> list[tuple[Any, str, Any]]:
+    from ..learning import forgetting
+
+    def soft(graph: Any, node_id: str, reason: str | None, wait_s: float) -> Any:
+        return forgetting.forget_node(graph, node_id, "soft", reason)
+
+    return [(forgetting, "gdpr_erase", soft)]
+
+
+def _expansion_off() -> list[tuple[Any, str, Any]]:
+    from ..retrieval import retriever
+
+    return [(retriever, "_expand", lambda run, hops, neighbors_per_node: None)]
+
+
+def _bm25_remove_noop() -> list[tuple[Any, str, Any]]:
+    from ..index.bm25 import Bm25Index
+
+    return [(Bm25Index, "remove", lambda self, doc_id: False)]
+
+
+def _eigen_no_iteration() -> list[tuple[Any, str, Any]]:
+    """The pure eigensolver stops after tridiagonalisation (returns the diagonal)."""
+    from ..algorithms import spectral
+
+    return [(spectral, "tridiagonal_eigenvalues", lambda diagonal, off: sorted(diagonal))]
+
+
+def _mermaid_without_edges() -> list[tuple[Any, str, Any]]:
+    from .. import retrieval
+
+    original = retrieval.to_mermaid
+    return [(retrieval, "to_mermaid", lambda result, edges: original(result, []))]
+
+
 MUTANTS: Final[tuple[Mutant, ...]] = (
     Mutant("kappa_forced_zero", "every SCC reports κ = 0", 1, _kappa_zero),
     Mutant("cues_off", "no contradiction cue is ever found", 2, _cues_off),
@@ -136,11 +238,11 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
     Mutant(
         "supersession_ignored",
         "superseded nodes are not demoted",
-        4,
+        13,
         _settings(superseded_factor=1.0),
     ),
     Mutant("cascade_root_only", "cascade forgetting deletes only the root", 5, _cascade_root_only),
-    Mutant("decay_off", "consolidation never decays node confidence", 3, _decay_off),
+    Mutant("decay_off", "consolidation never decays node confidence", 4, _decay_off),
     Mutant("precondition_boost_off", "met preconditions do not boost", 7, _precondition_boost_off),
     Mutant("steps_unparsed", "a procedure's text is one step", 7, _steps_unparsed),
     Mutant("goal_outcomes_off", "outcomes never move their goal", 13, _goal_outcomes_off),
@@ -153,6 +255,27 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
         13,
         _number_cue_loose,
     ),
+    Mutant("propagation_off", "evidence is never lent along edges", 6, _propagation_off),
+    Mutant("wald_interval", "the normal approximation replaces Wilson's", 6, _wald_interval),
+    Mutant("agent_filter_ignored", "agent_id no longer scopes retrieval", 8, _agent_filter_ignored),
+    Mutant("export_nodes_only", "the JSONL export drops every edge", 9, _export_nodes_only),
+    Mutant("kappa_capped", "κ saturates at 2 on dense SCCs", 10, _kappa_capped),
+    Mutant(
+        "causal_edges_frozen",
+        "outcomes never update causal edge metadata",
+        11,
+        _causal_edges_frozen,
+    ),
+    Mutant("erase_is_soft", "gdpr_erase only hides the node", 12, _erase_is_soft),
+    Mutant("expansion_off", "retrieval never follows edges to neighbours", 15, _expansion_off),
+    Mutant("bm25_remove_noop", "the BM25 index never drops a document", 14, _bm25_remove_noop),
+    Mutant(
+        "eigen_no_iteration",
+        "the pure eigensolver skips the QL iterations",
+        15,
+        _eigen_no_iteration,
+    ),
+    Mutant("mermaid_without_edges", "the Mermaid view drops the edges", 15, _mermaid_without_edges),
 )
 
 
@@ -170,20 +293,32 @@ def applied(mutant: Mutant) -> Iterator[None]:
             setattr(module, name, value)
 
 
-def run_mutants(categories: Iterable[int] | None = None) -> dict[str, Any]:
+def run_mutants(
+    categories: Iterable[int] | None = None, *, targets_only: bool = False
+) -> dict[str, Any]:
     """Run the scenarios against every mutant.
 
+    Input: the categories to run (None: all); with ``targets_only`` each
+    mutant runs only its own target category (within `categories`, when
+    given) — the quick check that every category catches its mutants.
     Output: ``{"mutants": [{"name", "description", "target_category", "caught",
     "failed": [scenario ids], "failed_in_target": int}], "summary": {"mutants",
     "caught", "survived"}, "baseline_failed": [ids failing without a mutant]}``.
+    Complexity: one scenario run per mutant (plus the baseline).
     """
-    chosen = None if categories is None else list(categories)
+    chosen = None if categories is None else set(categories)
+    mutants = [
+        m for m in MUTANTS if not targets_only or chosen is None or m.target_category in chosen
+    ]
+    if targets_only:
+        chosen = {m.target_category for m in mutants}
     baseline = run_capabilities(chosen)
     baseline_failed = [r["id"] for r in baseline["scenarios"] if r["status"] == "failed"]
     rows = []
-    for mutant in MUTANTS:
+    for mutant in mutants:
+        scope = {mutant.target_category} if targets_only else chosen
         with applied(mutant):
-            report = run_capabilities(chosen)
+            report = run_capabilities(scope)
         failed = [r["id"] for r in report["scenarios"] if r["status"] == "failed"]
         new = [i for i in failed if i not in baseline_failed]
         rows.append(

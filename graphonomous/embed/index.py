@@ -34,6 +34,7 @@ Approximate scores:
 from __future__ import annotations
 
 import heapq
+import json
 import math
 import sys
 from array import array
@@ -43,11 +44,13 @@ from operator import mul, sub
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
 
 from graphonomous.embed.vectors import (
+    BytesDump,
+    DumpReader,
+    StaleDumpError,
     l2_normalize,
     numpy_available,
     pack_sections,
     unpack_f32,
-    unpack_sections,
 )
 from graphonomous.model import EMBEDDING_DIMENSIONS, ValidationError
 
@@ -56,6 +59,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 VectorLike: TypeAlias = "Sequence[float] | bytes"
+# The stored vector (or None) of each id, for rebuilding a lazily read copy that vanished.
+Fallback: TypeAlias = "Callable[[Sequence[str | None]], list[bytes | None]]"
 
 BACKENDS = ("pure", "numpy")
 
@@ -84,7 +89,17 @@ _LOW_HALF = 0 if sys.byteorder == "little" else 1  # which 32-bit half of a doub
 DELTA_MIN = 256
 DELTA_FRACTION = 16
 DEAD_FRACTION = 4
-_DUMP_FORMAT = "graphonomous-vectors/1"
+# /2: ids and blocks of rows in sections of their own, the pending ids in the header.
+_DUMP_FORMAT = "graphonomous-vectors/2"
+# Rows per section of a dump: a candidate rescored in a fresh process reads its
+# block (48 KB at d = 384), not all rows.
+ROW_BLOCK: Final = 32
+# Searches answered from a lazily read dump before the rest of it is read at once:
+# a one-query process (a CLI `recall`) reads only what its query needs, a server
+# stops paying a read per new column or row block from its third search on.
+LAZY_SEARCHES: Final = 2
+# Rows converted at a time by a column build (bounds its temporary memory).
+_BUILD_BLOCK: Final = 2_048
 # Float slack on top of the proven error bounds (double rounding of the cut itself).
 _SLACK = 1e-12
 
@@ -171,6 +186,22 @@ class _ArrayScores:
         return slots
 
 
+class _LazySource:
+    """Where a lazily loaded pure index finds what it has not read yet."""
+
+    def __init__(
+        self, reader: DumpReader, row_block: int, first_column: int, fallback: Fallback
+    ) -> None:
+        self.reader = reader
+        self.row_block = row_block  # rows per section; row blocks are sections 1, 2, ...
+        self.first_column = first_column  # the section of column 0
+        self.fallback = fallback
+
+
+def _no_fallback(ids: Sequence[str | None]) -> list[bytes | None]:
+    raise StaleDumpError(f"the saved copy of {len(ids)} vectors vanished and no fallback given")
+
+
 class _PureBackend:
     """Rows packed in one `array('f')`; approximate scores through big-integer columns."""
 
@@ -185,6 +216,14 @@ class _PureBackend:
         self._dead_built = 0  # removed slots below _built
         self._columns: list[int] = []
         self._bias_ones = 0  # _FIELD_BIAS in every field: makes all fields non-negative
+        # A loaded dump read lazily (`restore_lazy`): the rows of slots [0, _lazy)
+        # and the columns flagged in `_lazy_columns` are still in the dump; `_flat`
+        # then holds the rows of slots [_lazy, len(_ids)).
+        self._source: _LazySource | None = None
+        self._lazy = 0
+        self._lazy_columns = bytearray()
+        self._row_cache: dict[int, array[float]] = {}
+        self._lazy_searches = 0
 
     # -- storage ----------------------------------------------------------
     def __len__(self) -> int:
@@ -197,11 +236,118 @@ class _PureBackend:
         return self._ids[slot]
 
     def _row(self, slot: int) -> array[float]:
+        if slot < self._lazy:
+            row = self._row_cache.get(slot)
+            if row is not None:
+                return row
+            self.prefetch([slot])
+            if slot < self._lazy:  # (a stale dump was replaced by stored vectors)
+                return self._row_cache[slot]
         dims = self.dimensions
-        return self._flat[slot * dims : (slot + 1) * dims]
+        at = slot - self._lazy
+        return self._flat[at * dims : (at + 1) * dims]
 
     def row(self, slot: int) -> list[float]:
         return self._row(slot).tolist()
+
+    def prefetch(self, slots: Iterable[int]) -> None:
+        """Read the rows of these slots still in the dump, in one read."""
+        needed = sorted({s for s in slots if s < self._lazy and s not in self._row_cache})
+        if not needed:
+            return
+        source = self._source
+        assert source is not None
+        block = source.row_block
+        blocks = sorted({slot // block for slot in needed})
+        blobs = self._read([1 + number for number in blocks])
+        if blobs is None:
+            return
+        width = 4 * self.dimensions
+        found = dict(zip(blocks, blobs, strict=True))
+        for slot in needed:
+            at = (slot % block) * width
+            row = array("f")
+            row.frombytes(found[slot // block][at : at + width])
+            self._row_cache[slot] = row
+
+    def _read(self, sections: list[int]) -> list[memoryview] | None:
+        """Sections of the dump, or None after a stale dump was replaced (`_recover`)."""
+        source = self._source
+        assert source is not None
+        try:
+            return source.reader.read_sections(sections)
+        except StaleDumpError:
+            self._recover()
+            return None
+
+    def source_current(self) -> bool:
+        """False when the dump still read from was replaced (the caller reloads)."""
+        if self._source is None:
+            return True
+        try:
+            self._source.reader.check()
+        except StaleDumpError:
+            return False
+        return True
+
+    def _recover(self) -> None:
+        """The dump vanished mid-use: take the rows still in it from the stored
+        vectors (`fallback`) and rebuild the columns in place (same slots).
+        O(N * d); only when another process replaced the copy between the
+        engine's check and this read."""
+        source = self._source
+        assert source is not None
+        lazy, dims = self._lazy, self.dimensions
+        blobs = source.fallback(self._ids[:lazy])
+        flat = array("f")
+        for slot in range(lazy):
+            cached = self._row_cache.get(slot)
+            blob = blobs[slot]
+            if cached is not None:
+                flat.extend(cached)
+            elif blob is None or self._ids[slot] is None:
+                flat.extend([0.0] * dims)
+            else:
+                flat.extend(normalized_f32(blob, dims))
+        flat.extend(self._flat)
+        self._flat, self._lazy, self._row_cache = flat, 0, {}
+        self._source, self._lazy_columns = None, bytearray()
+        self._build_columns(self._built)
+
+    def _materialize(self) -> None:
+        """Read everything still in the dump (rows and columns) and let it go."""
+        source = self._source
+        if source is None:
+            return
+        dims = self.dimensions
+        columns = [d for d in range(dims) if self._lazy_columns and self._lazy_columns[d]]
+        blocks = -(-self._lazy // source.row_block)
+        sections = [1 + number for number in range(blocks)]
+        blobs = self._read(sections + [source.first_column + d for d in columns])
+        if blobs is None:
+            return
+        rows = array("f")
+        for blob in blobs[:blocks]:
+            rows.frombytes(blob)
+        del rows[self._lazy * dims :]
+        rows.extend(self._flat)
+        for dim, blob in zip(columns, blobs[blocks:], strict=True):
+            self._columns[dim] = int.from_bytes(blob, sys.byteorder, signed=True)
+        self._flat, self._lazy, self._row_cache = rows, 0, {}
+        self._source, self._lazy_columns = None, bytearray()
+
+    def _load_columns(self, dims: list[int]) -> None:
+        needed = [d for d in dims if self._lazy_columns and self._lazy_columns[d]]
+        if not needed:
+            return
+        source = self._source
+        assert source is not None
+        blobs = self._read([source.first_column + d for d in needed])
+        if blobs is None:
+            return
+        for dim, blob in zip(needed, blobs, strict=True):
+            self._columns[dim] = int.from_bytes(blob, sys.byteorder, signed=True)
+            self._lazy_columns[dim] = 0
 
     def live_ids(self) -> list[str]:
         return list(self._slots)
@@ -230,29 +376,48 @@ class _PureBackend:
         return True
 
     def memory_bytes(self) -> dict[str, int]:
+        cached = sum(row.buffer_info()[1] * row.itemsize for row in self._row_cache.values())
         return {
-            "rows": self._flat.buffer_info()[1] * self._flat.itemsize,
+            "rows": self._flat.buffer_info()[1] * self._flat.itemsize + cached,
             "columns": sum(sys.getsizeof(column) for column in self._columns),
             "ids": sys.getsizeof(self._ids) + sys.getsizeof(self._slots),
         }
 
     def state(self) -> tuple[list[str], bytes, list[int] | None]:
         """Compacted ids, packed rows and (when built) the columns, for `VectorIndex.dump`."""
+        self._materialize()
         if len(self._ids) != self._built or self._dead_built:
             self.build()
         return [i for i in self._ids if i is not None], self._flat.tobytes(), self._columns
 
-    def restore(self, ids: list[str], rows: bytes | memoryview, columns: list[int] | None) -> None:
+    def restore(
+        self, ids: list[str], rows: bytes, columns: Sequence[bytes | memoryview] | None
+    ) -> None:
+        """Take a dump's ids, rows and (signed, native-endian) column bytes."""
         self._ids = list(ids)
         self._flat = array("f")
         self._flat.frombytes(rows)
         self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
+        self._source, self._lazy, self._lazy_columns, self._row_cache = None, 0, bytearray(), {}
         if columns is not None and len(columns) == self.dimensions and ids:
             ones = ((1 << (_FIELD_BITS * len(ids))) - 1) // ((1 << _FIELD_BITS) - 1)
-            self._columns, self._bias_ones = columns, _FIELD_BIAS * ones
+            self._columns = [int.from_bytes(c, sys.byteorder, signed=True) for c in columns]
+            self._bias_ones = _FIELD_BIAS * ones
             self._built, self._dead_built = len(ids), 0
         else:
             self._columns, self._bias_ones, self._built, self._dead_built = [], 0, 0, 0
+
+    def restore_lazy(self, ids: list[str], source: _LazySource) -> None:
+        """Take a dump's ids; rows and columns stay in the dump until read."""
+        count = len(ids)
+        self._ids = list(ids)
+        self._flat = array("f")
+        self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
+        ones = ((1 << (_FIELD_BITS * count)) - 1) // ((1 << _FIELD_BITS) - 1)
+        self._columns, self._bias_ones = [0] * self.dimensions, _FIELD_BIAS * ones
+        self._built, self._dead_built = count, 0
+        self._source, self._lazy, self._row_cache = source, count, {}
+        self._lazy_columns = bytearray(b"\x01" * self.dimensions)
 
     # -- column build -------------------------------------------------------
     def _needs_build(self) -> bool:
@@ -268,7 +433,7 @@ class _PureBackend:
         Complexity: O(N * d) once (about 0.1 ms per vector); queries then
         cost O(nnz(q) * N) word operations.
         """
-        dims = self.dimensions
+        self._materialize()
         live = [slot for slot, node_id in enumerate(self._ids) if node_id is not None]
         if len(live) != len(self._ids):
             flat = array("f")
@@ -280,25 +445,44 @@ class _PureBackend:
         self._slots = {str(node_id): slot for slot, node_id in enumerate(live_ids)}
         count = len(live_ids)
         self._built, self._dead_built = count, 0
+        self._build_columns(count)
+
+    def _build_columns(self, count: int) -> None:
+        """The columns of the first `count` slots' rows (all in `_flat`)."""
         if count == 0:
             self._columns, self._bias_ones = [], 0
             return
+        dims = self.dimensions
         scale, magic = float(_SCALE), _MAGIC
-        # Row-major doubles whose low halves are _FIELD_BIAS + fixed-point value.
-        doubles = array("d", [x * scale + magic for x in self._flat])
-        halves = memoryview(doubles).cast("B").cast("I")
+        order, step = sys.byteorder, 2 * dims
+        # Each dimension's fields, gathered block by block of rows: the doubles of
+        # one block at a time (not one Python float per component of the whole
+        # index: ~600 MB at 50K x 384) plus the fields themselves (4 bytes each).
+        fields = [bytearray() for _ in range(dims)]
+        for start in range(0, count, _BUILD_BLOCK):
+            end = min(count, start + _BUILD_BLOCK)
+            block = self._flat[start * dims : end * dims]
+            # Row-major doubles whose low halves are _FIELD_BIAS + fixed-point value.
+            doubles = array("d", [x * scale + magic for x in block])
+            halves = memoryview(doubles).cast("B").cast("I")
+            for d in range(dims):
+                fields[d] += halves[2 * d + _LOW_HALF :: step].tobytes()
         ones = ((1 << (_FIELD_BITS * count)) - 1) // ((1 << _FIELD_BITS) - 1)
         bias_ones = _FIELD_BIAS * ones
-        order, step = sys.byteorder, 2 * dims
-        self._columns = [
-            int.from_bytes(halves[2 * d + _LOW_HALF :: step].tobytes(), order) - bias_ones
-            for d in range(dims)
-        ]
+        columns: list[int] = []
+        for d in range(dims):
+            columns.append(int.from_bytes(fields[d], order) - bias_ones)
+            fields[d] = bytearray()  # freed as we go
+        self._columns = columns
         self._bias_ones = bias_ones
 
     # -- scoring ------------------------------------------------------------
     def approximate(self, query: list[float]) -> _ListScores:
         """Approximate score per slot (-inf for removed slots) and its error bound."""
+        if self._source is not None:
+            self._lazy_searches += 1
+            if self._lazy_searches > LAZY_SEARCHES:
+                self._materialize()  # a long-lived process: read the rest once
         if self._needs_build():
             self.build()
         approx: list[float] = []
@@ -321,6 +505,8 @@ class _PureBackend:
         # Sum columns that share a fixed-point weight magnitude first: hashing
         # queries have ~9 distinct magnitudes among ~116 non-zeros, so most
         # big-int multiplications become additions.
+        if self._lazy_columns:
+            self._load_columns([dim for dim, weight in enumerate(query) if weight])
         groups: dict[int, int] = {}
         for weight, column in zip(query, self._columns, strict=True):
             if weight:
@@ -455,7 +641,9 @@ class _NumpyBackend:
         count = len(self._ids)
         return list(self._ids), self._matrix[:count].astype("=f4").tobytes(), None
 
-    def restore(self, ids: list[str], rows: bytes | memoryview, columns: list[int] | None) -> None:
+    def restore(
+        self, ids: list[str], rows: bytes, columns: Sequence[bytes | memoryview] | None
+    ) -> None:
         np = self._np
         del columns  # the NumPy backend scores with BLAS
         matrix = np.frombuffer(rows, dtype="=f4").reshape(len(ids), self.dimensions)
@@ -475,6 +663,13 @@ class _NumpyBackend:
     def exact(self, slot: int, query: list[float]) -> float:
         return exact_score(query, self._matrix[slot].tolist())
 
+    def prefetch(self, slots: Iterable[int]) -> None:
+        """Rows are all in memory (nothing to read)."""
+        del slots
+
+    def source_current(self) -> bool:
+        return True
+
 
 class VectorIndex:
     """Exact top-k cosine similarity over vectors keyed by node id.
@@ -492,6 +687,8 @@ class VectorIndex:
         self._backend: _PureBackend | _NumpyBackend = (
             _NumpyBackend(dimensions) if backend == "numpy" else _PureBackend(dimensions)
         )
+        # Set by `load`: the ids the dump's writer knew to lack a vector (`dump(pending=)`).
+        self.saved_pending: list[str] | None = None
 
     @property
     def backend(self) -> str:
@@ -552,55 +749,106 @@ class VectorIndex:
         """Bytes held per structure: packed rows, pure columns, id maps."""
         return self._backend.memory_bytes()
 
-    def dump(self) -> bytes:
-        """The index as one bytes value (`load` restores it; either backend reads it).
+    def dump_sections(self, *, pending: Sequence[str] = ()) -> tuple[dict[str, Any], list[bytes]]:
+        """The index as a header and sections (`load` restores it; either backend reads it).
 
-        Holds the ids, the stored rows (native float32) and, from the pure
-        backend, its fixed-point columns, so a fresh process needs neither
-        normalisation nor a column build.  O(N * d).
+        Sections: the ids (JSON), the stored rows (native float32) in blocks of
+        `ROW_BLOCK` rows and, from the pure backend, its fixed-point columns, so
+        a fresh process needs neither normalisation nor a column build and can
+        read a few rows or columns without the rest.  `pending` (ids known to
+        lack a vector, for the engine) goes into the header.  O(N * d).
         """
         ids, rows, columns = self._backend.state()
         count = len(ids)
-        blobs = [rows]
+        width = 4 * self.dimensions * ROW_BLOCK
+        sections = [json.dumps(ids).encode("utf-8")]
+        sections += [rows[start : start + width] for start in range(0, len(rows), width)]
         if columns is not None and count:
-            width = _FIELD_BYTES * count
-            blobs.extend(column.to_bytes(width, sys.byteorder, signed=True) for column in columns)
+            field = _FIELD_BYTES * count
+            sections += [column.to_bytes(field, sys.byteorder, signed=True) for column in columns]
         header = {
             "format": _DUMP_FORMAT,
             "byteorder": sys.byteorder,
             "dimensions": self.dimensions,
             "quant_bits": QUANT_BITS,
             "field_bits": _FIELD_BITS,
-            "ids": ids,
+            "count": count,
+            "row_block": ROW_BLOCK,
+            "pending": sorted(pending),
         }
-        return pack_sections(header, blobs)
+        return header, sections
+
+    def dump(self, *, pending: Sequence[str] = ()) -> bytes:
+        """`dump_sections` as one bytes value (`pack_sections`).  O(N * d)."""
+        header, sections = self.dump_sections(pending=pending)
+        return pack_sections(header, sections)
 
     @classmethod
     def load(
-        cls, data: bytes, dimensions: int, *, backend: str | None = None
+        cls,
+        data: bytes | DumpReader,
+        dimensions: int,
+        *,
+        backend: str | None = None,
+        fallback: Fallback | None = None,
     ) -> VectorIndex | None:
-        """An index from `dump` bytes; None when they are unreadable or of another
-        layout (dimensions, byte order, fixed-point format).  O(N * d) copying."""
-        unpacked = unpack_sections(data)
-        if unpacked is None:
+        """An index from `dump` bytes or a `DumpReader` of `dump_sections`; None when
+        unreadable, stale or of another layout (dimensions, byte order, fixed point).
+
+        The pure backend reads lazily: the ids now, a column when a query first
+        needs it, a block of rows when a candidate in it is rescored -- so a
+        fresh process reads the query's non-zero dimensions, not the whole copy.
+        `fallback(ids)` gives the stored vectors (blob or None per id) should
+        the copy be replaced while still read (it is then rebuilt from them).
+        NumPy reads the rows at once.  O(N) now (+ O(N * d) copying for NumPy).
+        """
+        try:
+            reader = data if not isinstance(data, (bytes, bytearray, memoryview)) else None
+            source = reader or BytesDump(bytes(data))  # type: ignore[arg-type]
+            return cls._load(source, dimensions, backend, fallback)
+        except (StaleDumpError, ValueError):
             return None
-        header, blobs = unpacked
+
+    @classmethod
+    def _load(
+        cls, reader: DumpReader, dimensions: int, backend: str | None, fallback: Fallback | None
+    ) -> VectorIndex | None:
+        header = reader.header
         expected = (_DUMP_FORMAT, sys.byteorder, dimensions, QUANT_BITS, _FIELD_BITS)
         found = tuple(
             header.get(key)
             for key in ("format", "byteorder", "dimensions", "quant_bits", "field_bits")
         )
-        ids = header.get("ids")
-        if found != expected or not isinstance(ids, list) or not blobs:
+        count, pending, block = header.get("count"), header.get("pending"), header.get("row_block")
+        if found != expected or not isinstance(pending, list):
             return None
-        if len(blobs[0]) != 4 * dimensions * len(ids):
+        if not isinstance(count, int) or not isinstance(block, int) or block < 1:
+            return None
+        blocks = -(-count // block)
+        sections = reader.header.get("sections")
+        if not isinstance(sections, int) or sections not in (1 + blocks, 1 + blocks + dimensions):
+            return None
+        with_columns = sections == 1 + blocks + dimensions and count > 0
+        ids = [str(i) for i in json.loads(bytes(reader.read_sections([0])[0]).decode("utf-8"))]
+        if len(ids) != count:
             return None
         index = cls(dimensions, backend=backend)
-        columns = None
-        if len(blobs) == 1 + dimensions:
-            columns = [int.from_bytes(blob, sys.byteorder, signed=True) for blob in blobs[1:]]
-        index._backend.restore([str(i) for i in ids], blobs[0], columns)
+        index.saved_pending = [str(i) for i in pending]
+        target = index._backend
+        if isinstance(target, _PureBackend) and with_columns:
+            lazy = _LazySource(reader, block, 1 + blocks, fallback or _no_fallback)
+            target.restore_lazy(ids, lazy)
+        else:  # NumPy (rows only), or a copy without columns
+            rows = b"".join(reader.read_sections(list(range(1, 1 + blocks))))
+            if len(rows) != 4 * dimensions * count:
+                return None
+            target.restore(ids, rows, None)
         return index
+
+    def source_current(self) -> bool:
+        """False when the saved copy a lazily loaded index reads from was replaced
+        (the engine then loads the newer copy).  One small read; True when none."""
+        return self._backend.source_current()
 
     def search(
         self,
@@ -650,6 +898,7 @@ class VectorIndex:
         else:
             cut = _candidate_cut(approx, k, live, allowed)
         candidates = [slot for slot in approx.at_least(cut) if allowed(slot)]
+        backend.prefetch(candidates)
         scored = sorted(
             (-backend.exact(slot, vector), _id_of(backend, slot)) for slot in candidates
         )

@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from operator import mul
-from typing import Any
+from typing import Any, Protocol
 
 from graphonomous.model import ValidationError
 
@@ -177,3 +177,49 @@ def unpack_sections(data: bytes) -> tuple[dict[str, Any], list[memoryview]] | No
     if start != len(view):
         return None
     return header, blobs
+
+
+class StaleDumpError(Exception):
+    """The saved copy a lazily loaded index reads from was replaced or removed."""
+
+
+class DumpReader(Protocol):
+    """A saved index read section by section (`pack_sections` layout, or one
+    database row per section).
+
+    ``header`` is the dump's JSON header; `read_sections` returns whole
+    sections by index, all from the copy first opened, or raises
+    `StaleDumpError` when that copy was replaced or removed; `check` raises
+    it too (one small read).
+    """
+
+    @property
+    def header(self) -> dict[str, Any]: ...
+
+    def read_sections(self, indices: Sequence[int]) -> list[memoryview]: ...
+
+    def check(self) -> None: ...
+
+
+class BytesDump:
+    """A `DumpReader` over `pack_sections` bytes in memory (never stale).
+
+    Raises `ValueError` when the bytes are not such a value.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        unpacked = unpack_sections(data)
+        if unpacked is None:
+            raise ValueError("not a pack_sections value")
+        self._header, self._sections = unpacked
+        self._header["sections"] = len(self._sections)
+
+    @property
+    def header(self) -> dict[str, Any]:
+        return self._header
+
+    def read_sections(self, indices: Sequence[int]) -> list[memoryview]:
+        return [self._sections[index] for index in indices]
+
+    def check(self) -> None:
+        """In memory: always current."""

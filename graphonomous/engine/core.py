@@ -24,12 +24,15 @@ or the facade); the graph snapshot's builder is handed in by the facade.
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
+from ..embed.vectors import StaleDumpError
 from ..index import Bm25Index
 from ..store import GraphStorage
 
@@ -44,6 +47,44 @@ class TextMirror(Protocol):
     def remove(self, node_id: str) -> None: ...
 
 
+class SavedSections:
+    """A `DumpReader` over a derived index saved in sections (`save_derived_sections`).
+
+    The header row starts with the save's random nonce and every section row
+    repeats it: a section of another save, a missing one, or a header whose
+    nonce changed (`check`) raise `StaleDumpError` (another process saved a
+    newer copy, or a GDPR erase dropped it).
+    """
+
+    def __init__(self, store: GraphStorage, name: str, data: bytes) -> None:
+        self._store = store
+        self._name = name
+        self._nonce = data[:_NONCE_BYTES]
+        header = json.loads(data[_NONCE_BYTES:].decode("utf-8"))
+        self._header: dict[str, Any] = header if isinstance(header, dict) else {}
+
+    @property
+    def header(self) -> dict[str, Any]:
+        return self._header
+
+    def read_sections(self, indices: Sequence[int]) -> list[memoryview]:
+        found = self._store.load_derived_sections(self._name, indices)
+        nonce = self._nonce
+        if found is None or any(section[:_NONCE_BYTES] != nonce for section in found):
+            raise StaleDumpError("the saved copy was replaced")
+        return [memoryview(section)[_NONCE_BYTES:] for section in found]  # no copy
+
+    def check(self) -> None:
+        if self._store.derived_nonce(self._name) != self._nonce:
+            raise StaleDumpError("the saved copy was replaced")
+
+
+def _sectioned(header: dict[str, Any], sections: Sequence[bytes]) -> bytes:
+    """The header row of a sectioned save: a fresh nonce, then the JSON header."""
+    meta = {**header, "sections": len(sections)}
+    return os.urandom(_NONCE_BYTES) + json.dumps(meta).encode("utf-8")
+
+
 SnapshotT = TypeVar("SnapshotT")
 StorageT = TypeVar("StorageT", bound=GraphStorage)
 PartT = TypeVar("PartT")
@@ -53,6 +94,7 @@ PartT = TypeVar("PartT")
 # applies at most this many changes instead of all of them).
 RESAVE_AFTER_CHANGES: Final = 2_000
 VECTORS_NAME: Final = "vectors"
+_NONCE_BYTES: Final = 8
 TEXT_NAME: Final = "bm25"
 
 
@@ -218,6 +260,9 @@ class Engine(Generic[StorageT, SnapshotT]):
         """
         with self.lock:
             self.refresh()
+            if self._vectors is not None and not self._vectors.source_current():
+                self._vectors = None  # its saved copy was replaced: read the newer one
+                self._pending_vectors.clear()
             # A load whose catch-up finds the log pruned meanwhile drops the
             # index again; the next attempt starts from the newer log.
             while self._vectors is None:
@@ -233,18 +278,29 @@ class Engine(Generic[StorageT, SnapshotT]):
         index: VectorIndex | None = None
         with store.read_snapshot():
             generation = store.change_generation()
-            saved = store.load_derived(VECTORS_NAME, model) if self._persist else None
-            if saved is not None and store.changes_since(saved[0])[1] is None:
-                saved = None  # the log no longer reaches back to the copy
-            if saved is not None:
-                index = VectorIndex.load(saved[1], dimensions)
-                generation_saved = saved[0]
+            copy = store.load_derived(VECTORS_NAME, model) if self._persist else None
+            if copy is not None and store.changes_since(copy[0])[1] is None:
+                copy = None  # the log no longer reaches back to the copy
+            if copy is not None:
+                # Read lazily: ids now, columns and row blocks as queries need them.
+                try:
+                    reader = SavedSections(store, VECTORS_NAME, copy[1])
+                except (ValueError, UnicodeDecodeError):
+                    reader = None  # a copy of another format: rebuilt and saved again
+                index = (
+                    None
+                    if reader is None
+                    else VectorIndex.load(reader, dimensions, fallback=self._stored_vectors)
+                )
+                generation_saved = copy[0]
             reusable = index is not None  # a copy of another format is rebuilt and resaved
             if index is None:
                 index = VectorIndex(dimensions)
                 index.bulk_load(store.iter_embeddings(model, searchable_only=True))
                 generation_saved = generation
-            missing = store.live_ids_without_embedding(model)
+                missing = store.live_ids_without_embedding(model)
+            else:  # the saver's pending set; the catch-up below adds later changes
+                missing = index.saved_pending or []
         self._catch_up(generation_saved, other_loaded=self._text is not None)
         self._vectors = index
         self._vectors_saved_at = generation_saved
@@ -252,6 +308,14 @@ class Engine(Generic[StorageT, SnapshotT]):
         self._sync()
         if self._persist and (not reusable or generation - generation_saved > RESAVE_AFTER_CHANGES):
             self.save_indexes()
+
+    def _stored_vectors(self, ids: Sequence[str | None]) -> list[bytes | None]:
+        """The stored vector of each searchable id (None otherwise): what a lazily
+        read vector copy is rebuilt from should it vanish while read."""
+        wanted = [node_id for node_id in ids if node_id is not None]
+        rows = self.store.index_rows(wanted, self.embedding_model)
+        found = {row[0]: row[3] for row in rows if row[2]}
+        return [None if node_id is None else found.get(node_id) for node_id in ids]
 
     def _embed_pending(self, index: VectorIndex) -> None:
         pending = sorted(self._pending_vectors)
@@ -339,9 +403,15 @@ class Engine(Generic[StorageT, SnapshotT]):
             self.refresh()
             ok = True
             if self._vectors is not None:
-                data = self._vectors.dump()
-                if self.store.save_derived(
-                    VECTORS_NAME, self.embedding_model, self._generation, data
+                header, sections = self._vectors.dump_sections(
+                    pending=sorted(self._pending_vectors)
+                )
+                if self.store.save_derived_sections(
+                    VECTORS_NAME,
+                    self.embedding_model,
+                    self._generation,
+                    _sectioned(header, sections),
+                    sections,
                 ):
                     self._vectors_saved_at = self._generation
                 else:

@@ -43,6 +43,7 @@ import math
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
+from itertools import accumulate
 from typing import Final
 
 from ..embed import tokenize
@@ -84,7 +85,32 @@ def _term_counts(tokens: Iterable[str]) -> dict[str, int]:
 
 # Typed-array element type of every slot, length and frequency (4 bytes).
 _SLOT: Final = "I"
-_DUMP_FORMAT: Final = "graphonomous-bm25/1"
+# /2: the df histogram is saved (a /1 copy is rebuilt once and saved again).
+_DUMP_FORMAT: Final = "graphonomous-bm25/2"
+# Stands for "still in the loaded dump" in the postings and document-term lists:
+# `load` slices a term's postings (or a document's terms) out of the dump's
+# flat arrays only when something reads them, so a fresh process answering one
+# query copies the postings of its query terms, not all of them.
+_LAZY: Final = array(_SLOT)
+
+
+class _Saved:
+    """The flat arrays of a loaded dump and where each term's / document's run starts."""
+
+    def __init__(
+        self,
+        lengths: array[int],
+        docs: array[int],
+        tfs: array[int],
+        term_counts: array[int],
+        doc_terms: array[int],
+    ) -> None:
+        self.lengths = lengths
+        self.docs = docs
+        self.tfs = tfs
+        self.post_start = array("q", accumulate(lengths, initial=0))
+        self.doc_terms = doc_terms
+        self.doc_start = array("q", accumulate(term_counts, initial=0))
 
 
 class Bm25Index:
@@ -112,12 +138,13 @@ class Bm25Index:
         self._doc_slot: dict[str, int] = {}
         self._free: list[int] = []
         self._doc_len = array(_SLOT)  # slot -> length (0 for free slots)
-        self._doc_terms: list[array[int] | None] = []  # slot -> its term slots
+        self._doc_terms: list[array[int] | None] = []  # slot -> its term slots (_LAZY: saved)
         # terms: text <-> slot; postings as parallel typed arrays per term slot
         self._terms: list[str] = []
         self._term_slot: dict[str, int] = {}
-        self._post_docs: list[array[int]] = []
+        self._post_docs: list[array[int]] = []  # (_LAZY: in `_saved`)
         self._post_tfs: list[array[int]] = []
+        self._saved: _Saved | None = None
         self._vocabulary = 0  # terms with at least one posting
         self._total_len = 0
         # document frequency -> how many terms have exactly that frequency
@@ -141,6 +168,35 @@ class Bm25Index:
         if not self.stem:
             return list(tokens)
         return [_cached_stem(token) for token in tokens]
+
+    def _postings(self, slot: int) -> tuple[array[int], array[int]]:
+        """(document slots, term frequencies) of a term slot, sliced from the dump on
+        first use.  O(1) when materialised, else O(df)."""
+        docs = self._post_docs[slot]
+        if docs is _LAZY:
+            saved = self._saved
+            assert saved is not None
+            start, end = saved.post_start[slot], saved.post_start[slot + 1]
+            docs = self._post_docs[slot] = saved.docs[start:end]
+            self._post_tfs[slot] = saved.tfs[start:end]
+        return docs, self._post_tfs[slot]
+
+    def _df_of(self, slot: int) -> int:
+        docs = self._post_docs[slot]
+        if docs is _LAZY:
+            assert self._saved is not None
+            return self._saved.lengths[slot]
+        return len(docs)
+
+    def _terms_of(self, doc: int) -> array[int] | None:
+        """The term slots of a document slot (None: a free slot), sliced on first use."""
+        slots = self._doc_terms[doc]
+        if slots is _LAZY:
+            saved = self._saved
+            assert saved is not None
+            slots = saved.doc_terms[saved.doc_start[doc] : saved.doc_start[doc + 1]]
+            self._doc_terms[doc] = slots
+        return slots
 
     def _bump_histogram(self, df: int, delta: int) -> None:
         if df <= 0:
@@ -185,12 +241,12 @@ class Bm25Index:
         slots = array(_SLOT)
         for term, tf in counts.items():
             slot = self._term_slot_of(term)
-            docs = self._post_docs[slot]
+            docs, tfs = self._postings(slot)
             old_df = len(docs)
             if old_df == 0:
                 self._vocabulary += 1
             docs.append(doc)
-            self._post_tfs[slot].append(tf)
+            tfs.append(tf)
             if histogram:
                 self._bump_histogram(old_df, -1)
                 self._bump_histogram(old_df + 1, +1)
@@ -214,9 +270,10 @@ class Bm25Index:
 
     def _recount_histogram(self) -> None:
         histogram: dict[int, int] = {}
-        for docs in self._post_docs:
-            if docs:
-                histogram[len(docs)] = histogram.get(len(docs), 0) + 1
+        for slot in range(len(self._post_docs)):
+            df = self._df_of(slot)
+            if df:
+                histogram[df] = histogram.get(df, 0) + 1
         self._df_histogram = histogram
         self._mean_idf = None
 
@@ -229,14 +286,14 @@ class Bm25Index:
         doc = self._doc_slot.pop(doc_id, None)
         if doc is None:
             return False
-        slots = self._doc_terms[doc]
+        slots = self._terms_of(doc)
         assert slots is not None
         for slot in slots:
-            docs = self._post_docs[slot]
+            docs, tfs = self._postings(slot)
             old_df = len(docs)
             position = docs.index(doc)
             del docs[position]
-            del self._post_tfs[slot][position]
+            del tfs[position]
             self._bump_histogram(old_df, -1)
             self._bump_histogram(old_df - 1, +1)
             if old_df == 1:
@@ -273,7 +330,7 @@ class Bm25Index:
 
     def _df(self, term: str) -> int:
         slot = self._term_slot.get(term)
-        return 0 if slot is None else len(self._post_docs[slot])
+        return 0 if slot is None else self._df_of(slot)
 
     def idf(self, term: str) -> float:
         """Okapi idf of a term with rank-bm25's negative floor; 0.0 for unknown terms.  O(1)."""
@@ -304,10 +361,10 @@ class Bm25Index:
         totals: dict[int, float] = {}
         for term, repeats in _term_counts(self.terms(query_tokens)).items():
             slot = self._term_slot.get(term)
-            if slot is None or not self._post_docs[slot]:
+            if slot is None or not self._df_of(slot):
                 continue
             weight = self.idf(term) * repeats
-            for doc, tf in zip(self._post_docs[slot], self._post_tfs[slot], strict=True):
+            for doc, tf in zip(*self._postings(slot), strict=True):
                 if allow is not None:
                     verdict = verdicts.get(doc)
                     if verdict is None:
@@ -343,6 +400,7 @@ class Bm25Index:
 
     def memory_bytes(self) -> dict[str, int]:
         """Bytes held per structure (typed arrays exactly, containers by `sys.getsizeof`)."""
+        self._materialize()
         size = sys.getsizeof
         return {
             "postings": sum(a.buffer_info()[1] * a.itemsize for a in self._post_docs)
@@ -355,6 +413,7 @@ class Bm25Index:
 
     def dump(self) -> bytes:
         """The whole index as bytes (`load` restores it exactly).  O(size)."""
+        self._materialize()
         lengths = array(_SLOT, (len(a) for a in self._post_docs))
         docs = array(_SLOT)
         tfs = array(_SLOT)
@@ -374,6 +433,7 @@ class Bm25Index:
             "free": self._free,
             "terms": self._terms,
             "total_len": self._total_len,
+            "df_histogram": sorted(self._df_histogram.items()),
         }
         parts = [lengths, docs, tfs, self._doc_len, term_counts, doc_terms]
         return pack_sections(header, [part.tobytes() for part in parts])
@@ -395,21 +455,29 @@ class Bm25Index:
         index._free = header["free"]
         index._doc_len = doc_len
         index._total_len = header["total_len"]
-        index._terms = [sys.intern(term) for term in header["terms"]]
+        index._terms = header["terms"]
         index._term_slot = {term: slot for slot, term in enumerate(index._terms)}
-        start = 0
-        for length in lengths:
-            index._post_docs.append(docs[start : start + length])
-            index._post_tfs.append(tfs[start : start + length])
-            start += length
-        start = 0
-        for doc, count in enumerate(term_counts):
-            live = index._doc_ids[doc] is not None
-            index._doc_terms.append(doc_terms[start : start + count] if live else None)
-            start += count
-        index._vocabulary = sum(1 for length in lengths if length)
-        index._recount_histogram()
+        index._saved = _Saved(lengths, docs, tfs, term_counts, doc_terms)
+        index._post_docs = [_LAZY] * len(lengths)
+        index._post_tfs = [_LAZY] * len(lengths)
+        index._doc_terms = [None if d is None else _LAZY for d in index._doc_ids]
+        index._vocabulary = len(lengths) - lengths.tolist().count(0)
+        histogram = header.get("df_histogram")
+        if isinstance(histogram, list):
+            index._df_histogram = {int(df): int(terms) for df, terms in histogram}
+        else:  # a dump written before the histogram was saved
+            index._recount_histogram()
         return index
+
+    def _materialize(self) -> None:
+        """Slice every postings list and document-term list out of the dump."""
+        if self._saved is None:
+            return
+        for slot in range(len(self._post_docs)):
+            self._postings(slot)
+        for doc in range(len(self._doc_terms)):
+            self._terms_of(doc)
+        self._saved = None
 
 
 def _live_id(doc_ids: list[str | None], doc: int) -> str:

@@ -48,7 +48,7 @@ from ..model import (
     utc_now,
 )
 from ..store import Store
-from . import tables
+from . import erasure, tables
 from .abstraction import abstract_episodes
 from .conflicts import merge_duplicates, resolve_conflicts
 from .consolidation_config import DEFAULT_CONFIG, ConsolidationConfig
@@ -505,6 +505,9 @@ def run_consolidation(
             edges_before=store.count_edges(),
             similarity_watermark=list(watermark) if watermark else None,
         )
+        # A pending erase's physical scrub first (outside the run's transaction: VACUUM
+        # cannot run inside one); the cycle writes no erased text, so it stays proven.
+        run.totals["file_scrub"] = erasure.consolidation_scrub(store, dry_run)
         stages: list[dict[str, Any]] = []
         # Load the index from the committed state: loaded inside the run's
         # transaction it would miss what a rolled-back (or dry) run deleted.

@@ -38,6 +38,7 @@ from ..embed import pack_f32
 from ..model import Node, utc_now
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
 from ..store import Store, StoreError
+from ..store.sqlite import BUSY_TIMEOUT_MS
 from . import tables
 from .abstraction import GROUNDING_RELATIONSHIP, summary_text
 from .keywords import distinct_words
@@ -60,6 +61,10 @@ SHARED_WORDS_FRACTION: Final = 0.5
 MAX_PREFILTER_WORDS: Final = 64
 # --wait polls the checkpoint this often.
 WAIT_POLL_S: Final = 0.1
+# Busy timeout of one truncating checkpoint (ms): a held reader makes it wait this long,
+# not the store's BUSY_TIMEOUT_MS (2 checkpoints × 30 s made an erase beside a second
+# server take a minute before answering "pending").
+CHECKPOINT_BUSY_MS: Final = 100
 # Bytes read per step when searching the files for erased text.
 SCAN_CHUNK: Final = 1 << 20
 FILE_SCRUB_ACTION: Final = "gdpr_file_scrub"
@@ -276,8 +281,16 @@ def quoting_nodes(store: Store, contents: Sequence[str], exclude: Iterable[str] 
 
 def _checkpoint_complete(store: Store) -> bool:
     """``wal_checkpoint(TRUNCATE)``: True when no reader blocked it and every frame was
-    copied (then the WAL is empty).  Non-WAL databases answer (0, -1, -1): complete."""
-    row = tables.query(store, "PRAGMA wal_checkpoint(TRUNCATE)")[0]
+    copied (then the WAL is empty).  Non-WAL databases answer (0, -1, -1): complete.
+
+    A TRUNCATE checkpoint calls the busy handler while another connection reads, so it
+    runs with a busy timeout of CHECKPOINT_BUSY_MS, not the store's 30 s: an erase or
+    consolidation beside a held reader answers "pending" at once (`wait_s` polls)."""
+    tables.query(store, f"PRAGMA busy_timeout = {CHECKPOINT_BUSY_MS}")
+    try:
+        row = tables.query(store, "PRAGMA wal_checkpoint(TRUNCATE)")[0]
+    finally:
+        tables.query(store, f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     busy, log, checkpointed = int(row[0]), int(row[1]), int(row[2])
     return busy == 0 and log == checkpointed
 
@@ -394,3 +407,26 @@ def finish(graph: GraphEngine, wait_s: float = 0.0) -> dict[str, Any]:
         if report["status"] == "scrubbed":
             record_file_scrub(store, report)
     return {"pending_before": pending, "file": report, "status": report["status"]}
+
+
+def consolidation_scrub(store: Store, dry_run: bool = False) -> dict[str, Any] | None:
+    """The physical scrub a consolidation cycle owes a pending erase (SPEC "GDPR erase").
+
+    None when no scrub is pending.  Otherwise :func:`scrub_file` runs (no wait: the
+    cycle must not block on another process's reader) and its report is returned with
+    ``attempted: true``; a completed scrub is recorded, so the next cycle owes nothing.
+    A dry run or a call inside an open transaction attempts nothing and says so
+    (``attempted: false``, ``status: "pending"``).  Never raises for SQLite/OS errors.
+    """
+    try:
+        pending = file_scrub_pending(store)
+    except (sqlite3.Error, StoreError):
+        return None  # a damaged audit log is doctor's to report, not the cycle's
+    if not pending:
+        return None
+    if dry_run or store.in_transaction:
+        return {"status": "pending", "attempted": False, "advice": READER_ADVICE}
+    report = scrub_file(store, (), 0.0)
+    if report["status"] == "scrubbed":
+        record_file_scrub(store, report)
+    return {"attempted": True, **report}

@@ -121,7 +121,14 @@ class ConsolidationTimer:
 
 
 def _report(entry: dict[str, Any]) -> None:
-    """Log (WARNING: the server's stderr) what an idle run forgot, and budget pressure."""
+    """Log (WARNING: the server's stderr) what an idle run forgot, budget pressure, and
+    the pending erase scrub it completed or could not complete."""
+    scrub = entry["totals"].get("file_scrub")
+    if scrub is not None:
+        if scrub["status"] == "scrubbed":
+            _log.warning("idle consolidation completed the pending erase scrub (file scrubbed)")
+        else:
+            _log.warning("erase scrub still pending after idle consolidation: %s", scrub["advice"])
     for stage in entry["stages"]:
         forgotten = stage.get("forgotten") if stage["name"] == "prune_nodes" else None
         if forgotten:

@@ -27,7 +27,10 @@ How a machine is generated from its actions (:func:`build_machine`):
   open — the per-action check rejects fields the action does not take.  The
   tool description lists each action with its arguments (``*`` =
   required); the field reference lives in SPEC.md (``mcp/docs.py``, from
-  :func:`merge_fields`) and in the v1 tools of the same names.
+  :func:`merge_fields`) and in the v1 tools of the same names.  An action that is
+  another machine's action too (``listed_in``: consolidate's stats/query/traverse,
+  route's topology/attention_survey are retrieve's) is listed once, there; each
+  enum is listed once per tool; ``minLength: 1`` is left to the check.
 * replies: ``structuredContent`` is the full result; the text block is the
   compact rendering of ``render.py`` (path:lines, score, snippet).
 * no output schema: a machine's result is the v1 tool's result, unchanged
@@ -77,6 +80,10 @@ class MachineAction:
     tool: ToolSpec
     summary: str
     renames: Mapping[str, str] = field(default_factory=dict)
+    # The machine whose listing carries this action's fields (the same action, same
+    # fields, listed once: consolidate's stats/query/traverse are retrieve's).  None:
+    # listed here.  Only the listing changes; the action's check is its v1 tool's.
+    listed_in: str | None = None
 
     def fields(self) -> dict[str, Any]:
         """The v1 input properties under their machine names, in v1 order."""
@@ -203,30 +210,68 @@ def is_alias(schema: Mapping[str, Any]) -> bool:
 
 
 def _terse(schema: Any) -> Any:
-    """A schema without its prose (descriptions), recursively."""
+    """A schema without its prose (descriptions) and without ``minLength: 1`` (the
+    per-action check rejects empty strings and names the field), recursively."""
     if isinstance(schema, dict):
-        return {k: _terse(v) for k, v in schema.items() if k != "description"}
+        types = _type_list(schema)
+        if types is not None:
+            return {"type": types}
+        return {
+            k: _terse(v)
+            for k, v in schema.items()
+            if k != "description" and not (k == "minLength" and v == 1)
+        }
     if isinstance(schema, list):
         return [_terse(item) for item in schema]
     return schema
 
 
+def _type_list(schema: Mapping[str, Any]) -> list[str] | None:
+    """``{"anyOf": [{"type": "object"}, {"type": "string"}]}`` as the equivalent, shorter
+    ``["object", "string"]``; None for any other schema."""
+    variants = schema.get("anyOf")
+    if set(schema) != {"anyOf"} or not isinstance(variants, list):
+        return None
+    if not all(isinstance(v, dict) and set(v) == {"type"} for v in variants):
+        return None
+    types = [v["type"] for v in variants]
+    return types if all(isinstance(t, str) for t in types) else None
+
+
 def listed_fields(actions: Sequence[MachineAction]) -> dict[str, Any]:
     """The fields the listing shows: merged, without prose, and without the
     fields that are an alias in every action using them."""
-    real = {n for a in actions for n, schema in a.fields().items() if not is_alias(schema)}
-    return {name: _terse(schema) for name, schema in merge_fields(actions).items() if name in real}
+    listed = [a for a in actions if a.listed_in is None]
+    real = {n for a in listed for n, schema in a.fields().items() if not is_alias(schema)}
+    fields = {name: _terse(s) for name, s in merge_fields(listed).items() if name in real}
+    return _enums_once(fields)
+
+
+def _enums_once(fields: dict[str, Any]) -> dict[str, Any]:
+    """An array field whose item enum another field already lists shows only its item
+    type (``relationships`` next to ``relationship``): each enum is listed once."""
+    seen = {_canonical({"e": f["enum"]}) for f in fields.values() if "enum" in f}
+    out: dict[str, Any] = {}
+    for name, schema in fields.items():
+        items = schema.get("items")
+        if isinstance(items, dict) and "enum" in items and _canonical({"e": items["enum"]}) in seen:
+            schema = {**schema, "items": {k: v for k, v in items.items() if k != "enum"}}
+        out[name] = schema
+    return out
 
 
 def _action_line(action: MachineAction) -> str:
-    """``context(query*, limit) — summary`` for the tool description (* = required)."""
+    """``context(query*, limit): summary`` for the tool description (* = required);
+    an action listed in another machine: ``stats: as in retrieve``."""
+    if action.listed_in is not None:
+        return f"{action.name}: as in {action.listed_in}"
     needs = set(action.required())
     args = [
         name + ("*" if name in needs else "")
         for name, schema in action.fields().items()
         if not is_alias(schema)
     ]
-    return f"{action.name}({', '.join(args)}) — {action.summary}"
+    return f"{action.name}({', '.join(args)}): {action.summary}"
 
 
 def _annotations(actions: Sequence[MachineAction]) -> ToolAnnotations:
@@ -277,6 +322,14 @@ def _dispatcher(machine: Machine) -> Handler:
     return handler
 
 
+def _open_object(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """The machine's input schema: open (JSON Schema's default, so no
+    ``additionalProperties`` is listed), ``action`` required."""
+    schema = obj(properties, (ACTION_FIELD,), closed=False)
+    schema.pop("additionalProperties", None)
+    return schema
+
+
 def build_machine(machine: Machine) -> ToolSpec:
     """The ToolSpec of a machine, generated from its actions (module docstring).
 
@@ -291,14 +344,14 @@ def build_machine(machine: Machine) -> ToolSpec:
     description = (
         f"{machine.question} {machine.purpose} Actions (* = required): "
         + "; ".join(_action_line(a) for a in machine.actions)
-        + ". Fields are the action's v1 tool arguments (same names)."
+        + "."
     )
     action = {"type": "string", "enum": names}
     return ToolSpec(
         name=machine.name,
         title=machine.title,
         description=description,
-        input_schema=obj({ACTION_FIELD: action, **fields}, (ACTION_FIELD,), closed=False),
+        input_schema=_open_object({ACTION_FIELD: action, **fields}),
         output_schema=None,
         annotations=machine.hints or _annotations(machine.actions),
         handler=_dispatcher(machine),
@@ -314,6 +367,11 @@ def build_machine(machine: Machine) -> ToolSpec:
 
 def _act(name: str, tool: str, summary: str, **renames: str) -> MachineAction:
     return MachineAction(name, V1_BY_NAME[tool], summary, renames)
+
+
+def _shared(name: str, tool: str, summary: str, listed_in: str) -> MachineAction:
+    """An action whose fields another machine's listing carries (see MachineAction)."""
+    return MachineAction(name, V1_BY_NAME[tool], summary, {}, listed_in)
 
 
 RETRIEVE: Final = Machine(
@@ -342,9 +400,9 @@ ROUTE: Final = Machine(
     question="Loop phase 2 — what should I do?",
     purpose="Call it to decide whether to act, learn, deliberate or escalate.",
     actions=(
-        _act("topology", "topology_analyze", "SCC/κ analysis: fast or deliberate"),
+        _shared("topology", "topology_analyze", "SCC/κ analysis: fast or deliberate", "retrieve"),
         _act("deliberate", "deliberate", "plans for reasoning through feedback loops"),
-        _act("attention_survey", "attention_survey", "what needs attention across goals"),
+        _shared("attention_survey", "attention_survey", "what needs attention", "retrieve"),
         _act("attention_cycle", "attention_run_cycle", "triage and dispatch an attention cycle"),
         _act("review_goal", "review_goal", "act / learn_first / escalate for a goal"),
     ),
@@ -405,9 +463,9 @@ CONSOLIDATE: Final = Machine(
     purpose="Call it to maintain the graph, typically at session boundaries.",
     actions=(
         _act("run", "run_consolidation", "decay, prune, strengthen, merge, summarise"),
-        _act("stats", "graph_stats", "counts, distributions, confidence"),
-        _act("query", "query_graph", "list / get nodes and edges, similarity search"),
-        _act("traverse", "graph_traverse", "breadth-first walk from a node"),
+        _shared("stats", "graph_stats", "counts, distributions, confidence", "retrieve"),
+        _shared("query", "query_graph", "list / get nodes and edges", "retrieve"),
+        _shared("traverse", "graph_traverse", "breadth-first walk from a node", "retrieve"),
     ),
 )
 

@@ -175,6 +175,25 @@ def delete_relations(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str
     return _deleted("delete_relations")
 
 
+# Provenance goes in the result's _meta under this key (MCP: a prefixed name).
+PROVENANCE_META_KEY: Final = "graphonomous/provenance"
+# At most this many entities carry provenance in one result (read_graph can return
+# the whole graph; the rest are counted in ``omitted``).
+MAX_PROVENANCE_ENTITIES: Final = 100
+
+
+def entity_provenance(graph: Graphonomous, result: dict[str, Any]) -> dict[str, Any] | None:
+    """``{PROVENANCE_META_KEY: {"entities": [...], "omitted": n}}`` for the entities of a
+    read result (where each came from: node id, source file, times), or None."""
+    entities = result.get("entities") or []
+    if not entities:
+        return None
+    names = [str(entity["name"]) for entity in entities[:MAX_PROVENANCE_ENTITIES]]
+    found = memory_view(graph).provenance(names)
+    omitted = len(entities) - len(names)
+    return {PROVENANCE_META_KEY: {"entities": found, "omitted": omitted}}
+
+
 def read_graph(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tool `read_graph` → :meth:`MemoryView.read_graph`."""
     return memory_view(graph).read_graph()
@@ -390,6 +409,7 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         annotations=_READ,
         handler=read_graph,
         render_text=graph_text,
+        meta=entity_provenance,
     ),
     ToolSpec(
         name="search_nodes",
@@ -406,6 +426,7 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         annotations=_READ,
         handler=search_nodes,
         render_text=graph_text,
+        meta=entity_provenance,
     ),
     ToolSpec(
         name="open_nodes",
@@ -416,6 +437,7 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         annotations=_READ,
         handler=open_nodes,
         render_text=graph_text,
+        meta=entity_provenance,
     ),
 )
 

@@ -29,6 +29,7 @@ import binascii
 import hashlib
 import json
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -38,6 +39,7 @@ from .. import __version__
 from ..contract.schema import Violation
 from ..model import NotFoundError, ValidationError
 from ..store import StoreError
+from ..store.damage import damage_message, is_damage
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -66,6 +68,11 @@ DEFAULT_PAGE_SIZE: Final = 100
 MAX_ERROR_TEXT: Final = 300
 
 log = logging.getLogger("graphonomous.mcp")
+
+
+# JSON-RPC error for a damaged database file (server-defined range): a stable message
+# naming the file, `graphonomous doctor` and the backup, never "internal error".
+DATABASE_DAMAGED: Final = -32010
 
 
 class RpcFailure(Exception):
@@ -287,6 +294,11 @@ class McpServer:
             outgoing = [*self._progress(params), Response(request.id, handler(request, params))]
         except RpcFailure as failure:
             outgoing = [error_response(request.id, failure.code, failure.message, failure.data)]
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):
+                raise
+            damaged = self._damaged(exc)
+            outgoing = [error_response(request.id, damaged.code, damaged.message, damaged.data)]
         except Exception as exc:  # a bug in a method handler must not stop the server
             log.exception("internal error in %s", request.method)
             outgoing = [
@@ -370,6 +382,9 @@ class McpServer:
             content = tool_result(
                 result, None if spec.render_text is None else spec.render_text(result)
             )
+            meta = None if spec.meta is None else spec.meta(self.graph, result)
+            if meta:
+                content["_meta"] = meta
         except ValidationError as exc:
             return tool_error(f"Invalid argument '{exc.field}': {exc.message}")
         except NotFoundError as exc:
@@ -377,6 +392,11 @@ class McpServer:
         except StoreError as exc:
             log.error("storage error in tool %s: %s", spec.name, exc)
             return tool_error(f"Storage error: {exc}")
+        except sqlite3.DatabaseError as exc:
+            if is_damage(exc):
+                raise self._damaged(exc) from None
+            log.exception("tool %s failed", spec.name)
+            return tool_error(f"Database error in tool {spec.name}: {exc}; see the server log.")
         except Exception as exc:
             log.exception("tool %s failed", spec.name)
             detail = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_TEXT]
@@ -387,6 +407,15 @@ class McpServer:
                 log.error("tool %s broke its outputSchema: %s", spec.name, problems)
                 return tool_error(describe_violations(f"{spec.name} (output)", problems))
         return content
+
+    def _damaged(self, exc: sqlite3.DatabaseError) -> RpcFailure:
+        """The JSON-RPC error for a damaged file (logged once per occurrence)."""
+        store = getattr(self.graph, "store", None)
+        path = getattr(store, "path", None)
+        message = damage_message(path if isinstance(path, str) else None, str(exc))
+        log.error("%s", message)
+        data = {"problem": str(exc), "path": path, "fix": "graphonomous doctor"}
+        return RpcFailure(DATABASE_DAMAGED, message, data)
 
     def _read_resource(self, _request: Request, params: dict[str, Any]) -> dict[str, Any]:
         uri = params.get("uri")

@@ -92,6 +92,9 @@ class ToolSpec:
     argument_check: ArgumentCheck | None = None
     # Renames applied to the arguments before validation (upstream names, mcp/upstream.py).
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # The result's ``_meta`` (MCP's field for data beside the result), or None: the
+    # memory-compat reads put provenance there, leaving server-memory's shapes intact.
+    meta: Callable[[Any, dict[str, Any]], dict[str, Any] | None] | None = None
     _input_validator: SchemaValidator = field(init=False, repr=False, compare=False)
     _output_validator: SchemaValidator | None = field(init=False, repr=False, compare=False)
 

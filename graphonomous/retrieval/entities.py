@@ -42,6 +42,7 @@ from typing import Any, Final
 
 from ..embed import tokenize
 from ..engine import Engine
+from .attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
 from .stem import light_stem
 
 MAX_QUOTED_WORDS: Final = 6
@@ -196,6 +197,9 @@ class EntityIndex:
     def __init__(self) -> None:
         self._postings: dict[str, dict[str, int]] = {}
         self._entities: dict[str, tuple[str, ...]] = {}
+        # Speaker attribution (`attribution.speaker_of`): node -> key, key -> nodes.
+        self._speaker: dict[str, str] = {}
+        self._authored: dict[str, set[str]] = {}
 
     def __len__(self) -> int:
         return len(self._entities)
@@ -203,6 +207,11 @@ class EntityIndex:
     def add(self, node_id: str, content: str) -> None:
         """Index (or re-index) one node's content.  O(len(content))."""
         self.remove(node_id)
+        label = speaker_of(content)
+        speaker = entity_key(label) if label else ""
+        if speaker:
+            self._speaker[node_id] = speaker
+            self._authored.setdefault(speaker, set()).add(node_id)
         found = extract_entities(content)
         if not found:
             return
@@ -216,6 +225,12 @@ class EntityIndex:
 
     def remove(self, node_id: str) -> None:
         """Forget a node (no-op if unknown).  O(its keys)."""
+        speaker = self._speaker.pop(node_id, None)
+        if speaker is not None:
+            authored = self._authored[speaker]
+            authored.discard(node_id)
+            if not authored:
+                del self._authored[speaker]
         for key in self._entities.pop(node_id, ()):
             posting = self._postings[key]
             posting.pop(node_id, None)
@@ -237,6 +252,27 @@ class EntityIndex:
         """ln(1 + N / df): how much sharing this entity says (0 for an unknown key)."""
         df = self.document_frequency(key)
         return math.log1p(len(self._entities) / df) if df else 0.0
+
+    def speaker(self, node_id: str) -> str | None:
+        """The label key of a ``"<Speaker>: ..."`` node (`attribution`), else None.
+
+        A label opening fewer than `MIN_SPEAKER_PASSAGES` nodes is not a
+        speaker of `speakers`/`query_speakers`, so a query never names it.
+        """
+        return self._speaker.get(node_id)
+
+    def speakers(self) -> int:
+        """How many labels open >= `MIN_SPEAKER_PASSAGES` nodes (the speakers).  O(labels)."""
+        return sum(len(nodes) >= MIN_SPEAKER_PASSAGES for nodes in self._authored.values())
+
+    def query_speakers(self, text: str) -> list[str]:
+        """The known speakers a question names by a capitalised name (`attribution`)."""
+        found: list[str] = []
+        for words in name_mentions(text):
+            key = entity_key(words)
+            if len(self._authored.get(key, ())) >= MIN_SPEAKER_PASSAGES and key not in found:
+                found.append(key)
+        return found
 
     def query_entities(self, text: str) -> list[str]:
         """The query's known entities: its own extracted keys, then indexed n-grams.

@@ -707,6 +707,29 @@ class MemoryView:
         """The entity named `name` in the copy (call inside a read or write)."""
         return self._entities.get(name)
 
+    def provenance(self, names: Sequence[str]) -> list[dict[str, Any]]:
+        """Where each named entity came from (SPEC "memory-compat", provenance):
+        ``[{name, node_id, source, created_at, updated_at}]`` in the order given, unknown
+        names left out.  ``source`` is the import file's path for ``import-memory``, else
+        the memory tool that wrote it (``create_entities``).  O(len(names)) lookups."""
+        with self._reading():
+            ids = {name: self._entities[name].node_id for name in names if name in self._entities}
+            nodes = self.graph.store.get_nodes(list(ids.values()))
+        out = []
+        for name, node_id in ids.items():
+            node = nodes.get(node_id)
+            if node is not None:
+                out.append(
+                    {
+                        "name": name,
+                        "node_id": node_id,
+                        "source": node.source,
+                        "created_at": node.created_at,
+                        "updated_at": node.updated_at,
+                    }
+                )
+        return out
+
     def _subgraph(self, found: Sequence[Entity]) -> dict[str, Any]:
         names = {entity.name for entity in found}
         # (dict literals inline: this list can hold every relation of the graph)

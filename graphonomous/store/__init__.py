@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .batch import BatchError, BatchResult, apply_batch, merge_into
+from .open import open_store, storage_url_from_env
+from .postgres import is_postgres_url
 from .protocol import GraphStorage
 from .schema import SCHEMA_VERSION
 from .sqlite import Store, StoreError
@@ -15,5 +17,8 @@ __all__ = [
     "Store",
     "StoreError",
     "apply_batch",
+    "is_postgres_url",
     "merge_into",
+    "open_store",
+    "storage_url_from_env",
 ]

@@ -37,6 +37,7 @@ from ..model import (
     canonical_json,
     check_choice,
 )
+from . import verify
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
 # "n is searchable": not a retrieval aid (model.AID_*; literals from constants).
@@ -59,6 +60,8 @@ _BACKOFF_MAX_S: Final = 2.0
 # The change log keeps at least this many newest rows when pruned: a process
 # whose generation is older than the kept rows reloads its indexes in full.
 CHANGE_LOG_KEEP: Final = 200_000
+# A derived index saved in sections: rows named f"{name}{_PART}{number}".
+_PART: Final = "/"
 # Saving a derived index is a cache write: it gives up after this wait.
 _CACHE_BUSY_TIMEOUT_MS: Final = 100
 
@@ -73,6 +76,10 @@ _NODE_ORDERS: Final = {
     "confidence_desc": "confidence DESC, id",
     "accessed_desc": "COALESCE(last_accessed_at, '') DESC, id",
 }
+
+
+# "Verified by this session, state not recorded yet" (the next commit or close records it).
+_UNRECORDED: Final[verify.State] = (0, 0, 0, 0, 0)
 
 
 class StoreError(GraphonomousError, RuntimeError):
@@ -186,8 +193,19 @@ class Store:
         # None, or why the file is damaged (PRAGMA quick_check on open); writes are refused.
         self.damage: str | None = None
         self.quick_check_ms = 0.0
+        # The file state last recorded as sound (`verify`): None = not verified by
+        # this session (":memory:", damaged), so nothing is recorded for it.
+        self._sound_state: verify.State | None = None
+        self.quick_check_skipped = False
         if self.path != ":memory:":
-            self.damage, self.quick_check_ms = _quick_check(self._conn)
+            self._sound_state = verify.known_sound(self.path)
+            self.quick_check_skipped = self._sound_state is not None
+            if self._sound_state is None:
+                self.damage, self.quick_check_ms = _quick_check(self._conn)
+                if self.damage is None:
+                    self._sound_state = verify.record_sound(self.path) or _UNRECORDED
+                else:
+                    verify.forget(self.path)
             if self.damage is not None:
                 self._conn.execute("PRAGMA query_only = ON")
 
@@ -293,6 +311,19 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            self._note_sound_state(wait=True)
+
+    def _note_sound_state(self, *, wait: bool = False) -> None:
+        """Record the file's state as sound again when this session's writes moved it
+        (a checkpoint; the final one at close): one stat, a write only on a change.
+        A commit never waits out a racy mtime (close does)."""
+        if self._sound_state is None or self.read_only:
+            return
+        state = verify.file_state(self.path)
+        if state is not None and state != self._sound_state:
+            recorded = verify.record_sound(self.path, state, wait=wait)
+            if recorded is not None:
+                self._sound_state = recorded
 
     def __enter__(self) -> Store:
         return self
@@ -357,6 +388,7 @@ class Store:
             finally:
                 self._depth = depth
             if depth == 0:
+                self._note_sound_state()
                 callbacks, self._after_commit = self._after_commit, []
                 for callback in callbacks:
                     callback()
@@ -566,9 +598,44 @@ class Store:
         )
         return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
+    def derived_nonce(self, name: str) -> bytes | None:
+        """The first 8 bytes of a saved index (the nonce of a sectioned save), or None."""
+        rows = self.query("SELECT substr(data, 1, 8) FROM derived_indexes WHERE name = ?", (name,))
+        return bytes(rows[0][0]) if rows else None
+
+    def load_derived_sections(self, name: str, indices: Sequence[int]) -> list[bytes] | None:
+        """Sections of an index saved with `save_derived_sections`, each still
+        prefixed by its save's nonce (the caller compares); None when one is
+        missing.  One primary-key read per section, all from one state."""
+        found: list[bytes] = []
+        with self.read_snapshot():
+            for index in indices:
+                rows = self.query(
+                    "SELECT data FROM derived_indexes WHERE name = ?", (f"{name}{_PART}{index}",)
+                )
+                if not rows:
+                    return None
+                found.append(bytes(rows[0][0]))
+        return found
+
+    def save_derived_sections(
+        self, name: str, model: str, generation: int, header: bytes, sections: Sequence[bytes]
+    ) -> bool:
+        """Save a derived index as a header row and one row per section (named
+        ``name/0``, ``name/1``, ...), so a reader can take a few sections without
+        the rest; each section is stored behind the header's first 8 bytes (the
+        save's nonce).  Best effort, like `save_derived`."""
+        nonce = header[:8]
+        rows = [(f"{name}{_PART}{i}", model, generation, nonce + s) for i, s in enumerate(sections)]
+        return self._save_rows(name, [(name, model, generation, header), *rows])
+
     def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool:
         """Save a derived index, best effort: False (nothing written) when the file
         cannot take writes now (read-only, disk full, locked by another process)."""
+        return self._save_rows(name, [(name, model, generation, data)])
+
+    def _save_rows(self, name: str, rows: Sequence[tuple[str, str, int, bytes]]) -> bool:
+        """Replace `name` and its sections by `rows` in one cache write."""
         try:
             with self._lock:
                 if self._conn.in_transaction:
@@ -579,11 +646,13 @@ class Store:
                     self._conn.execute("BEGIN IMMEDIATE")
                     try:
                         self._conn.execute(
+                            "DELETE FROM derived_indexes WHERE name = ? OR (name > ? AND name < ?)",
+                            (name, f"{name}{_PART}", f"{name}{chr(ord(_PART) + 1)}"),
+                        )
+                        self._conn.executemany(
                             "INSERT INTO derived_indexes (name, model, generation, data) "
-                            "VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
-                            "model = excluded.model, generation = excluded.generation, "
-                            "data = excluded.data",
-                            (name, model, generation, data),
+                            "VALUES (?, ?, ?, ?)",
+                            rows,
                         )
                         self._conn.execute("COMMIT")
                     except BaseException:

@@ -1,0 +1,42 @@
+"""A damaged database file, named plainly (SPEC "Corruption and read-only").
+
+Rules: one home for deciding that an SQLite error means the *file* is damaged
+(not busy, not read-only, not a constraint) and for the stable sentence every
+surface shows for it — the CLI (exit 1), the MCP server (JSON-RPC error
+:data:`DAMAGED_CODE`) and the health resource.  The sentence names the file,
+SQLite's own words, ``graphonomous doctor`` and the backup to restore.  No I/O.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Final
+
+# SQLite's result codes for a file that is not (or no longer) a sound database.
+DAMAGE_ERROR_NAMES: Final = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+# Their messages, for builds whose exceptions carry no sqlite_errorname.
+DAMAGE_PHRASES: Final = ("malformed", "not a database", "corrupt")
+# The stable start of every damage message (clients and tests may match on it).
+DAMAGED_PREFIX: Final = "database file damaged"
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether `exc` says the database file itself is damaged."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    if getattr(exc, "sqlite_errorname", None) in DAMAGE_ERROR_NAMES:
+        return True
+    text = str(exc).lower()
+    return any(phrase in text for phrase in DAMAGE_PHRASES)
+
+
+def damage_message(path: str | None, problem: str) -> str:
+    """The one sentence for a damaged file at `path` (SQLite said `problem`)."""
+    where = path or "the database"
+    db = f"--db {path} " if path else ""
+    return (
+        f"{DAMAGED_PREFIX}: {where} ({problem}). Nothing was changed. Run "
+        f"`graphonomous {db}doctor` for the full integrity check, then restore a backup "
+        f"(made with `graphonomous backup PATH`) or salvage the readable rows with "
+        f"`sqlite3 {path or 'FILE'} .recover`"
+    )

@@ -1,0 +1,98 @@
+"""Speaker attribution (`retrieval.attribution`) and its retrieval stage (effort >= 5)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from graphonomous import Graphonomous
+from graphonomous.retrieval.attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
+from graphonomous.retrieval.entities import EntityIndex, entity_key
+from graphonomous.retrieval.retriever import OTHER_SPEAKER_FACTOR, with_settings
+
+QUERY = "What did Melanie say about pottery?"
+
+
+@pytest.fixture
+def graph() -> Iterator[Graphonomous]:
+    with Graphonomous(":memory:") as opened:
+        opened.store_node("Melanie: I just signed up for a pottery class.", node_id="hers")
+        opened.store_node("Caroline: Wow Melanie, pottery sounds fun!", node_id="theirs")
+        for i in range(MIN_SPEAKER_PASSAGES - 1):  # both are speakers, not one-off labels
+            opened.store_node(f"Melanie: the weather today {i}", node_id=f"m{i}")
+            opened.store_node(f"Caroline: the weather today {i}", node_id=f"c{i}")
+        opened.store_node("A note on pottery glazes.", node_id="plain")
+        yield opened
+
+
+def test_speaker_is_the_leading_capitalised_label() -> None:
+    assert speaker_of("Melanie: hi there") == ["Melanie"]
+    assert speaker_of("  Dr Jane Smith: hello") == ["Dr", "Jane", "Smith"]
+    assert speaker_of("https://example.org is a site") is None
+    assert speaker_of("note: lower-case labels are not speakers") is None
+    assert speaker_of("Melanie said: hi") is None
+    assert speaker_of("No colon here") is None
+
+
+def test_name_mentions_are_capitalised_words_and_runs() -> None:
+    found = name_mentions("Did Jane Smith's dog meet melanie?")
+    assert ["Jane"] in found and ["Smith"] in found and ["Jane", "Smith"] in found
+    assert ["melanie"] not in found
+
+
+def test_index_keeps_speakers_current() -> None:
+    index = EntityIndex()
+    for i in range(MIN_SPEAKER_PASSAGES):
+        index.add(f"a{i}", f"Melanie: I went camping {i}.")
+        index.add(f"b{i}", f"Caroline: Wow, Melanie {i}!")
+    index.add("title", "Atlantis: The Lost Empire")
+    assert index.speaker("a0") == entity_key(["Melanie"])
+    assert index.speakers() == 2
+    assert index.query_speakers("What are Melanie's pets?") == [entity_key(["Melanie"])]
+    assert index.query_speakers("did melanie go camping") == []
+    assert index.query_speakers("When was Atlantis released?") == []
+    index.remove("b0")
+    assert index.speakers() == 1 and index.speaker("b0") is None
+
+
+def test_other_speakers_turns_are_demoted_at_effort_six(graph: Graphonomous) -> None:
+    shallow = {r["node_id"]: r["score"] for r in graph.retrieve_context(QUERY, effort=3)["results"]}
+    deep = graph.retrieve_context(QUERY, effort=6)
+    assert "speaker_attribution" in deep["stats"]["mechanisms"]
+    assert deep["stats"]["other_speaker_demoted"] >= 1
+    off = with_settings(other_speaker_factor=1.0, entity_gain=0.0)
+    plain = {
+        r["node_id"]: r["score"]
+        for r in graph.retrieve_context(QUERY, effort=6, settings=off)["results"]
+    }
+    scores = {r["node_id"]: r["score"] for r in deep["results"]}
+    assert scores["theirs"] < plain["theirs"]
+    assert set(shallow) >= {"hers", "theirs"}
+    assert OTHER_SPEAKER_FACTOR < 1.0
+
+
+def test_no_named_speaker_or_factor_one_leaves_scores_alone(graph: Graphonomous) -> None:
+    unnamed = graph.retrieve_context("what about pottery", effort=6)
+    assert "speaker_attribution" not in unnamed["stats"]["mechanisms"]
+    assert unnamed["stats"]["other_speaker_demoted"] == 0
+    off = graph.retrieve_context(QUERY, effort=6, settings=with_settings(other_speaker_factor=1.0))
+    assert "speaker_attribution" not in off["stats"]["mechanisms"]
+    shallow = graph.retrieve_context(QUERY, effort=3)
+    assert "speaker_attribution" not in shallow["stats"]["mechanisms"]
+
+
+def test_demotion_is_exactly_the_factor(graph: Graphonomous) -> None:
+    base = with_settings(other_speaker_factor=1.0)
+    half = with_settings(other_speaker_factor=0.5)
+    before = {
+        r["node_id"]: r["score"]
+        for r in graph.retrieve_context(QUERY, effort=6, settings=base)["results"]
+    }
+    after = {
+        r["node_id"]: r["score"]
+        for r in graph.retrieve_context(QUERY, effort=6, settings=half)["results"]
+    }
+    assert after["theirs"] == pytest.approx(before["theirs"] * 0.5, abs=2e-6)
+    assert after["hers"] == pytest.approx(before["hers"], abs=2e-6)
+    assert after["plain"] == pytest.approx(before["plain"], abs=2e-6)
