@@ -9,7 +9,14 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .api import Graphonomous
-from .model import NotFoundError, ValidationError
+from .model import GraphonomousError, NotFoundError, ValidationError
 from .store import StoreError
 
-__all__ = ["Graphonomous", "NotFoundError", "StoreError", "ValidationError", "__version__"]
+__all__ = [
+    "Graphonomous",
+    "GraphonomousError",
+    "NotFoundError",
+    "StoreError",
+    "ValidationError",
+    "__version__",
+]

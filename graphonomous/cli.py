@@ -26,13 +26,15 @@ from .cli_help import document
 from .contract.cli import add_contract_commands, cli_contract
 from .embed import get_embedder
 from .hygiene import HostileInput, first_problem, loads_strict
-from .learning import forgetting, goals, learner
+from .learning import forgetting, goals
+from .learning.outcomes import EVIDENCE_TYPE_WEIGHTS, FEEDBACK_KINDS, OUTCOME_STATUSES
 from .mcp import DEFAULT_PORT, TRANSPORTS
-from .mcp.tools import DEFAULT_SURFACE, SURFACES
+from .mcp.surfaces import DEFAULT_SURFACE, SURFACES
 from .model import (
     NODE_TYPES,
     RELATIONSHIPS,
     TIMESCALES,
+    GraphonomousError,
     NotFoundError,
     ValidationError,
     check_int,
@@ -41,7 +43,7 @@ from .model import (
 from .paths import create_problem
 from .pulse import cli_pulse
 from .retrieval.provenance import location
-from .server_memory import MemoryFileError
+from .server_memory import MemoryFileError, memory_view
 from .server_memory.jsonl import iter_records
 from .store import BatchError, StoreError, is_postgres_url
 from .store.damage import damage_message, is_damage
@@ -51,7 +53,7 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 
-class CliError(Exception):
+class CliError(GraphonomousError):
     """A user-facing failure: printed as one line, exit code attached."""
 
     def __init__(self, message: str, code: int = EXIT_FAILED) -> None:
@@ -709,7 +711,7 @@ def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
             raise CliError(f"{args.file} {exc}; nothing was imported", EXIT_USAGE) from exc
         source = "stdin" if args.file == "-" else str(Path(args.file).resolve())
         with _open(args) as graph:
-            result = graph.memory_view().import_stream(lambda: _memory_records(path), source=source)
+            result = memory_view(graph).import_stream(lambda: _memory_records(path), source=source)
     finally:
         if spool is not None:
             os.unlink(spool)
@@ -728,7 +730,7 @@ def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-# -- learning (A): learn, forget, erase, bench capabilities -------------------
+# -- learning from outcomes, forgetting, erasure; bench capabilities ----------
 
 
 def _print_updates(result: dict[str, Any], out: TextIO) -> None:
@@ -1052,7 +1054,7 @@ def _bench_mutants(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_FAILED if report["summary"]["survived"] else EXIT_OK
 
 
-# -- learning (B): consolidate, goal, coverage ---------------------------------
+# -- consolidation, goals, coverage --------------------------------------------
 
 
 # Forgotten ids named in a consolidation's text summary (--json lists all).
@@ -1491,7 +1493,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check our own manifest, with live runtime probes (T02, T05, T08); exit 1 on fail",
     )
-    # learning (A)
+    # learning from outcomes, beliefs, forgetting
     learn = commands.add_parser("learn", help="learn from outcomes and feedback")
     learn_commands = learn.add_subparsers(
         dest="learn_command", metavar="ACTION", parser_class=_Parser, required=True
@@ -1503,20 +1505,20 @@ def build_parser() -> argparse.ArgumentParser:
         learn_commands,
     )
     outcome.add_argument("action_id")
-    outcome.add_argument("--status", required=True, choices=learner.OUTCOME_STATUSES)
+    outcome.add_argument("--status", required=True, choices=OUTCOME_STATUSES)
     outcome.add_argument("--confidence", type=_float_arg, required=True)
     outcome.add_argument(
         "--cause", action="append", metavar="ID", help="causal node id (repeatable)"
     )
     outcome.add_argument("--evidence", help="text or a JSON object")
-    outcome.add_argument("--evidence-type", choices=sorted(learner.EVIDENCE_TYPE_WEIGHTS))
+    outcome.add_argument("--evidence-type", choices=sorted(EVIDENCE_TYPE_WEIGHTS))
     outcome.add_argument("--goal", metavar="ID")
     outcome.add_argument("--trace", metavar="ID")
     feedback = command(
         "feedback", cmd_learn_feedback, "positive, negative or correction feedback", learn_commands
     )
     feedback.add_argument("node_id")
-    feedback.add_argument("feedback", choices=learner.FEEDBACK_KINDS)
+    feedback.add_argument("feedback", choices=FEEDBACK_KINDS)
     feedback.add_argument("--correction", help="the corrected text (feedback=correction)")
     feedback.add_argument("--reason")
     forget = command("forget", cmd_forget, "forget a node, or apply the forgetting policy")
@@ -1600,7 +1602,7 @@ def build_parser() -> argparse.ArgumentParser:
     gmb.add_argument(
         "--json", dest="json_out", metavar="OUT", help="also write the report as JSON (- = stdout)"
     )
-    # learning (B)
+    # consolidation, goals, coverage, attention
     consolidate = command("consolidate", cmd_consolidate, "run one consolidation cycle")
     consolidate.add_argument("--dry-run", action="store_true", help="report, change nothing")
     _max_nodes_option(consolidate)

@@ -24,6 +24,8 @@ import json
 import math
 from typing import Any, Final
 
+from .model import GraphonomousError
+
 # The largest integer JSON peers agree on (IEEE-754 doubles are exact up to here).
 MAX_JSON_INTEGER: Final = 2**53 - 1
 # Nesting deeper than this is not a knowledge graph argument; it is an attack or a bug.
@@ -96,7 +98,7 @@ def first_problem(value: Any, field: str) -> str | None:
     return f"{name}: {message}"
 
 
-class HostileInput(ValueError):
+class HostileInput(GraphonomousError, ValueError):
     """JSON text that parses badly or breaks the hygiene rules; the message names where."""
 
 

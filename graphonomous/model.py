@@ -29,53 +29,89 @@ CREATION_SOURCES: Final = ("inference", "consolidation", "federation", "manual")
 # indexes and never returned as ranked results (SPEC §9.3.6, retrieval.experience).
 AID_NODE_TYPES: Final = ("outcome",)
 AID_CREATION_SOURCES: Final = ("consolidation",)
-RELATIONSHIPS: Final = (
-    "causal",
-    "causes",
-    "resolves",
-    "related",
-    "related_to",
-    "part_of",
-    "follows",
-    "contradicts",
-    "supersedes",
-    "superseded_by",
-    "depends_on",
-    "similar_to",
-    "supports",
-    "derived_from",
-    "temporal_before",
-    "temporal_after",
-    "co_occurs",
-)
 
-# How each relationship kind enters the directed graph that κ is computed on
-# (SPEC.md §4.1).  +1: an arc source→target.  -1: an arc target→source — the
-# kind is the inverse of another kind, so `A superseded_by B` is the same arc
-# as `B supersedes A` and storing both never fakes a feedback loop.  Kinds that
-# are absent (related, related_to, similar_to, co_occurs) are symmetric
-# associations: they do not create feedback loops and are excluded.
-# `contradicts` counts: belief revision stores it in both directions, so a
-# mutual contradiction shows up as an SCC with κ = 1.
+
+@dataclass(frozen=True)
+class RelationshipKind:
+    """Everything the package means by one edge kind: the one home of that fact.
+
+    - `kappa`: how the kind enters κ's directed graph (SPEC §4.1): +1 an arc
+      source→target, -1 an arc target→source (the kind is the inverse of
+      another, so `A superseded_by B` is the arc of `B supersedes A` and storing
+      both never fakes a feedback loop), None: a symmetric association, no arc.
+      `contradicts` counts: belief revision stores it both ways, so a mutual
+      contradiction is an SCC with κ = 1.
+    - `walk_weight`: how strongly retrieval's walks (PageRank, Louvain, graph
+      support) follow it, times the edge's strength (seed 002's table adapted to
+      our kinds): justifications and derivations carry the most evidence,
+      dependencies and causal links next; structural and temporal links are
+      neutral; loose associations are damped; a contradiction is almost a wall
+      (0.01 keeps the graph connected while letting nearly no mass through);
+      supersession points at stale knowledge, so it is low.
+    - `causal`: the source is a cause of the target (`causal_context`; outcomes
+      update these edges' causal metadata).
+    - `rests_on`: "source" when the source rests on the target (X derived_from
+      Y, X depends_on Y), "target" when the target rests on the source (Y
+      supports X), None otherwise.  The one "rests on" definition (SPEC
+      "Learning"): retraction, cascade forgetting and uncertainty propagation
+      all follow it.
+    - `structural`: the source is a part of the target (a chunk of a file, a
+      turn of a session): parts share context; a part goes with its whole.
+    - `symmetric`: an association with no direction.
+    - `inverse`: the kind that says the same with the ends swapped.
+    - `judgement`: an edge recording that its two ends were judged against
+      each other (consolidation never re-judges them).
+    """
+
+    name: str
+    kappa: int | None
+    walk_weight: float
+    causal: bool = False
+    rests_on: str | None = None
+    structural: bool = False
+    symmetric: bool = False
+    inverse: str | None = None
+    judgement: bool = False
+
+
+RELATIONSHIP_KINDS: Final[tuple[RelationshipKind, ...]] = (
+    RelationshipKind("causal", 1, 1.3, causal=True),
+    RelationshipKind("causes", 1, 1.3, causal=True),
+    RelationshipKind("resolves", 1, 1.3, causal=True),
+    RelationshipKind("related", None, 0.8, symmetric=True),
+    RelationshipKind("related_to", None, 0.8, symmetric=True),
+    RelationshipKind("part_of", 1, 1.2, structural=True),
+    RelationshipKind("follows", 1, 1.0),
+    RelationshipKind("contradicts", 1, 0.01, judgement=True),
+    RelationshipKind("supersedes", 1, 0.2, inverse="superseded_by", judgement=True),
+    RelationshipKind("superseded_by", -1, 0.2, inverse="supersedes", judgement=True),
+    RelationshipKind("depends_on", 1, 1.4, rests_on="source"),
+    RelationshipKind("similar_to", None, 0.8, symmetric=True),
+    RelationshipKind("supports", 1, 1.5, rests_on="target"),
+    RelationshipKind("derived_from", 1, 1.5, rests_on="source"),
+    RelationshipKind("temporal_before", 1, 1.0, inverse="temporal_after"),
+    RelationshipKind("temporal_after", -1, 1.0, inverse="temporal_before"),
+    RelationshipKind("co_occurs", None, 0.8, symmetric=True),
+)
+RELATIONSHIP: Final[Mapping[str, RelationshipKind]] = {k.name: k for k in RELATIONSHIP_KINDS}
+RELATIONSHIPS: Final = tuple(kind.name for kind in RELATIONSHIP_KINDS)
 KAPPA_ARC_DIRECTION: Final[Mapping[str, int]] = {
-    "causal": 1,
-    "causes": 1,
-    "resolves": 1,
-    "part_of": 1,
-    "follows": 1,
-    "contradicts": 1,
-    "supersedes": 1,
-    "superseded_by": -1,
-    "depends_on": 1,
-    "supports": 1,
-    "derived_from": 1,
-    "temporal_before": 1,
-    "temporal_after": -1,
+    **{kind.name: kind.kappa for kind in RELATIONSHIP_KINDS if kind.kappa is not None},
     # BendScript canvas kinds (seed 000): causal and temporal are directed;
     # context, associative and user are excluded.
     "temporal": 1,
 }
-SYMMETRIC_RELATIONSHIPS: Final = ("related", "related_to", "similar_to", "co_occurs")
+SYMMETRIC_RELATIONSHIPS: Final = tuple(k.name for k in RELATIONSHIP_KINDS if k.symmetric)
+CAUSAL_RELATIONSHIPS: Final = tuple(k.name for k in RELATIONSHIP_KINDS if k.causal)
+STRUCTURAL_RELATIONSHIPS: Final = tuple(k.name for k in RELATIONSHIP_KINDS if k.structural)
+JUDGEMENT_RELATIONSHIPS: Final = tuple(k.name for k in RELATIONSHIP_KINDS if k.judgement)
+# X rests on Y: X -kind-> Y for these kinds ...
+RESTS_ON_FORWARD: Final = tuple(k.name for k in RELATIONSHIP_KINDS if k.rests_on == "source")
+# ... or Y -kind-> X for these.
+RESTS_ON_BACKWARD: Final = tuple(k.name for k in RELATIONSHIP_KINDS if k.rests_on == "target")
+for _kind in RELATIONSHIP_KINDS:
+    assert _kind.inverse is None or RELATIONSHIP[_kind.inverse].inverse == _kind.name
+    assert _kind.symmetric == (_kind.kappa is None)
 # BendScript canvas kinds that never become arcs (seed 000: "hard rule, no toggle").
 BENDSCRIPT_EXCLUDED_KINDS: Final = ("context", "associative", "user")
 
@@ -109,9 +145,19 @@ DEFAULT_CREATION_SOURCE: Final = "inference"
 EMBEDDING_DIMENSIONS: Final = 384
 MAX_CONTENT_CHARS: Final = 1_000_000
 MAX_ID_CHARS: Final = 256
+# The most rows one list or search call returns (list_nodes, manage_edge list,
+# similarity_search): large enough for any client page, small enough that one
+# answer stays a bounded JSON document.
+MAX_LIST_LIMIT: Final = 10_000
 
 
-class ValidationError(ValueError):
+class GraphonomousError(Exception):
+    """The root of every error this package raises on purpose: catch it to catch them
+    all.  Each subclass also keeps its standard base (ValueError, LookupError, ...),
+    so existing ``except`` clauses still match."""
+
+
+class ValidationError(GraphonomousError, ValueError):
     """Bad input.  `field` names the offending field for CLI/MCP messages."""
 
     def __init__(self, field: str, message: str) -> None:
@@ -120,7 +166,7 @@ class ValidationError(ValueError):
         self.message = message
 
 
-class NotFoundError(LookupError):
+class NotFoundError(GraphonomousError, LookupError):
     """A referenced node or edge does not exist (or is forgotten)."""
 
     def __init__(self, kind: str, ident: str) -> None:

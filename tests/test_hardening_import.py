@@ -15,7 +15,7 @@ import pytest
 
 from graphonomous import Graphonomous
 from graphonomous.cli import main
-from graphonomous.server_memory import parse_memory_jsonl
+from graphonomous.server_memory import memory_view, parse_memory_jsonl
 from graphonomous.server_memory.jsonl import iter_records
 
 
@@ -47,18 +47,18 @@ def memory_file(path: Path) -> Path:
 def test_streamed_import_matches_the_whole_file_import(tmp_path: Path) -> None:
     path = memory_file(tmp_path / "m.jsonl")
     with Graphonomous(":memory:") as whole, Graphonomous(":memory:") as streamed:
-        expected = whole.memory_view().import_records(parse_memory_jsonl(path.read_text()))
-        got = streamed.memory_view().import_stream(
+        expected = memory_view(whole).import_records(parse_memory_jsonl(path.read_text()))
+        got = memory_view(streamed).import_stream(
             lambda: iter_records(path.open(encoding="utf-8")), chunk=3
         )
         assert got == expected
-        assert streamed.memory_view().read_graph() == whole.memory_view().read_graph()
+        assert memory_view(streamed).read_graph() == memory_view(whole).read_graph()
 
 
 def test_a_failure_in_a_late_chunk_imports_nothing(tmp_path: Path) -> None:
     path = memory_file(tmp_path / "m.jsonl")
     with Graphonomous(":memory:") as graph:
-        view = graph.memory_view()
+        view = memory_view(graph)
         calls = {"n": 0}
         real = view.import_records
 

@@ -28,7 +28,7 @@ from graphonomous import Graphonomous
 from graphonomous.cli import main
 from graphonomous.hygiene import MAX_JSON_INTEGER, loads_strict, problems
 from graphonomous.mcp.jsonrpc import parse_message
-from graphonomous.mcp.tools import SURFACES
+from graphonomous.mcp.surfaces import SURFACES
 
 HOSTILE_STRINGS: tuple[str, ...] = ("\ud800", "ok\udfff")
 HOSTILE_INTEGERS: tuple[Any, ...] = (2**63, 1e20, -(2**63) - 1, 10**30)

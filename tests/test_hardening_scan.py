@@ -22,6 +22,7 @@ from graphonomous.ingest import ScanOptions, scan_directory
 from graphonomous.ingest import scan as scan_module
 from graphonomous.ingest.gitignore import IgnoreMatcher, compile_pattern
 from graphonomous.ingest.safe_read import NotRegularFile, OutsideRoot, read_prefix
+from graphonomous.mcp.query import query_graph
 
 SECRET = "OUTSIDE-THE-TREE-7f3a"
 
@@ -94,7 +95,7 @@ def test_file_replaced_by_a_symlink_to_outside_is_not_ingested(
     after_listing(monkeypatch, swap)
     summary = scan_with_timeout(graph, tree)
     assert summary.failed == 1
-    contents = [n["content"] for n in graph.query_graph("list_nodes", limit=1000)["nodes"]]
+    contents = [n["content"] for n in query_graph(graph, "list_nodes", limit=1000)["nodes"]]
     assert not any(SECRET in c for c in contents)
 
 
@@ -115,7 +116,7 @@ def test_directory_replaced_by_a_symlink_to_outside_is_not_ingested(
     after_listing(monkeypatch, swap)
     summary = scan_with_timeout(graph, tree)
     assert summary.failed == 1
-    contents = [n["content"] for n in graph.query_graph("list_nodes", limit=1000)["nodes"]]
+    contents = [n["content"] for n in query_graph(graph, "list_nodes", limit=1000)["nodes"]]
     assert not any(SECRET in c for c in contents)
 
 
@@ -126,7 +127,7 @@ def test_followed_symlinks_still_work(graph: Graphonomous, tmp_path: Path) -> No
     (tree / "link.md").symlink_to(outside)
     summary = scan_directory(graph, tree, ScanOptions(follow_symlinks=True))
     assert summary.failed == 0
-    contents = [n["content"] for n in graph.query_graph("list_nodes", limit=1000)["nodes"]]
+    contents = [n["content"] for n in query_graph(graph, "list_nodes", limit=1000)["nodes"]]
     assert any(SECRET in c for c in contents)
 
 

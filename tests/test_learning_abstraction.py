@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
-
-import pytest
 
 from graphonomous import Graphonomous
 from graphonomous.learning.abstraction import first_sentence, medoid, shared_keywords
@@ -16,12 +13,6 @@ EPISODES = (
     "Alarm E-47 came back on pump 1 after the restart, pressure low again.",
     "Night shift logged alarm E-47 on pump 1 a third time; pressure sensor replaced.",
 )
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _chain(graph: Graphonomous, texts: tuple[str, ...]) -> list[str]:
@@ -64,7 +55,7 @@ def test_small_and_oversized_clusters_are_skipped(graph: Graphonomous) -> None:
     _chain(graph, EPISODES[:2])
     config = with_config(abstraction_max_cluster=3)
     big = _chain(graph, tuple(f"Shift report {i}: conveyor belt {i} jammed" for i in range(4)))
-    entry = run_consolidation(graph, config=config)
+    entry = run_consolidation(graph.engine, config=config)
     stage = next(s for s in entry["stages"] if s["name"] == "abstract")
     assert stage["abstractions_created"] == 0 and stage["clusters_too_large"] == 1
     assert len(big) == 4

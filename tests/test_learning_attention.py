@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -11,12 +10,6 @@ import pytest
 from graphonomous import Graphonomous, ValidationError
 from graphonomous.learning.attention import urgency
 from graphonomous.model import format_time
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _active_goal(graph: Graphonomous, title: str, **extra: Any) -> str:

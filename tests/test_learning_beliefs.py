@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,12 +20,6 @@ from graphonomous.learning.beliefs import (
 from graphonomous.topology import analyze, build_adjacency
 
 CLOSE = 1e-12
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _node(graph: Graphonomous, node_id: str) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -21,12 +20,6 @@ WIFI = (
     "The office wifi password rotates every week",
 )
 OWNER = ("Alice is the owner of the billing service", "Bob is the owner of the billing service")
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _store(graph: Graphonomous, content: str, confidence: float, **extra: Any) -> str:
@@ -156,7 +149,7 @@ def test_near_pairs_come_from_changed_nodes_only(graph: Graphonomous) -> None:
 def test_conflicts_among_retrieved_nodes(graph: Graphonomous) -> None:
     a, b = _store(graph, WIFI[0], 0.9), _store(graph, WIFI[1], 0.4)
     c = _store(graph, WIFI[1] + " on Mondays", 0.85)
-    found = conflicts_among(graph, [a, b, c], DEFAULT_CONFIG)
+    found = conflicts_among(graph.engine, [a, b, c], DEFAULT_CONFIG)
     # a–c agree in confidence (0.9 vs 0.85): no conflict.
     assert sorted(tuple(f["node_ids"]) for f in found) == sorted(
         [tuple(sorted([a, b])), tuple(sorted([b, c]))]
@@ -169,6 +162,6 @@ def test_conflicts_among_retrieved_nodes(graph: Graphonomous) -> None:
 
 def test_confidence_strategy_when_configured(graph: Graphonomous) -> None:
     a, b = _store(graph, WIFI[0], 0.9), _store(graph, WIFI[1], 0.4)
-    entry = run_consolidation(graph, config=with_config(conflict_strategies=("confidence",)))
+    entry = run_consolidation(graph.engine, config=with_config(conflict_strategies=("confidence",)))
     assert _stage(entry, "resolve_conflicts")["by_strategy"] == {"confidence": 1}
     assert graph.store.require_node(b).superseded_by == a

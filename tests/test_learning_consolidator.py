@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,12 +17,6 @@ from graphonomous.learning.consolidator import (
     strengthened,
     with_config,
 )
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _stage(entry: dict[str, Any], name: str) -> dict[str, Any]:
@@ -129,7 +122,7 @@ def test_over_budget_uses_the_hybrid_forgetting_policy(graph: Graphonomous) -> N
         ]["id"]
         for i in range(6)
     ]
-    entry = run_consolidation(graph, config=with_config(max_nodes=4))
+    entry = run_consolidation(graph.engine, config=with_config(max_nodes=4))
     prune = _stage(entry, "prune_nodes")
     assert prune["policy"] == "hybrid" and prune["nodes_pruned"] == 2
     assert graph.graph_stats()["node_count"] == 4
@@ -210,17 +203,17 @@ def test_similarity_budget_carries_over_between_runs(graph: Graphonomous) -> Non
     for i in range(5):
         graph.store_node(f"distinct memory {i} about section {i * 17}")
     config = with_config(similarity_budget=2)
-    first = run_consolidation(graph, config=config)
+    first = run_consolidation(graph.engine, config=config)
     assert first["totals"]["similarity_checked"] == 2
     assert first["totals"]["similarity_pending"] == 3
-    second = run_consolidation(graph, config=config)
+    second = run_consolidation(graph.engine, config=config)
     assert second["totals"]["similarity_pending"] == 1
-    third = run_consolidation(graph, config=config)
+    third = run_consolidation(graph.engine, config=config)
     assert (third["totals"]["similarity_checked"], third["totals"]["similarity_pending"]) == (1, 0)
-    fourth = run_consolidation(graph, config=config)
+    fourth = run_consolidation(graph.engine, config=config)
     assert fourth["totals"]["similarity_checked"] == 0
     graph.store_node("a brand new memory")
-    assert run_consolidation(graph, config=config)["totals"]["similarity_checked"] == 1
+    assert run_consolidation(graph.engine, config=config)["totals"]["similarity_checked"] == 1
 
 
 def test_arguments_are_validated(graph: Graphonomous) -> None:

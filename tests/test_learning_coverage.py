@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from graphonomous import Graphonomous, ValidationError
@@ -20,12 +18,6 @@ KNOWLEDGE = (
     "To reset valve V2 close the intake, flush the line and recalibrate",
     "Alarm E-47 on valve V2 means hydraulic pressure loss",
 )
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _know(graph: Graphonomous, confidence: float = 0.9) -> list[str]:
@@ -109,7 +101,7 @@ def test_outcome_evidence_lowers_uncertainty(graph: Graphonomous) -> None:
 
 def test_similarity_path_has_no_side_effects(graph: Graphonomous) -> None:
     ids = _know(graph)
-    result = coverage_query(graph, TASK, use_retrieval=False)
+    result = coverage_query(graph.engine, TASK, use_retrieval=False)
     assert result["method"] == "similarity_search"
     assert all(graph.store.require_node(i).access_count == 0 for i in ids)
 

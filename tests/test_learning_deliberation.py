@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from graphonomous import Graphonomous, ValidationError
@@ -17,12 +15,6 @@ LOOP = (
     "Research and development improves product quality",
     "Product quality drives market share",
 )
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _loop(graph: Graphonomous) -> list[str]:

@@ -6,7 +6,6 @@ import hashlib
 import json
 import math
 import random
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -22,12 +21,6 @@ from graphonomous.learning.forgetting import (
     recency_factor,
 )
 from graphonomous.model import format_time, utc_now
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _live_ids(graph: Graphonomous) -> set[str]:
@@ -222,13 +215,13 @@ def test_policy_inside_caller_transaction_reaches_indexes_only_on_commit(
         pass
 
     with pytest.raises(Undo), graph.lock, graph.store.transaction():
-        result = forgetting.forget_by_policy(graph, max_nodes=1)
+        result = forgetting.forget_by_policy(graph.engine, max_nodes=1)
         assert len(result["candidates"]) == 2
         assert all(node_id in graph.vector_index() for node_id in ids)  # not committed
         raise Undo
     assert all(node_id in graph.vector_index() for node_id in ids)  # rolled back: unchanged
     with graph.lock, graph.store.transaction():
-        result = forgetting.forget_by_policy(graph, max_nodes=1)
+        result = forgetting.forget_by_policy(graph.engine, max_nodes=1)
     gone = {c["node_id"] for c in result["candidates"]}
     assert len(gone) == 2 and not gone & set(graph.vector_index().ids())
     assert not gone & {hit[0] for hit in graph.text_index().search("note", 5)}

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from graphonomous import Graphonomous, NotFoundError, ValidationError
 from graphonomous.learning.goals import GOAL_STATUSES, GOAL_TRANSITIONS, check_transition
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _create(

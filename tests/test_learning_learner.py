@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 from graphonomous import Graphonomous, ValidationError, telemetry
 from graphonomous.cli import main
 from graphonomous.learning import tables
-from graphonomous.learning.common import bounded_step
-from graphonomous.learning.learner import (
+from graphonomous.learning.outcomes import (
     CLAIM_CONFIDENCE,
     CONFIDENCE_LEARNING_RATE,
     EVIDENCE_TYPE_WEIGHTS,
@@ -26,15 +25,10 @@ from graphonomous.learning.learner import (
     Q_REWARDS,
     extract_claims,
 )
+from graphonomous.learning.writes import bounded_step
 from graphonomous.topology import analyze, build_adjacency
 
 CLOSE = 1e-12
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _node(graph: Graphonomous, node_id: str) -> dict[str, Any]:

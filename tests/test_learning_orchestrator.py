@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from graphonomous import Graphonomous
 from graphonomous.learning.orchestrator import (
     HIGH_CONFIDENCE,
     HOLD_INTERFERENCE,
     decide,
 )
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def test_decision_rule() -> None:

@@ -30,7 +30,7 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 5.0) -> bool:
 
 def test_runs_when_idle_and_stops_quickly(graph: Graphonomous) -> None:
     graph.store_node("a memory to consolidate")
-    timer = ConsolidationTimer(graph, interval_s=0.05, idle_s=0.05).start()
+    timer = ConsolidationTimer(graph.engine, interval_s=0.05, idle_s=0.05).start()
     try:
         assert _wait_for(lambda: timer.runs >= 2)
     finally:
@@ -43,7 +43,7 @@ def test_runs_when_idle_and_stops_quickly(graph: Graphonomous) -> None:
 
 
 def test_waits_while_the_graph_is_busy(graph: Graphonomous) -> None:
-    with ConsolidationTimer(graph, interval_s=0.01, idle_s=0.3) as timer:
+    with ConsolidationTimer(graph.engine, interval_s=0.01, idle_s=0.3) as timer:
         for _ in range(20):
             graph.touch()
             time.sleep(0.01)
@@ -63,7 +63,7 @@ def test_a_failing_cycle_does_not_kill_the_timer(
         raise RuntimeError("boom")
 
     monkeypatch.setattr(timer_module, "run_consolidation", flaky)
-    with ConsolidationTimer(graph, interval_s=0.01, idle_s=0.0) as timer:
+    with ConsolidationTimer(graph.engine, interval_s=0.01, idle_s=0.0) as timer:
         assert _wait_for(lambda: calls["n"] >= 3)
         assert timer.running
     assert timer.errors and timer.errors[-1] == "RuntimeError: boom"
@@ -98,7 +98,7 @@ def test_concurrent_reads_and_writes_lose_nothing(graph: Graphonomous) -> None:
 
     threads = [threading.Thread(target=writer, args=(i,)) for i in range(2)]
     threads.append(threading.Thread(target=reader))
-    with ConsolidationTimer(graph, interval_s=0.02, idle_s=0.0) as timer:
+    with ConsolidationTimer(graph.engine, interval_s=0.02, idle_s=0.0) as timer:
         for thread in threads:
             thread.start()
         time.sleep(2.0)

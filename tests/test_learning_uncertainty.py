@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import given
@@ -18,12 +17,6 @@ from graphonomous.learning.uncertainty import (
     propagate,
     wilson_interval,
 )
-
-
-@pytest.fixture
-def graph() -> Iterator[Graphonomous]:
-    with Graphonomous(":memory:", embedder="hashing") as opened:
-        yield opened
 
 
 def _quadratic_bounds(successes: float, trials: float, z: float = 1.96) -> tuple[float, float]:

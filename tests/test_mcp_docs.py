@@ -10,7 +10,7 @@ import pytest
 
 from graphonomous.mcp.docs import BEGIN, END, main, reference, replace_region
 from graphonomous.mcp.machines import MACHINES
-from graphonomous.mcp.tools import SURFACES
+from graphonomous.mcp.surfaces import SURFACES
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "SPEC.md"

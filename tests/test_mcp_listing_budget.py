@@ -18,7 +18,7 @@ import pytest
 from graphonomous import Graphonomous
 from graphonomous.mcp import build_server
 from graphonomous.mcp.jsonrpc import Request, Response, encode
-from graphonomous.mcp.tools import SURFACES
+from graphonomous.mcp.surfaces import SURFACES
 
 V2_LISTING_BUDGET = 11_500
 SELECTION_BUDGETS = {"v2": 11_500, "v1": 40_000, "memory": 8_000, "all": 60_000}

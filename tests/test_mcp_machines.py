@@ -12,7 +12,7 @@ from mcp_tool_calls import V1_CALLS, Session, call, machine_calls
 
 from graphonomous import Graphonomous
 from graphonomous.mcp.machines import ACT, MACHINES, Machine, is_alias, widen
-from graphonomous.mcp.tools import SURFACES
+from graphonomous.mcp.surfaces import SURFACES
 from graphonomous.mcp.v1 import V1_TOOLS
 
 # Seed 003 §5's action tables, verbatim: machine → action → v1 tool.

@@ -35,7 +35,7 @@ from mcp_tool_calls import (
     machine_calls,
 )
 
-from graphonomous.mcp.tools import SURFACES
+from graphonomous.mcp.surfaces import SURFACES
 
 mcp = pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")

@@ -17,7 +17,7 @@ from graphonomous.mcp.jsonrpc import RESOURCE_NOT_FOUND, Request, Response, enco
 from graphonomous.mcp.machines import MACHINES
 from graphonomous.mcp.resources import RECENT_LIMIT
 from graphonomous.mcp.server import McpServer
-from graphonomous.mcp.tools import (
+from graphonomous.mcp.surfaces import (
     SURFACES,
     V1_TOOLS,
     describe_tools,

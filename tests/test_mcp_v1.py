@@ -9,7 +9,8 @@ import pytest
 from mcp_tool_calls import V1_CALLS, Session
 
 from graphonomous import Graphonomous
-from graphonomous.mcp.tools import SURFACES
+from graphonomous.mcp.query import query_graph
+from graphonomous.mcp.surfaces import SURFACES
 from graphonomous.mcp.v1 import V1_TOOLS
 
 
@@ -45,7 +46,7 @@ def test_outputs_say_what_the_tools_did(session: Session) -> None:
 
 def test_query_graph_delegates_to_the_facade(session: Session) -> None:
     arguments = {"operation": "list_nodes", "node_type": "procedural", "limit": 3}
-    expected = session.graph.query_graph(**arguments)
+    expected = query_graph(session.graph, **arguments)
     assert session.ok("query_graph", arguments) == expected
     assert "offset" in session.error("query_graph", {"operation": "get_node", "offset": 1})
 

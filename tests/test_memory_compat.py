@@ -27,9 +27,14 @@ from graphonomous.mcp.memory_compat import (
     relations_text,
 )
 from graphonomous.mcp.server import McpServer
-from graphonomous.mcp.tools import CORE_TOOLS, SURFACES
+from graphonomous.mcp.surfaces import CORE_TOOLS, SURFACES
 from graphonomous.model import MAX_CONTENT_CHARS, RELATIONSHIPS
-from graphonomous.server_memory import MemoryFileError, parse_memory_jsonl, relationship_for
+from graphonomous.server_memory import (
+    MemoryFileError,
+    memory_view,
+    parse_memory_jsonl,
+    relationship_for,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -455,7 +460,7 @@ def test_view_follows_other_writers(server: McpServer, graph: Graphonomous, tmp_
     graph.store_node("a plain node, not an entity")
     assert names(call(server, "read_graph")[0]) == ["B", "C"]
     with Graphonomous(tmp_path / "g.db") as other:  # a second connection (another process)
-        other.memory_view().create_entities([entity("D")])
+        memory_view(other).create_entities([entity("D")])
     assert names(call(server, "search_nodes", query="")[0]) == ["B", "C", "D"]
     assert names(call(server, "read_graph")[0]) == ["B", "C", "D"]
 
@@ -501,8 +506,8 @@ def test_a_reloaded_view_lists_the_same_graph(
     call(server, "add_observations", observations=[{"entityName": "B", "contents": ["o"]}])
     before = call(server, "read_graph")[0]
     with Graphonomous(tmp_path / "g.db") as fresh:
-        assert fresh.memory_view().read_graph() == before
-    assert graph.memory_view() is graph.memory_view()
+        assert memory_view(fresh).read_graph() == before
+    assert memory_view(graph) is memory_view(graph)
 
 
 # -- result texts -------------------------------------------------------------------
@@ -571,14 +576,14 @@ def test_import_memory_file(tmp_path: Path) -> None:
         "relations_skipped": [{"line": len(lines) - 1, "reason": 'unknown entity "Ghost"'}],
     }
     with Graphonomous(db) as graph:
-        before = graph.memory_view().read_graph()
+        before = memory_view(graph).read_graph()
     assert len(before["entities"]) == 50 and len(before["relations"]) == 51
     assert before["entities"][3] == entity("E3", "project", "fact 3", "more on E3")
     code, text = run_cli("--db", db, "import-memory", path)
     assert code == 0 and "0 entities created (50 already present, 0 observations added)" in text
     assert "51 already present, 1 skipped" in text and f"skipped line {len(lines) - 1}" in text
     with Graphonomous(db) as graph:
-        assert graph.memory_view().read_graph() == before
+        assert memory_view(graph).read_graph() == before
 
 
 def test_import_matches_the_tools(tmp_path: Path, server: McpServer) -> None:
@@ -594,10 +599,10 @@ def test_import_matches_the_tools(tmp_path: Path, server: McpServer) -> None:
         relations=[{k: v for k, v in line.items() if k != "type"} for line in lines[12:]],
     )
     with Graphonomous(tmp_path / "imported.db") as graph:
-        graph.memory_view().import_records(
+        memory_view(graph).import_records(
             parse_memory_jsonl("\n".join(json.dumps(x) for x in lines))
         )
-        assert graph.memory_view().read_graph() == call(server, "read_graph")[0]
+        assert memory_view(graph).read_graph() == call(server, "read_graph")[0]
 
 
 @pytest.mark.parametrize(
@@ -688,4 +693,4 @@ def test_twenty_pipelined_creates_all_persist(tmp_path: Path) -> None:
     for i, r in enumerate(replies[2:]):
         assert r["result"]["structuredContent"] == {"entities": [entity(f"E{i}", "t", f"o{i}")]}
     with Graphonomous(db) as graph:
-        assert names(graph.memory_view().read_graph()) == [f"E{i}" for i in range(20)]
+        assert names(memory_view(graph).read_graph()) == [f"E{i}" for i in range(20)]

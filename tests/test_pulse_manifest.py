@@ -227,16 +227,18 @@ def test_only_erasure_rewrites_recorded_outcomes() -> None:
 
 def test_learn_phase_carries_trace_ids_and_appends_outcomes() -> None:
     """trace_id_propagation, and why learn_outcome is not idempotent."""
-    learner = pytest.importorskip("graphonomous.learning.learner")
+    learner = pytest.importorskip("graphonomous.learning.outcomes")
     events: list[dict[str, Any]] = []
     handle = telemetry.attach(learner.OUTCOME_EVENT, lambda _e, _m, meta: events.append(dict(meta)))
     try:
         with Graphonomous(db=":memory:") as graph:
             cause = graph.store_node("close valve before reset", "procedural")["node"]["id"]
             first = learner.learn_from_outcome(
-                graph, "act-1", "success", 0.9, [cause], trace_id="trace-42"
+                graph.engine, "act-1", "success", 0.9, [cause], trace_id="trace-42"
             )
-            learner.learn_from_outcome(graph, "act-1", "success", 0.9, [cause], trace_id="trace-42")
+            learner.learn_from_outcome(
+                graph.engine, "act-1", "success", 0.9, [cause], trace_id="trace-42"
+            )
             outcome = graph.get_node(first["outcome_node_id"])["node"]
             rows = graph.store.scalar("SELECT count(*) FROM outcomes WHERE action_id = 'act-1'")
     finally:
@@ -247,7 +249,7 @@ def test_learn_phase_carries_trace_ids_and_appends_outcomes() -> None:
 
 
 def _tools_named(*names: str) -> list[Any]:
-    from graphonomous.mcp.tools import SURFACES
+    from graphonomous.mcp.surfaces import SURFACES
 
     return [spec for specs in SURFACES.values() for spec in specs if spec.name in names]
 
@@ -262,7 +264,7 @@ def test_learn_phase_carries_trace_ids_once_it_exists() -> None:
 
 
 def test_phase_kinds_are_the_v2_tool_names_once_it_exists() -> None:
-    from graphonomous.mcp.tools import SURFACES
+    from graphonomous.mcp.surfaces import SURFACES
 
     if "v2" not in SURFACES:
         pytest.skip("the v2 machine surface is not registered yet")

@@ -216,7 +216,9 @@ def test_hybrid_search_scores_every_candidate_on_both_channels() -> None:
         vector = graph.embed_texts([query])[0]
         tokens = bm25_tokens(query)
         with graph.lock:
-            fused, embedded, counts = hybrid_search(graph, vector, tokens, 2, keyword_weight=0.6)
+            fused, embedded, counts = hybrid_search(
+                graph.engine, vector, tokens, 2, keyword_weight=0.6
+            )
             keyword = graph.text_index().scores(tokens)
             unit = normalized_f32(vector, graph.vector_index().dimensions)
             cosine = {}
@@ -232,7 +234,7 @@ def test_hybrid_search_scores_every_candidate_on_both_channels() -> None:
             expected += 0.4 * max(cosine[node_id], 0.0) / best_cos
             assert value == pytest.approx(expected, rel=1e-12)
         assert embedded <= {node_id for node_id, _ in fused}
-        rrf, _, _ = hybrid_search(graph, vector, tokens, 2, fusion="rrf", keyword_weight=0.5)
+        rrf, _, _ = hybrid_search(graph.engine, vector, tokens, 2, fusion="rrf", keyword_weight=0.5)
         assert len(rrf) <= 4
 
 

@@ -42,7 +42,7 @@ def test_retrieval_spreads_chunks_of_one_file(tmp_path: Path) -> None:
         from graphonomous.retrieval import retriever
 
         one_file = retriever.retrieve_context(
-            graph,
+            graph.engine,
             "turbine blade inspection",
             limit=5,
             effort=1,

@@ -10,8 +10,8 @@ import pytest
 
 from graphonomous import Graphonomous
 from graphonomous.model import DEFAULT_AGENT_ID
-from graphonomous.retrieval import graph as walk_graph
-from graphonomous.retrieval.graph import EDGE_KIND_WEIGHTS, Link
+from graphonomous.retrieval import graph_view as walk_graph
+from graphonomous.retrieval.graph_view import EDGE_KIND_WEIGHTS, Link
 from graphonomous.retrieval.retriever import (
     HOP_DECAY,
     SIBLING_FACTOR,

@@ -15,6 +15,7 @@ import pytest
 
 from graphonomous import Graphonomous, NotFoundError, ValidationError
 from graphonomous.cli import main
+from graphonomous.mcp.query import query_graph
 from graphonomous.model import Edge
 from graphonomous.retrieval import (
     escape_label,
@@ -219,17 +220,17 @@ def test_query_graph_operations(graph: Graphonomous) -> None:
     _add(graph, "a", "alpha node")
     _add(graph, "b", "beta node")
     graph.store_edge("a", "b", "related")
-    assert graph.query_graph("list_nodes", limit=1)["count"] == 1
-    assert graph.query_graph("get_node", node_id="a")["node"]["id"] == "a"
-    assert graph.query_graph("get_edges", node_id="a")["count"] == 1
-    found = graph.query_graph("similarity_search", query="alpha", limit=1)
+    assert query_graph(graph, "list_nodes", limit=1)["count"] == 1
+    assert query_graph(graph, "get_node", node_id="a")["node"]["id"] == "a"
+    assert query_graph(graph, "get_edges", node_id="a")["count"] == 1
+    found = query_graph(graph, "similarity_search", query="alpha", limit=1)
     assert found["operation"] == "similarity_search" and found["results"][0]["id"] == "a"
     with pytest.raises(ValidationError):
-        graph.query_graph("drop_table")
+        query_graph(graph, "drop_table")
     with pytest.raises(ValidationError):
-        graph.query_graph("get_node", query="x")
+        query_graph(graph, "get_node", query="x")
     with pytest.raises(ValidationError):
-        graph.query_graph("get_node")
+        query_graph(graph, "get_node")
 
 
 # -- Mermaid ---------------------------------------------------------------------------------

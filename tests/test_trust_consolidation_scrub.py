@@ -93,7 +93,7 @@ def test_idle_consolidation_logs_the_completed_scrub(
     db = tmp_path / "g.db"
     with Graphonomous(db, embedder="hashing") as graph:
         reader = pending_erase(graph, db)
-        timer = ConsolidationTimer(graph, interval_s=0.0, idle_s=0.0)
+        timer = ConsolidationTimer(graph.engine, interval_s=0.0, idle_s=0.0)
         with caplog.at_level(logging.WARNING, logger="graphonomous.consolidation"):
             try:
                 timer._cycle()

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from ..model import GraphonomousError
 from ..retrieval.bm25 import Bm25Index
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ SERVER_MEMORY_SCRIPT: Final = "node_modules/@modelcontextprotocol/server-memory/
 RPC_TIMEOUT_S: Final = 20.0
 
 
-class AdapterUnavailable(RuntimeError):
+class AdapterUnavailable(GraphonomousError, RuntimeError):
     """The competitor cannot run here (the message says why)."""
 
 

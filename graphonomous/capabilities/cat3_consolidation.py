@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..learning.beliefs import REVISION_CONFIDENCE_FACTOR
 from ..learning.conflicts import conflicts_among
-from ..learning.consolidator import DEFAULT_CONFIG
+from ..learning.consolidation_config import DEFAULT_CONFIG
 from ..model import format_time, parse_time
 from .registry import scenario
 
@@ -71,7 +71,7 @@ def tagged_in_retrieval(graph: Graphonomous) -> tuple[bool, str]:
         _store(graph, text, 0.8)
     result = graph.retrieve_context("how often does the office wifi password rotate", limit=5)
     returned = [r["node_id"] for r in result["results"]]
-    tags = conflicts_among(graph, returned, DEFAULT_CONFIG)
+    tags = conflicts_among(graph.engine, returned, DEFAULT_CONFIG)
     ok = [t["node_ids"] for t in tags] == [sorted([sure, doubtful])]
     detail = f"returned={len(returned)}, tagged={[t['similarity'] for t in tags]}"
     return ok, detail

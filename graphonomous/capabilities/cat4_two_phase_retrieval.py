@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..learning.learner import Q_LEARNING_RATE
+from ..learning.outcomes import Q_LEARNING_RATE
 from ..retrieval import RetrievalSettings
 from ..retrieval.retriever import UTILITY_WEIGHT
 from .registry import scenario
@@ -115,7 +115,7 @@ def q_decay_half(graph: Graphonomous) -> tuple[bool, str]:
     node_id = node["node"]["id"]
     graph.learn_from_outcome("flush-1", "success", 1.0, [node_id])
     before = graph.get_node(node_id)["node"]
-    run_consolidation(graph)
+    run_consolidation(graph.engine)
     after = graph.get_node(node_id)["node"]
     confidence_loss = 1 - after["confidence"] / before["confidence"]
     q_loss = 1 - after["q_value"] / before["q_value"]

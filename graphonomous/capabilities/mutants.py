@@ -83,12 +83,10 @@ def _cues_off() -> list[tuple[Any, str, Any]]:
 
 
 def _revision_keeps_confidence() -> list[tuple[Any, str, Any]]:
-    from ..learning import beliefs, conflicts
+    # One home: beliefs.supersede serves revise and consolidation's conflicts.
+    from ..learning import beliefs
 
-    return [
-        (beliefs, "REVISION_CONFIDENCE_FACTOR", 1.0),
-        (conflicts, "REVISION_CONFIDENCE_FACTOR", 1.0),
-    ]
+    return [(beliefs, "REVISION_CONFIDENCE_FACTOR", 1.0)]
 
 
 def _goal_outcomes_off() -> list[tuple[Any, str, Any]]:
@@ -114,15 +112,15 @@ def _number_cue_loose() -> list[tuple[Any, str, Any]]:
 
 
 def _precondition_boost_off() -> list[tuple[Any, str, Any]]:
-    from ..retrieval import specialized
+    from ..retrieval import lookups
 
-    return [(specialized, "PRECONDITION_BOOST", 0.0)]
+    return [(lookups, "PRECONDITION_BOOST", 0.0)]
 
 
 def _steps_unparsed() -> list[tuple[Any, str, Any]]:
-    from ..retrieval import specialized
+    from ..retrieval import lookups
 
-    return [(specialized, "extract_steps", lambda content, metadata: [content])]
+    return [(lookups, "extract_steps", lambda content, metadata: [content])]
 
 
 def _propagation_off() -> list[tuple[Any, str, Any]]:
@@ -187,9 +185,9 @@ def _kappa_capped() -> list[tuple[Any, str, Any]]:
 
 
 def _causal_edges_frozen() -> list[tuple[Any, str, Any]]:
-    from ..learning import learner
+    from ..learning import outcomes
 
-    return [(learner, "_update_causal_edges", lambda store, ids, step, entry, now: [])]
+    return [(outcomes, "_update_causal_edges", lambda store, ids, step, entry, now: [])]
 
 
 def _erase_is_soft() -> list[tuple[Any, str, Any]]:
@@ -221,10 +219,11 @@ def _eigen_no_iteration() -> list[tuple[Any, str, Any]]:
 
 
 def _mermaid_without_edges() -> list[tuple[Any, str, Any]]:
-    from .. import retrieval
+    # retrieval.mermaid.result_mermaid (the facade's retrieval_mermaid) calls it there.
+    from ..retrieval import mermaid
 
-    original = retrieval.to_mermaid
-    return [(retrieval, "to_mermaid", lambda result, edges: original(result, []))]
+    original = mermaid.to_mermaid
+    return [(mermaid, "to_mermaid", lambda result, edges: original(result, []))]
 
 
 MUTANTS: Final[tuple[Mutant, ...]] = (

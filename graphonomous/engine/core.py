@@ -87,6 +87,7 @@ def _sectioned(header: dict[str, Any], sections: Sequence[bytes]) -> bytes:
 
 SnapshotT = TypeVar("SnapshotT")
 StorageT = TypeVar("StorageT", bound=GraphStorage)
+PartT = TypeVar("PartT")
 
 # Changes above this many nodes since the saved vector index was written make
 # the engine save a fresh copy after the next load (a cold process then
@@ -112,6 +113,7 @@ class Engine(Generic[StorageT, SnapshotT]):
         self.embedder = embedder
         self.lock = store.lock
         self.hooks: dict[str, Any] = {}
+        self._parts: dict[type[Any], Any] = {}
         self._snapshot_builder = snapshot_builder
         self._persist = persist_indexes and store.path != ":memory:"
         self._vectors: VectorIndex | None = None
@@ -153,6 +155,19 @@ class Engine(Generic[StorageT, SnapshotT]):
         """
         with self.lock, self.store.transaction():
             yield self.store
+
+    # -- per-graph state of the layers above --------------------------------------
+
+    def part(self, kind: type[PartT], factory: Callable[[], PartT] | None = None) -> PartT:
+        """The one `kind` object of this graph, made by `factory` (default `kind()`) on
+        first use: state an upper layer keeps per graph (the retrieval trace, the
+        experience index, contradiction hooks) lives here without the engine knowing
+        its type."""
+        with self.lock:
+            found = self._parts.get(kind)
+            if not isinstance(found, kind):
+                found = self._parts[kind] = (factory or kind)()
+            return found
 
     # -- the activity clock ------------------------------------------------------
 

@@ -28,6 +28,8 @@ import stat
 import time
 from typing import Final
 
+from ..model import GraphonomousError
+
 # A whole text file of the default size cap is read in well under a second on any
 # disk; 10 s is generous for a slow network mount and still bounds a scan.
 READ_DEADLINE_S: Final = 10.0
@@ -39,15 +41,15 @@ _CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
 _BINARY: Final = getattr(os, "O_BINARY", 0)
 
 
-class NotRegularFile(OSError):
+class NotRegularFile(GraphonomousError, OSError):
     """The path now names a FIFO, socket, device or directory."""
 
 
-class OutsideRoot(OSError):
+class OutsideRoot(GraphonomousError, OSError):
     """The opened file resolves to a place outside the scanned root."""
 
 
-class ReadTimeout(OSError):
+class ReadTimeout(GraphonomousError, OSError):
     """Reading took longer than the deadline."""
 
 

@@ -33,15 +33,15 @@ from typing import TYPE_CHECKING, Any, Final
 from ..model import Node
 from ..records import node_from_fields
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
-from . import bookkeeping
-from .common import insert_node, link
+from . import tables
 from .conflicts import EPISODE_TYPE, JUDGED_RELATIONSHIPS
 from .keywords import distinct_words
 from .similarity import NearPair
+from .writes import insert_node, link
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
-    from .consolidator import ConsolidationConfig
+    from ..retrieval.graph_view import GraphEngine
+    from .consolidation_config import ConsolidationConfig
 
 SUMMARY_TYPE: Final = "semantic"
 # SUMMARY_SOURCE (a member of model.CREATION_SOURCES) and SUMMARY_MEMBERS_KEY
@@ -80,9 +80,9 @@ class _Components:
         return sorted(grouped.values())
 
 
-def unabstracted_episodes(graph: Graphonomous) -> set[str]:
+def unabstracted_episodes(graph: GraphEngine) -> set[str]:
     """Ids of live episodic nodes that no consolidation summary is derived from.  One query."""
-    rows = bookkeeping.query(
+    rows = tables.query(
         graph.store,
         "SELECT id FROM nodes WHERE node_type = ? AND forgotten_at IS NULL AND id NOT IN ("
         "SELECT e.target_id FROM edges e JOIN nodes s ON s.id = e.source_id "
@@ -93,7 +93,7 @@ def unabstracted_episodes(graph: Graphonomous) -> set[str]:
 
 
 def episode_clusters(
-    graph: Graphonomous,
+    graph: GraphEngine,
     episodes: set[str],
     pairs: Iterable[NearPair],
     config: ConsolidationConfig,
@@ -101,7 +101,7 @@ def episode_clusters(
     """Components of the episode link graph in the size window, and how many were too big."""
     components = _Components(episodes)
     marks = ", ".join("?" * len(JUDGED_RELATIONSHIPS))
-    rows = bookkeeping.query(
+    rows = tables.query(
         graph.store,
         "SELECT e.source_id, e.target_id FROM edges e "
         "JOIN nodes a ON a.id = e.source_id JOIN nodes b ON b.id = e.target_id "
@@ -178,7 +178,7 @@ def summary_text(members: Sequence[Node], vectors: dict[str, list[float]]) -> tu
 
 
 def abstract_episodes(
-    graph: Graphonomous,
+    graph: GraphEngine,
     pairs: Iterable[NearPair],
     config: ConsolidationConfig,
     now: str,

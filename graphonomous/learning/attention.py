@@ -49,16 +49,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..model import DEFAULT_Q_VALUE, check_choice, check_int, parse_time, utc_now
 from ..topology import analyze, build_adjacency
-from . import bookkeeping
+from . import tables
 from .consolidator import consolidation_log, run_consolidation
-from .coverage import coverage_query
 from .forgetting import forget_by_policy, memory_pressure
-from .goals import node_content
-from .learner import Q_REWARDS
+from .goals import goal_coverage
+from .outcomes import Q_REWARDS
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
     from ..model import Node
+    from ..retrieval.graph_view import GraphEngine
 
 AUTONOMY_LEVELS: Final = ("observe", "advise", "act")
 # Actions `act` may perform itself; the others are only ever recommended.
@@ -92,9 +91,9 @@ def urgency(goal: Mapping[str, Any], now: datetime) -> float:
     return value
 
 
-def surprise(graph: Graphonomous, goal: Mapping[str, Any], linked: Sequence[Node]) -> float:
+def surprise(graph: GraphEngine, goal: Mapping[str, Any], linked: Sequence[Node]) -> float:
     """Mean |reward − expected| over the goal's latest outcomes (module docstring)."""
-    rows = bookkeeping.query(
+    rows = tables.query(
         graph.store,
         "SELECT status FROM outcomes WHERE goal_id IN (?, ?) ORDER BY created_at DESC, id DESC "
         "LIMIT ?",
@@ -107,20 +106,13 @@ def surprise(graph: Graphonomous, goal: Mapping[str, Any], linked: Sequence[Node
     return sum(abs(r - expected) for r in rewards) / len(rewards)
 
 
-def rank_goals(graph: Graphonomous, limit: int = GOALS_SURVEYED) -> list[dict[str, Any]]:
+def rank_goals(graph: GraphEngine, limit: int = GOALS_SURVEYED) -> list[dict[str, Any]]:
     """Active goals by score descending (then goal id).  One coverage query per goal."""
     now = parse_time(utc_now())
-    goals = bookkeeping.list_goal_rows(graph.store, status=ACTIVE_STATUS, limit=limit)
+    goals = tables.list_goal_rows(graph.store, status=ACTIVE_STATUS, limit=limit)
     ranked = []
     for goal in goals:
-        topics = goal["metadata"].get("critical_topics")
-        coverage = coverage_query(
-            graph,
-            node_content(goal["title"], goal["description"]),
-            critical_topics=topics if isinstance(topics, list) else None,
-            extra_node_ids=goal["linked_node_ids"],
-            use_retrieval=False,
-        )
+        coverage = goal_coverage(graph, goal, use_retrieval=False)
         linked = [
             n
             for n in graph.store.get_nodes(goal["linked_node_ids"]).values()
@@ -146,7 +138,7 @@ def rank_goals(graph: Graphonomous, limit: int = GOALS_SURVEYED) -> list[dict[st
     return ranked
 
 
-def kappa_regions(graph: Graphonomous) -> dict[str, Any]:
+def kappa_regions(graph: GraphEngine) -> dict[str, Any]:
     """SCCs with κ > 0 of the whole live graph.  O(V + E) plus κ per SCC."""
     snapshot = graph.graph_snapshot()
     result = analyze(build_adjacency(sorted(snapshot.live), snapshot.edges), emit_telemetry=False)
@@ -166,7 +158,7 @@ def kappa_regions(graph: Graphonomous) -> dict[str, Any]:
     return {"max_kappa": result["max_kappa"], "scc_count": result["scc_count"], "regions": regions}
 
 
-def _consolidation_state(graph: Graphonomous) -> dict[str, Any]:
+def _consolidation_state(graph: GraphEngine) -> dict[str, Any]:
     last = consolidation_log(graph, 1)["last_run_at"]
     due = last is None or (
         (parse_time(utc_now()) - parse_time(last)).total_seconds() >= CONSOLIDATION_DUE_S
@@ -174,7 +166,7 @@ def _consolidation_state(graph: Graphonomous) -> dict[str, Any]:
     return {"last_run_at": last, "due": due}
 
 
-def attention_survey(graph: Graphonomous) -> dict[str, Any]:
+def attention_survey(graph: GraphEngine) -> dict[str, Any]:
     """The survey (module docstring).  Reads only; holds the facade lock throughout.
 
     Output: ``{"surveyed_at", "goals", "memory_pressure", "kappa_regions",
@@ -188,7 +180,7 @@ def attention_survey(graph: Graphonomous) -> dict[str, Any]:
             "goals": rank_goals(graph),
             "memory_pressure": memory_pressure(graph),
             "kappa_regions": kappa_regions(graph),
-            "open_items": bookkeeping.attention_items(graph.store),
+            "open_items": tables.attention_items(graph.store),
             "consolidation": _consolidation_state(graph),
         }
 
@@ -196,7 +188,7 @@ def attention_survey(graph: Graphonomous) -> dict[str, Any]:
 # -- the cycle ---------------------------------------------------------------------------
 
 
-def stale_reason(graph: Graphonomous, item: Mapping[str, Any]) -> str | None:
+def stale_reason(graph: GraphEngine, item: Mapping[str, Any]) -> str | None:
     """Why an open contradiction item no longer applies, or None (still open / other kind)."""
     if item["kind"] != CONTRADICTION_ITEM or len(item["subject_ids"]) != 2:
         return None
@@ -217,7 +209,7 @@ def stale_reason(graph: Graphonomous, item: Mapping[str, Any]) -> str | None:
     return None if linked else "the contradiction edges were removed"
 
 
-def triage(graph: Graphonomous, survey: Mapping[str, Any]) -> list[dict[str, Any]]:
+def triage(graph: GraphEngine, survey: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The survey as an ordered list of candidate actions (module docstring)."""
     actions: list[dict[str, Any]] = []
     pressure = survey["memory_pressure"]
@@ -257,12 +249,12 @@ def triage(graph: Graphonomous, survey: Mapping[str, Any]) -> list[dict[str, Any
     return actions
 
 
-def _perform(graph: Graphonomous, action: Mapping[str, Any]) -> dict[str, Any]:
+def _perform(graph: GraphEngine, action: Mapping[str, Any]) -> dict[str, Any]:
     if action["action"] == "forget_by_policy":
         result = forget_by_policy(graph, "hybrid")
         return {"forgotten_count": result["forgotten_count"], "max_nodes": result["max_nodes"]}
     if action["action"] == "resolve_item":
-        done = bookkeeping.resolve_attention_item(
+        done = tables.resolve_attention_item(
             graph.store, action["target"], utc_now(), f"attention cycle: {action['why']}"
         )
         return {"resolved": done}
@@ -271,7 +263,7 @@ def _perform(graph: Graphonomous, action: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def attention_run_cycle(
-    graph: Graphonomous, autonomy: str = "advise", budget: int = DEFAULT_BUDGET
+    graph: GraphEngine, autonomy: str = "advise", budget: int = DEFAULT_BUDGET
 ) -> dict[str, Any]:
     """Survey, triage, and dispatch up to `budget` actions as `autonomy` allows.
 

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Final
 from ..embed import exact_score
 from ..model import (
     NODE_TYPES,
+    RESTS_ON_BACKWARD,
+    RESTS_ON_FORWARD,
     Node,
     ValidationError,
     check_choice,
@@ -44,12 +46,13 @@ from ..model import (
 )
 from ..records import node_from_fields
 from ..store import Store
-from . import tables
-from .common import insert_node, link
+from . import rests_on, tables
 from .cues import contradiction_cues as contradiction_cues  # re-exported for callers
+from .thresholds import PRUNE_CONFIDENCE
+from .writes import insert_node, link
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 BELIEF_ACTIONS: Final = ("expand", "revise", "contract")
 
@@ -65,15 +68,16 @@ CONTRADICTION_CANDIDATES: Final = 10
 REVISION_CONFIDENCE_FACTOR: Final = 0.3
 # Contraction sets confidence to the consolidator's prune threshold (seed 003
 # min_confidence_threshold 0.05): the belief is given up and decays away.
-CONTRACTION_CONFIDENCE: Final = 0.05
+CONTRACTION_CONFIDENCE: Final = PRUNE_CONFIDENCE
 # Retraction reaches dependants with the loss halved per hop, at most 3 hops,
 # and stops once the loss falls under 1 %.
 RETRACTION_DECAY: Final = 0.5
 RETRACTION_MAX_DEPTH: Final = 3
 RETRACTION_MIN_LOSS: Final = 0.01
-# X depends on Y when X -derived_from-> Y, X -depends_on-> Y or Y -supports-> X.
-DEPENDANT_IN_KINDS: Final = ("derived_from", "depends_on")  # edges into Y
-DEPENDANT_OUT_KINDS: Final = ("supports",)  # edges out of Y
+# X depends on Y when X rests on Y (model.RESTS_ON_*): edges into Y of the
+# forward kinds, edges out of Y of the backward kinds.
+DEPENDANT_IN_KINDS: Final = RESTS_ON_FORWARD
+DEPENDANT_OUT_KINDS: Final = RESTS_ON_BACKWARD
 # Strength of a contradicts edge the caller asserted explicitly.
 EXPLICIT_CONTRADICTION_STRENGTH: Final = 1.0
 SIMILARITY_DIGITS: Final = 6
@@ -149,11 +153,16 @@ class ContradictionHooks:
         return results
 
 
+def contradiction_hooks(graph: GraphEngine) -> ContradictionHooks:
+    """The hooks notified of contradictions found on this graph (one set per engine)."""
+    return graph.part(ContradictionHooks)
+
+
 # -- detection ---------------------------------------------------------------
 
 
 def find_contradictions(
-    graph: Graphonomous,
+    graph: GraphEngine,
     content: str,
     vector: Sequence[float],
     exclude: Iterable[str] = (),
@@ -201,7 +210,7 @@ def _revision_neighbours(store: Store, node_id: str) -> set[str]:
 
 
 def detect_contradictions(
-    graph: Graphonomous,
+    graph: GraphEngine,
     node_id: str | None = None,
     content: str | None = None,
     *,
@@ -235,7 +244,7 @@ def detect_contradictions(
 
 
 def _contradictions_of_node(
-    graph: Graphonomous, node_id: str, limit: int
+    graph: GraphEngine, node_id: str, limit: int
 ) -> dict[str, dict[str, Any]]:
     """Detected and explicit contradictions of a live node, keyed by the other node's id."""
     node = graph.store.require_node(node_id)
@@ -285,20 +294,30 @@ def add_contradiction_edges(
     return ids
 
 
+# -- supersession ----------------------------------------------------------------
+
+
+def supersede(store: Store, new_id: str, old: Node, now: str) -> tuple[float, list[dict[str, Any]]]:
+    """`new_id` supersedes `old` (the one supersession: revise and conflict resolution).
+
+    In the caller's transaction: edge new ``supersedes`` old (strength 1),
+    ``old.superseded_by = new``, old's confidence × REVISION_CONFIDENCE_FACTOR,
+    and the loss retracted from old's dependants (new excluded).  Returns
+    (old's confidence after, the retraction report).
+    """
+    link(store, new_id, old.id, "supersedes", now, strength=1.0)
+    after = old.confidence * REVISION_CONFIDENCE_FACTOR
+    store.update_node(old.id, superseded_by=new_id, confidence=after, updated_at=now)
+    propagated = retract(store, old.id, 1.0 - REVISION_CONFIDENCE_FACTOR, now, exclude={new_id})
+    return after, propagated
+
+
 # -- retraction ----------------------------------------------------------------
 
 
 def dependants(store: Store, node_id: str) -> list[str]:
     """Ids of nodes that rest on `node_id` (see DEPENDANT_* kinds), sorted.  O(degree)."""
-    found = set()
-    for edge in store.edges_of(node_id, "in"):
-        if edge.relationship in DEPENDANT_IN_KINDS:
-            found.add(edge.source_id)
-    for edge in store.edges_of(node_id, "out"):
-        if edge.relationship in DEPENDANT_OUT_KINDS:
-            found.add(edge.target_id)
-    found.discard(node_id)
-    return sorted(found)
+    return sorted(rests_on.dependants(store, node_id))
 
 
 def retract(
@@ -372,7 +391,7 @@ def _record(
 
 
 def _new_belief(
-    graph: Graphonomous,
+    graph: GraphEngine,
     content: str,
     node_type: str,
     confidence: float | None,
@@ -450,7 +469,7 @@ def _require_live(store: Store, ids: Sequence[str], field: str) -> None:
 
 
 def expand(
-    graph: Graphonomous,
+    graph: GraphEngine,
     content: str,
     *,
     node_type: str = "semantic",
@@ -490,7 +509,7 @@ def expand(
             )
             graph.store.update_node(node.id, revision_id=revision_id)
             node.revision_id = revision_id
-        hook_results = graph.contradiction_hooks.notify(records)
+        hook_results = contradiction_hooks(graph).notify(records)
     return {
         "operation": "expand",
         "node": node.to_dict(),
@@ -501,7 +520,7 @@ def expand(
 
 
 def revise(
-    graph: Graphonomous,
+    graph: GraphEngine,
     old_id: str,
     new_content: str | None = None,
     new_id: str | None = None,
@@ -570,12 +589,7 @@ def revise(
             ]
             for edge_id in resolved:
                 graph.store.delete_edge(edge_id)
-            link(graph.store, new.id, old_id, "supersedes", now, strength=1.0)
-            after = old.confidence * REVISION_CONFIDENCE_FACTOR
-            graph.store.update_node(old_id, superseded_by=new.id, confidence=after, updated_at=now)
-            propagated = retract(
-                graph.store, old_id, 1.0 - REVISION_CONFIDENCE_FACTOR, now, exclude={new.id}
-            )
+            after, propagated = supersede(graph.store, new.id, old, now)
             records = _store_contradictions(graph.store, new.id, detected, [], "revise", now)
             revision_id = _record(
                 graph.store,
@@ -595,7 +609,7 @@ def revise(
             graph.store.update_node(new.id, revision_id=revision_id)
             fresh = graph.store.get_node(new.id)
             assert fresh is not None
-        hook_results = graph.contradiction_hooks.notify(records)
+        hook_results = contradiction_hooks(graph).notify(records)
     return {
         "operation": "revise",
         "old_node_id": old_id,
@@ -610,7 +624,7 @@ def revise(
     }
 
 
-def contract(graph: Graphonomous, node_id: str, *, reason: str = "") -> dict[str, Any]:
+def contract(graph: GraphEngine, node_id: str, *, reason: str = "") -> dict[str, Any]:
     """AGM contraction: give up a belief without replacing it.
 
     The node's confidence becomes min(c, CONTRACTION_CONFIDENCE) and the lost
@@ -650,7 +664,7 @@ def contract(graph: Graphonomous, node_id: str, *, reason: str = "") -> dict[str
     }
 
 
-def belief_revise(graph: Graphonomous, action: str, **arguments: Any) -> dict[str, Any]:
+def belief_revise(graph: GraphEngine, action: str, **arguments: Any) -> dict[str, Any]:
     """Dispatch of the ``belief_revise`` tool: expand | revise | contract.
 
     expand(content, node_type?, confidence?, metadata?, source?, contradicts?, reason?);
@@ -710,7 +724,7 @@ def belief_revise(graph: Graphonomous, action: str, **arguments: Any) -> dict[st
 # -- provenance ----------------------------------------------------------------
 
 
-def revision_chain(graph: Graphonomous, node_id: str) -> dict[str, Any]:
+def revision_chain(graph: GraphEngine, node_id: str) -> dict[str, Any]:
     """The provenance chain through a node: every belief it replaced or that replaced it.
 
     Backward: nodes reachable along ``supersedes`` edges (what this node and

@@ -42,25 +42,22 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from ..embed import exact_score
-from ..model import Node, parse_time
+from ..model import JUDGEMENT_RELATIONSHIPS, Node, parse_time
 from ..store import Store, merge_into
-from . import bookkeeping
+from . import tables
 from .beliefs import (
-    REVISION_CONFIDENCE_FACTOR,
     add_contradiction_edges,
-    retract,
+    supersede,
 )
-from .common import link
 from .cues import contradiction_cues
 from .similarity import NearPair
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
-    from .consolidator import ConsolidationConfig
+    from ..retrieval.graph_view import GraphEngine
+    from .consolidation_config import ConsolidationConfig
 
-CONFLICT_STRATEGIES: Final = ("evidence", "recency", "confidence")
 # Relationships that mean "these two were already judged against each other".
-JUDGED_RELATIONSHIPS: Final = ("contradicts", "supersedes", "superseded_by")
+JUDGED_RELATIONSHIPS: Final = JUDGEMENT_RELATIONSHIPS
 CONTRADICTION_ITEM: Final = "contradiction"
 RESOLVE_OPERATION: Final = "consolidation_resolve"
 ID_SAMPLE: Final = 50
@@ -169,7 +166,7 @@ def resolve_conflicts(
         reason = "no strategy decided" if verdict is None else "the loser is protected"
         detail = {"source": "consolidation", "similarity": similarity}
         add_contradiction_edges(store, pair.a, pair.b, now, strength=similarity, detail=detail)
-        _, created = bookkeeping.open_attention_item(
+        _, created = tables.open_attention_item(
             store,
             CONTRADICTION_ITEM,
             "warning",
@@ -200,14 +197,9 @@ def resolve_conflicts(
 def _supersede(
     store: Store, winner: Node, loser: Node, strategy: str, similarity: float, now: str
 ) -> None:
-    """Winner supersedes loser, as the belief module's revise does for an existing node."""
-    link(store, winner.id, loser.id, "supersedes", now, strength=1.0)
-    after = loser.confidence * REVISION_CONFIDENCE_FACTOR
-    store.update_node(loser.id, superseded_by=winner.id, confidence=after, updated_at=now)
-    propagated = retract(
-        store, loser.id, 1.0 - REVISION_CONFIDENCE_FACTOR, now, exclude={winner.id}
-    )
-    bookkeeping.record_revision(
+    """Winner supersedes loser (`beliefs.supersede`), recorded as a revision."""
+    after, propagated = supersede(store, winner.id, loser, now)
+    tables.record_revision(
         store,
         RESOLVE_OPERATION,
         loser.id,
@@ -315,7 +307,7 @@ def find_conflicts(
 
 
 def conflicts_among(
-    graph: Graphonomous, node_ids: Sequence[str], config: ConsolidationConfig
+    graph: GraphEngine, node_ids: Sequence[str], config: ConsolidationConfig
 ) -> list[dict[str, Any]]:
     """`find_conflicts` over stored nodes (e.g. the results of one retrieval).
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from ..model import (
@@ -44,21 +44,21 @@ from ..model import (
     ValidationError,
     check_choice,
     check_int,
-    check_non_negative,
-    check_unit_interval,
     parse_time,
     utc_now,
 )
 from ..store import Store
-from . import bookkeeping, erasure, tables
+from . import erasure, tables
 from .abstraction import abstract_episodes
-from .conflicts import CONFLICT_STRATEGIES, merge_duplicates, resolve_conflicts
+from .conflicts import merge_duplicates, resolve_conflicts
+from .consolidation_config import DEFAULT_CONFIG, ConsolidationConfig
+from .consolidation_config import with_config as with_config
 from .forgetting import PROTECTED_NODE_TYPES, PROTECTED_TIMESCALES, forget_by_policy
 from .retention import SOURCE_BACKED_SQL, budget_count
 from .similarity import NearPair, Watermark, changed_nodes, neighbour_pairs
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 CONSOLIDATION_TRIGGERS: Final = ("manual", "idle", "attention")
 
@@ -104,70 +104,11 @@ ID_SAMPLE: Final = 50
 MS_DIGITS: Final = 3
 
 
-@dataclass(frozen=True)
-class ConsolidationConfig:
-    """Every tunable of a run; defaults are seed 003's config where it has one."""
-
-    min_confidence_threshold: float = 0.05  # seed 003
-    min_edge_strength_threshold: float = 0.02  # seed 003
-    merge_similarity_threshold: float = 0.95  # seed 003
-    # Statements this similar talk about the same thing (measured with the
-    # hashing embedder: one changed number or name scores 0.90-0.95).
-    conflict_similarity_threshold: float = 0.85
-    # A default belief (0.5) against a well-supported one (0.8).
-    conflict_confidence_gap: float = 0.3
-    conflict_strategies: tuple[str, ...] = ("evidence", "recency")
-    # Two statements stored within an hour are concurrent: neither is "newer".
-    recency_min_gap_s: float = 3600.0
-    coactivation_gain: float = 0.1
-    # Changed nodes examined per run and neighbours asked of the index for each.
-    # 16 exact searches keep a pure-Python run of a 10K-node graph under the
-    # 500 ms target (seed 003); a bulk import is worked through over later runs.
-    similarity_budget: int = 16
-    neighbours_k: int = 8
-    abstraction_min_cluster: int = 3
-    abstraction_max_cluster: int = 25
-    abstraction_similarity: float = 0.75
-    max_abstractions_per_run: int = 20
-    # None: the forgetting_config row (seed 004), else DEFAULT_MAX_NODES.
-    max_nodes: int | None = None
-
-    def __post_init__(self) -> None:
-        for name in (
-            "min_confidence_threshold",
-            "min_edge_strength_threshold",
-            "merge_similarity_threshold",
-            "conflict_similarity_threshold",
-            "conflict_confidence_gap",
-            "coactivation_gain",
-            "abstraction_similarity",
-        ):
-            check_unit_interval(name, getattr(self, name))
-        check_non_negative("recency_min_gap_s", self.recency_min_gap_s)
-        for strategy in self.conflict_strategies:
-            check_choice("conflict_strategies", strategy, CONFLICT_STRATEGIES)
-        check_int("similarity_budget", self.similarity_budget, 0)
-        check_int("neighbours_k", self.neighbours_k, 1)
-        check_int("abstraction_min_cluster", self.abstraction_min_cluster, 2)
-        check_int("abstraction_max_cluster", self.abstraction_max_cluster, 2)
-        check_int("max_abstractions_per_run", self.max_abstractions_per_run, 0)
-        if self.max_nodes is not None:
-            check_int("max_nodes", self.max_nodes, 1)
-
-
-DEFAULT_CONFIG: Final = ConsolidationConfig()
-
-
-def with_config(**overrides: Any) -> ConsolidationConfig:
-    """`ConsolidationConfig` with some fields changed (unknown names raise TypeError)."""
-    return replace(DEFAULT_CONFIG, **overrides)
-
-
 @dataclass
 class Run:
     """State shared by the stages of one run."""
 
-    graph: Graphonomous
+    graph: GraphEngine
     config: ConsolidationConfig
     now: str
     since: str | None  # started_at of the previous (non-dry) run
@@ -199,8 +140,7 @@ def protected_ids(store: Store) -> set[str]:
     """Ids of the protected nodes (usually few).  One query."""
     clause, params = protected_clause()
     return {
-        str(row[0])
-        for row in bookkeeping.query(store, f"SELECT id FROM nodes WHERE {clause}", params)
+        str(row[0]) for row in tables.query(store, f"SELECT id FROM nodes WHERE {clause}", params)
     }
 
 
@@ -221,7 +161,7 @@ def elapsed_intervals(since: str | None, now: str) -> float:
 
 def _graph_began(store: Store) -> str | None:
     """Creation time of the oldest live node (None for an empty graph).  One query."""
-    rows = bookkeeping.query(store, "SELECT min(created_at) FROM nodes WHERE forgotten_at IS NULL")
+    rows = tables.query(store, "SELECT min(created_at) FROM nodes WHERE forgotten_at IS NULL")
     return str(rows[0][0]) if rows and rows[0][0] is not None else None
 
 
@@ -238,7 +178,7 @@ def stage_decay(run: Run) -> dict[str, Any]:
     case_params.append(units)
     rate = f"min(1.0, decay_rate * (CASE timescale {cases} ELSE 1.0 END) * ?)"
     protected, protected_params = protected_clause()
-    nodes = bookkeeping.execute(
+    nodes = tables.execute(
         run.store,
         f"UPDATE nodes SET confidence = confidence * (1.0 - {rate}), "
         f"q_value = q_value * (1.0 - ? * {rate}) "
@@ -247,14 +187,14 @@ def stage_decay(run: Run) -> dict[str, Any]:
         [*case_params, Q_DECAY_SHARE, *case_params, *protected_params, run.since, run.since],
     )
     exempt = int(
-        bookkeeping.query(
+        tables.query(
             run.store,
             f"SELECT count(*) FROM nodes WHERE forgotten_at IS NULL AND NOT {protected} "
             "AND ? IS NOT NULL AND last_accessed_at >= ?",
             (*protected_params, run.since, run.since),
         )[0][0]
     )
-    edges = bookkeeping.execute(
+    edges = tables.execute(
         run.store,
         "UPDATE edges SET strength = strength * (1.0 - min(1.0, decay_rate * ?)) "
         f"WHERE decay_rate > 0 AND {_unprotected_edge_clause()}",
@@ -316,7 +256,7 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
     protected, params = protected_clause()
     doomed = [
         str(row[0])
-        for row in bookkeeping.query(
+        for row in tables.query(
             run.store,
             f"SELECT id FROM nodes WHERE forgotten_at IS NULL AND confidence < ? "
             f"AND NOT {protected} ORDER BY id",
@@ -343,7 +283,7 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
 def stage_prune_edges(run: Run) -> dict[str, Any]:
     """Stage 3: delete weak edges.  Output ``{"edges_pruned"}``.  One DELETE, O(E)."""
     _, params = protected_clause()
-    removed = bookkeeping.execute(
+    removed = tables.execute(
         run.store,
         f"DELETE FROM edges WHERE strength < ? AND {_unprotected_edge_clause()}",
         [run.config.min_edge_strength_threshold, *params, *params],
@@ -367,7 +307,7 @@ def stage_strengthen(run: Run) -> dict[str, Any]:
     Output: ``{"edges_strengthened", "co_activations_counted"}``.  Complexity:
     one scan of the edges, one UPDATE per boosted edge.
     """
-    rows = bookkeeping.query(
+    rows = tables.query(
         run.store,
         "SELECT id, strength, co_activation_count, metadata FROM edges "
         f"WHERE co_activation_count > COALESCE(json_extract(metadata, '$.{COUNTED_KEY}'), 0) "
@@ -382,7 +322,7 @@ def stage_strengthen(run: Run) -> dict[str, Any]:
         boosts += fresh
         new_strength = strengthened(float(strength), fresh, run.config.coactivation_gain)
         updates.append((new_strength, json.dumps(metadata, sort_keys=True), edge_id))
-    bookkeeping.execute_many(
+    tables.execute_many(
         run.store, "UPDATE edges SET strength = ?, metadata = ? WHERE id = ?", updates
     )
     return {"edges_strengthened": len(updates), "co_activations_counted": boosts}
@@ -394,7 +334,7 @@ def stage_strengthen(run: Run) -> dict[str, Any]:
 def find_pairs(run: Run) -> dict[str, Any]:
     """Nearest neighbours of the nodes changed since the last run (see `similarity`)."""
     started = time.perf_counter()
-    rows = bookkeeping.query(
+    rows = tables.query(
         run.store,
         "SELECT id, node_type, agent_id FROM nodes "
         "WHERE forgotten_at IS NULL AND superseded_by IS NULL",
@@ -447,7 +387,7 @@ def stage_promote(run: Run) -> dict[str, Any]:
     tiers = list(PROMOTION_RULES)
     marks = ", ".join("?" * len(tiers))
     smallest = min(rule[0] for rule in PROMOTION_RULES.values())
-    rows = bookkeeping.query(
+    rows = tables.query(
         run.store,
         "SELECT id, timescale, access_count, julianday(?) - julianday(created_at) FROM nodes "
         f"WHERE forgotten_at IS NULL AND timescale IN ({marks}) AND access_count >= ? "
@@ -468,7 +408,7 @@ def stage_promote(run: Run) -> dict[str, Any]:
             updates.append((target, node_id))
             key = f"{timescale}->{target}"
             moves[key] = moves.get(key, 0) + 1
-    bookkeeping.execute_many(run.store, "UPDATE nodes SET timescale = ? WHERE id = ?", updates)
+    tables.execute_many(run.store, "UPDATE nodes SET timescale = ? WHERE id = ?", updates)
     return {
         "nodes_promoted": len(updates),
         "by_tier": dict(sorted(moves.items())),
@@ -513,7 +453,7 @@ TOTAL_KEYS: Final[Mapping[str, tuple[str, str]]] = {
 
 
 def _previous_run(store: Store) -> tuple[str | None, Watermark | None]:
-    last = bookkeeping.consolidation_entries(store, 1, include_dry_runs=False)
+    last = tables.consolidation_entries(store, 1, include_dry_runs=False)
     if not last:
         return None, None
     mark = last[0]["totals"].get("similarity_watermark")
@@ -534,7 +474,7 @@ def _execute_stages(run: Run) -> list[dict[str, Any]]:
 
 
 def run_consolidation(
-    graph: Graphonomous,
+    graph: GraphEngine,
     dry_run: bool = False,
     trigger: str = "manual",
     config: ConsolidationConfig | None = None,
@@ -582,7 +522,7 @@ def run_consolidation(
         except _DryRun:
             with store.transaction():
                 entry_id = _log(store, run, stages, totals, trigger)
-        return bookkeeping.consolidation_entry(store, entry_id)
+        return tables.consolidation_entry(store, entry_id)
 
 
 def _totals(run: Run, stages: list[dict[str, Any]], started: float) -> dict[str, Any]:
@@ -599,7 +539,7 @@ def _totals(run: Run, stages: list[dict[str, Any]], started: float) -> dict[str,
 def _log(
     store: Store, run: Run, stages: list[dict[str, Any]], totals: dict[str, Any], trigger: str
 ) -> str:
-    return bookkeeping.append_consolidation_log(
+    return tables.append_consolidation_log(
         store,
         started_at=run.now,
         finished_at=utc_now(),
@@ -610,7 +550,7 @@ def _log(
     )
 
 
-def consolidation_log(graph: Graphonomous, limit: int = 20) -> dict[str, Any]:
+def consolidation_log(graph: GraphEngine, limit: int = 20) -> dict[str, Any]:
     """The latest runs, newest first: ``{"runs": [...], "count", "last_run_at"}``.
 
     `last_run_at` is the start of the newest non-dry run (None if none).
@@ -618,6 +558,6 @@ def consolidation_log(graph: Graphonomous, limit: int = 20) -> dict[str, Any]:
     """
     check_int("limit", limit, 1, LOG_LIMIT_MAX)
     with graph.lock:
-        runs = bookkeeping.consolidation_entries(graph.store, limit)
+        runs = tables.consolidation_entries(graph.store, limit)
         since, _ = _previous_run(graph.store)
     return {"runs": runs, "count": len(runs), "last_run_at": since}

@@ -56,12 +56,14 @@ from typing import TYPE_CHECKING, Any, Final
 from ..embed import exact_score
 from ..embed.index import normalized_f32
 from ..model import Node, ValidationError, check_id_list, check_int, check_text
+from ..retrieval.lookups import similarity_search
+from ..retrieval.retriever import retrieve_context
 from ..topology import analyze, build_adjacency
 from .keywords import content_words
 from .uncertainty import evidence_counts, wilson_interval
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 RECOMMENDATIONS: Final = ("act", "learn_first", "escalate")
 RECOMMENDATION_ALIASES: Final = {"learn": "learn_first"}
@@ -141,12 +143,12 @@ def _topics(task: str, critical_topics: Sequence[str] | None) -> tuple[list[str]
 
 
 def _candidates(
-    graph: Graphonomous, task: str, limit: int, use_retrieval: bool
+    graph: GraphEngine, task: str, limit: int, use_retrieval: bool
 ) -> tuple[list[str], str]:
     if use_retrieval:
-        found = graph.retrieve_context(task, limit=limit)["results"]
+        found = retrieve_context(graph, task, limit=limit)["results"]
         return [r["node_id"] for r in found], "retrieve_context"
-    found = graph.similarity_search(task, limit)["results"]
+    found = similarity_search(graph, task, limit)["results"]
     return [r["id"] for r in found], "similarity_search"
 
 
@@ -160,7 +162,7 @@ def decide(risk: float, decision_confidence: float, relevant: int, critical_miss
 
 
 def coverage_query(
-    graph: Graphonomous,
+    graph: GraphEngine,
     task_description: str,
     critical_topics: Sequence[str] | None = None,
     limit: int = 10,

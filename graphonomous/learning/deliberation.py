@@ -43,12 +43,13 @@ from ..model import (
     utc_now,
 )
 from ..records import node_from_fields
+from ..retrieval.retriever import retrieve_context
 from ..topology import Adjacency, analyze, build_adjacency, compute_kappa
-from .common import insert_node, link
+from .writes import insert_node, link
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
     from ..model import Edge, Node
+    from ..retrieval.graph_view import GraphEngine
 
 CONCLUSION_TYPE: Final = "semantic"  # a member of model.NODE_TYPES
 CONCLUSION_RELATIONSHIP: Final = "derived_from"
@@ -157,7 +158,7 @@ def plan_for_scc(
 
 
 def _region(
-    graph: Graphonomous, query: str | None, node_ids: Sequence[str] | None
+    graph: GraphEngine, query: str | None, node_ids: Sequence[str] | None
 ) -> tuple[list[str], dict[str, Any]]:
     if query is not None and node_ids is not None:
         raise ValidationError("query", "give query or node_ids, not both")
@@ -170,7 +171,7 @@ def _region(
         return ids, {"source": "node_ids"}
     if query is not None:
         check_text("query", query)
-        topology = graph.retrieve_context(query)["topology"]
+        topology = retrieve_context(graph, query)["topology"]
         members = {n for scc in topology["sccs"] for n in scc["nodes"]} | set(topology["dag_nodes"])
         return sorted(members), {"source": "query", "query": query}
     return sorted(graph.graph_snapshot().live), {"source": "graph"}
@@ -218,7 +219,7 @@ def _conclusion_targets(
 
 
 def _analyse(
-    graph: Graphonomous, ids: Sequence[str]
+    graph: GraphEngine, ids: Sequence[str]
 ) -> tuple[Adjacency, dict[str, Any], list[Edge]]:
     edges = graph.store.list_edges_between(ids)
     adjacency = build_adjacency(ids, edges)
@@ -226,7 +227,7 @@ def _analyse(
 
 
 def deliberate(
-    graph: Graphonomous,
+    graph: GraphEngine,
     query: str | None = None,
     node_ids: Sequence[str] | None = None,
     conclusions: Sequence[Mapping[str, Any]] | None = None,
@@ -313,7 +314,7 @@ def _mentioned(conclusions: object) -> list[str]:
 
 
 def _kappa_after(
-    graph: Graphonomous, ids: Sequence[str], before: Mapping[str, Any]
+    graph: GraphEngine, ids: Sequence[str], before: Mapping[str, Any]
 ) -> dict[str, Any]:
     """κ over the region plus the conclusions; each old SCC matched by its first member."""
     _, after, _ = _analyse(graph, ids)

@@ -44,7 +44,7 @@ from .abstraction import GROUNDING_RELATIONSHIP, summary_text
 from .keywords import distinct_words
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 # A summary of fewer members than this is no summary: it goes with its erased members.
 MIN_SUMMARY_MEMBERS: Final = 2
@@ -153,9 +153,7 @@ def plan_derived(store: Store, erased: set[str]) -> tuple[set[str], list[tuple[N
     return to_erase - erased, [rewrites[key] for key in sorted(rewrites) if key not in to_erase]
 
 
-def rewrite_summaries(
-    graph: Graphonomous, rewrites: Sequence[tuple[Node, list[Node]]]
-) -> list[str]:
+def rewrite_summaries(graph: GraphEngine, rewrites: Sequence[tuple[Node, list[Node]]]) -> list[str]:
     """Rebuild each summary from its remaining members (text, keywords, members, embedding),
     inside the erase transaction.  Returns the rewritten ids."""
     if not rewrites:
@@ -182,7 +180,7 @@ def rewrite_summaries(
 
 
 def rewrite_goal_nodes(
-    graph: Graphonomous,
+    graph: GraphEngine,
     scrub_text: Any,
     mentions: Any,
 ) -> list[str]:
@@ -392,7 +390,7 @@ def file_scrub_pending(store: Store) -> bool:
     return last_erase is not None and (last_scrub is None or last_scrub < last_erase)
 
 
-def finish(graph: Graphonomous, wait_s: float = 0.0) -> dict[str, Any]:
+def finish(graph: GraphEngine, wait_s: float = 0.0) -> dict[str, Any]:
     """Complete a pending physical scrub (``graphonomous erase --finish``).
 
     The erased texts are no longer known (that is the point), so the proof is

@@ -42,6 +42,9 @@ from typing import TYPE_CHECKING, Any, Final
 from .. import telemetry
 from ..embed import pack_f32
 from ..model import (
+    RESTS_ON_BACKWARD,
+    RESTS_ON_FORWARD,
+    STRUCTURAL_RELATIONSHIPS,
     ValidationError,
     check_choice,
     check_id,
@@ -49,11 +52,12 @@ from ..model import (
     parse_time,
     utc_now,
 )
+from ..retrieval.experience import retrieval_trace
 from ..store import Store
-from . import erasure, retention, tables
+from . import erasure, rests_on, retention, tables
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 FORGET_MODES: Final = ("soft", "hard", "cascade")
 POLICY_MODES: Final = ("soft", "hard")
@@ -64,8 +68,9 @@ FORGETTING_POLICIES: Final = ("hybrid",)
 DEFAULT_POLICY_MODE: Final = "soft"
 
 # Support relationships (module docstring).
-SUPPORT_OUT_KINDS: Final = ("derived_from", "depends_on", "part_of")  # X -kind-> Y
-SUPPORT_IN_KINDS: Final = ("supports",)  # Y -kind-> X
+# X rests on Y (model.RESTS_ON_*), and a part goes with its whole (structural kinds).
+SUPPORT_OUT_KINDS: Final = (*RESTS_ON_FORWARD, *STRUCTURAL_RELATIONSHIPS)  # X -kind-> Y
+SUPPORT_IN_KINDS: Final = RESTS_ON_BACKWARD  # Y -kind-> X
 
 # recency_factor = 0.5 ** (hours since last access (or creation) / half-life).
 # One week: seed 003's "medium" timescale lifetime — knowledge untouched for
@@ -96,28 +101,12 @@ _DROP: Final = object()
 
 def supports_of(store: Store, node_id: str) -> set[str]:
     """Ids of the nodes supporting `node_id` (module docstring).  O(degree)."""
-    found = set()
-    for edge in store.edges_of(node_id, "out"):
-        if edge.relationship in SUPPORT_OUT_KINDS:
-            found.add(edge.target_id)
-    for edge in store.edges_of(node_id, "in"):
-        if edge.relationship in SUPPORT_IN_KINDS:
-            found.add(edge.source_id)
-    found.discard(node_id)
-    return found
+    return rests_on.grounds(store, node_id, parts=True)
 
 
 def supported_by(store: Store, node_id: str) -> set[str]:
     """Ids of the nodes that `node_id` supports (the reverse of :func:`supports_of`)."""
-    found = set()
-    for edge in store.edges_of(node_id, "in"):
-        if edge.relationship in SUPPORT_OUT_KINDS:
-            found.add(edge.source_id)
-    for edge in store.edges_of(node_id, "out"):
-        if edge.relationship in SUPPORT_IN_KINDS:
-            found.add(edge.target_id)
-    found.discard(node_id)
-    return found
+    return rests_on.dependants(store, node_id, parts=True)
 
 
 def is_protected(node_type: str, timescale: str, pinned: bool, source_backed: bool = False) -> bool:
@@ -171,7 +160,7 @@ def _hard_delete(store: Store, node_ids: Iterable[str]) -> int:
 
 
 def forget_node(
-    graph: Graphonomous, node_id: str, mode: str = "soft", reason: str | None = None
+    graph: GraphEngine, node_id: str, mode: str = "soft", reason: str | None = None
 ) -> dict[str, Any]:
     """Forget one node: soft (hide), hard (delete) or cascade (delete + orphans).
 
@@ -308,7 +297,7 @@ def _reason(score: Mapping[str, Any]) -> str:
 
 
 def forget_by_policy(
-    graph: Graphonomous,
+    graph: GraphEngine,
     policy: str = "hybrid",
     max_nodes: int | None = None,
     dry_run: bool = False,
@@ -385,7 +374,7 @@ def forget_by_policy(
     }
 
 
-def restore_nodes(graph: Graphonomous, node_ids: Iterable[str], reason: str) -> list[str]:
+def restore_nodes(graph: GraphEngine, node_ids: Iterable[str], reason: str) -> list[str]:
     """Clear ``forgotten_at`` of those of `node_ids` that are soft-forgotten.
 
     The restored nodes are re-embedded and rejoin the vector and BM25
@@ -408,7 +397,7 @@ def restore_nodes(graph: Graphonomous, node_ids: Iterable[str], reason: str) -> 
     return ids
 
 
-def budget_status(graph: Graphonomous) -> dict[str, Any]:
+def budget_status(graph: GraphEngine) -> dict[str, Any]:
     """The node budget as `stats` and the health resource show it.
 
     Output: ``{"max_nodes", "counted_nodes", "exempt_nodes", "ratio",
@@ -446,14 +435,14 @@ def budget_warning(status: Mapping[str, Any]) -> str | None:
 # -- configuration and pressure ---------------------------------------------------------
 
 
-def get_forgetting_config(graph: Graphonomous) -> dict[str, Any]:
+def get_forgetting_config(graph: GraphEngine) -> dict[str, Any]:
     """The forgetting configuration: ``{"policy", "max_nodes", "max_age_hours", "updated_at"}``."""
     with graph.lock:
         return tables.read_forgetting_config(graph.store)
 
 
 def set_forgetting_config(
-    graph: Graphonomous,
+    graph: GraphEngine,
     policy: str | None = None,
     max_nodes: int | None = None,
     max_age_hours: int | None = None,
@@ -482,7 +471,7 @@ def set_forgetting_config(
         return tables.read_forgetting_config(graph.store)
 
 
-def memory_pressure(graph: Graphonomous) -> dict[str, Any] | None:
+def memory_pressure(graph: GraphEngine) -> dict[str, Any] | None:
     """The attention-survey item for memory pressure, or None.
 
     Pressure: counted node count (``retention.budget_count``) >
@@ -759,7 +748,18 @@ def nodes_quoting(store: Store, content: str | None) -> list[str]:
 
 
 def gdpr_erase(
-    graph: Graphonomous, node_id: str, reason: str | None = None, wait_s: float = 0.0
+    graph: GraphEngine, node_id: str, reason: str | None = None, wait_s: float = 0.0
+) -> dict[str, Any]:
+    """Erase a node and every trace of it (`erase_node`), then drop the recent
+    retrievals that returned it (they may quote it)."""
+    result = erase_node(graph, node_id, reason, wait_s)
+    with graph.lock:
+        retrieval_trace(graph).forget([node_id])
+    return result
+
+
+def erase_node(
+    graph: GraphEngine, node_id: str, reason: str | None = None, wait_s: float = 0.0
 ) -> dict[str, Any]:
     """Erase a node and every trace of its id and content (GDPR art. 17); SPEC "GDPR erase".
 
@@ -885,7 +885,7 @@ def _scrub_all(text: str, ids: frozenset[str], contents: Sequence[str]) -> str:
     return _scrub_text(text, ids, None)
 
 
-def _erased_before(graph: Graphonomous, node_id: str, wait_s: float) -> dict[str, Any]:
+def _erased_before(graph: GraphEngine, node_id: str, wait_s: float) -> dict[str, Any]:
     """The answer for an id erased earlier (a retry after a failed file scrub): the rows
     are gone already; the file scrub is run again so the retry completes it."""
     store = graph.store

@@ -61,11 +61,11 @@ from ..model import (
     utc_now,
 )
 from ..records import node_from_fields
-from . import bookkeeping
-from .common import insert_node, link
+from . import tables
+from .writes import insert_node, link
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 GOAL_STATUSES: Final = ("proposed", "active", "blocked", "completed", "abandoned")
 GOAL_TRANSITIONS: Final[Mapping[str, tuple[str, ...]]] = {
@@ -131,10 +131,10 @@ CRITERIA_TYPES: Final = ("outcome_threshold",)
 # -- helpers ----------------------------------------------------------------------------
 
 
-def _require_goal(graph: Graphonomous, goal_id: object) -> dict[str, Any]:
+def _require_goal(graph: GraphEngine, goal_id: object) -> dict[str, Any]:
     check_id("goal_id", goal_id)
     assert isinstance(goal_id, str)
-    goal = bookkeeping.get_goal_row(graph.store, goal_id)
+    goal = tables.get_goal_row(graph.store, goal_id)
     if goal is None:
         raise NotFoundError("goal", goal_id)
     return goal
@@ -156,7 +156,7 @@ def _node_metadata(goal: Mapping[str, Any]) -> dict[str, Any]:
     return {k: goal[k] for k in ("status", "priority", "progress")} | {"goal_id": goal["id"]}
 
 
-def _sync_node(graph: Graphonomous, goal: Mapping[str, Any], now: str) -> None:
+def _sync_node(graph: GraphEngine, goal: Mapping[str, Any], now: str) -> None:
     """Mirror status/priority/progress into the goal node's metadata."""
     node = graph.store.get_node(goal["node_id"]) if goal["node_id"] else None
     if node is not None:
@@ -165,7 +165,7 @@ def _sync_node(graph: Graphonomous, goal: Mapping[str, Any], now: str) -> None:
         )
 
 
-def _live_ids(graph: Graphonomous, ids: Sequence[str], field: str) -> list[str]:
+def _live_ids(graph: GraphEngine, ids: Sequence[str], field: str) -> list[str]:
     unique = sorted(set(ids))
     found = graph.store.get_nodes(unique)
     missing = [i for i in unique if i not in found or found[i].forgotten_at is not None]
@@ -177,7 +177,7 @@ def _live_ids(graph: Graphonomous, ids: Sequence[str], field: str) -> list[str]:
 # -- actions ----------------------------------------------------------------------------
 
 
-def _new_goal(graph: Graphonomous, fields: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+def _new_goal(graph: GraphEngine, fields: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     """Validate create-fields; returns the goal row (no node yet) and the node content."""
     unknown = sorted(set(fields) - set(CREATE_FIELDS))
     if unknown:
@@ -205,7 +205,7 @@ def _new_goal(graph: Graphonomous, fields: Mapping[str, Any]) -> tuple[dict[str,
 
 
 def _insert_goal(
-    graph: Graphonomous,
+    graph: GraphEngine,
     goal: dict[str, Any],
     content: str,
     vector: list[float],
@@ -227,7 +227,7 @@ def _insert_goal(
     )
     insert_node(graph, node, vector)
     goal["node_id"] = node.id
-    bookkeeping.insert_goal(graph.store, goal)
+    tables.insert_goal(graph.store, goal)
     if parent is not None and parent["node_id"]:
         link(graph.store, node.id, parent["node_id"], SUBGOAL_RELATIONSHIP, now)
     for linked in goal["linked_node_ids"]:
@@ -235,7 +235,7 @@ def _insert_goal(
 
 
 def create_goal(
-    graph: Graphonomous,
+    graph: GraphEngine,
     title: str,
     *,
     description: str = "",
@@ -267,11 +267,11 @@ def create_goal(
         return {"goal": _require_goal(graph, goal["id"])}
 
 
-def get_goal(graph: Graphonomous, goal_id: str) -> dict[str, Any]:
+def get_goal(graph: GraphEngine, goal_id: str) -> dict[str, Any]:
     """``{"goal", "subgoals", "linked_nodes": [{id, node_type, content, confidence}]}``."""
     with graph.lock:
         goal = _require_goal(graph, goal_id)
-        subgoals = bookkeeping.list_goal_rows(graph.store, parent_goal_id=goal_id)
+        subgoals = tables.list_goal_rows(graph.store, parent_goal_id=goal_id)
         nodes = graph.store.get_nodes(goal["linked_node_ids"])
     linked = [
         {
@@ -287,7 +287,7 @@ def get_goal(graph: Graphonomous, goal_id: str) -> dict[str, Any]:
 
 
 def list_goals(
-    graph: Graphonomous,
+    graph: GraphEngine,
     *,
     status: str | None = None,
     parent_goal_id: str | None = None,
@@ -303,7 +303,7 @@ def list_goals(
         check_id("agent_id", agent_id)
     check_int("limit", limit, 1, MAX_GOALS_LISTED)
     with graph.lock:
-        goals = bookkeeping.list_goal_rows(
+        goals = tables.list_goal_rows(
             graph.store,
             status=status,
             parent_goal_id=parent_goal_id,
@@ -314,7 +314,7 @@ def list_goals(
 
 
 def update_goal(
-    graph: Graphonomous,
+    graph: GraphEngine,
     goal_id: str,
     *,
     title: str | None = None,
@@ -348,7 +348,7 @@ def update_goal(
         content = node_content(updated["title"], updated["description"])
         vector = graph.embed_texts([content])[0] if rewrite else None
         with graph.store.transaction():
-            bookkeeping.update_goal_row(graph.store, goal_id, **fields, updated_at=now)
+            tables.update_goal_row(graph.store, goal_id, **fields, updated_at=now)
             if goal["node_id"] and graph.store.get_node(goal["node_id"]) is not None:
                 if vector is not None:
                     graph.store.update_node(goal["node_id"], content=content, updated_at=now)
@@ -359,13 +359,13 @@ def update_goal(
         return {"goal": _require_goal(graph, goal_id)}
 
 
-def delete_goal(graph: Graphonomous, goal_id: str) -> dict[str, Any]:
+def delete_goal(graph: GraphEngine, goal_id: str) -> dict[str, Any]:
     """Delete a goal and its node; its subgoals are detached (parent_goal_id = null)."""
     with graph.lock:
         goal = _require_goal(graph, goal_id)
-        children = bookkeeping.list_goal_rows(graph.store, parent_goal_id=goal_id)
+        children = tables.list_goal_rows(graph.store, parent_goal_id=goal_id)
         with graph.store.transaction():
-            bookkeeping.execute(graph.store, "DELETE FROM goals WHERE id = ?", (goal_id,))
+            tables.execute(graph.store, "DELETE FROM goals WHERE id = ?", (goal_id,))
             if goal["node_id"] and graph.store.get_node(goal["node_id"]) is not None:
                 graph.store.delete_node(goal["node_id"])
     return {
@@ -387,7 +387,7 @@ def check_transition(current: str, target: str) -> None:
 
 
 def transition_goal(
-    graph: Graphonomous,
+    graph: GraphEngine,
     goal_id: str,
     status: str,
     *,
@@ -416,12 +416,12 @@ def transition_goal(
         if status == "completed":
             fields["progress"] = 1.0
         with graph.store.transaction():
-            bookkeeping.update_goal_row(graph.store, goal_id, **fields)
+            tables.update_goal_row(graph.store, goal_id, **fields)
             _sync_node(graph, {**goal, **fields}, now)
         return {"goal": _require_goal(graph, goal_id), "from": current, "to": status}
 
 
-def set_progress(graph: Graphonomous, goal_id: str, progress: float) -> dict[str, Any]:
+def set_progress(graph: GraphEngine, goal_id: str, progress: float) -> dict[str, Any]:
     """Set progress in [0, 1] of a goal that is not terminal.  ``{"goal"}``."""
     value = check_unit_interval("progress", progress)
     with graph.lock:
@@ -430,12 +430,12 @@ def set_progress(graph: Graphonomous, goal_id: str, progress: float) -> dict[str
             raise ValidationError("progress", f"goal is {goal['status']}; progress is final")
         now = utc_now()
         with graph.store.transaction():
-            bookkeeping.update_goal_row(graph.store, goal_id, progress=value, updated_at=now)
+            tables.update_goal_row(graph.store, goal_id, progress=value, updated_at=now)
             _sync_node(graph, {**goal, "progress": value}, now)
         return {"goal": _require_goal(graph, goal_id)}
 
 
-def link_nodes(graph: Graphonomous, goal_id: str, node_ids: Sequence[str]) -> dict[str, Any]:
+def link_nodes(graph: GraphEngine, goal_id: str, node_ids: Sequence[str]) -> dict[str, Any]:
     """Link knowledge nodes to a goal (``node supports goal``).  ``{"goal", "linked"}``."""
     ids = check_id_list("node_ids", node_ids)
     with graph.lock:
@@ -445,9 +445,7 @@ def link_nodes(graph: Graphonomous, goal_id: str, node_ids: Sequence[str]) -> di
             ids = _live_ids(graph, ids, "node_ids")
             added = [i for i in ids if i not in goal["linked_node_ids"]]
             linked = sorted({*goal["linked_node_ids"], *ids})
-            bookkeeping.update_goal_row(
-                graph.store, goal_id, linked_node_ids=linked, updated_at=now
-            )
+            tables.update_goal_row(graph.store, goal_id, linked_node_ids=linked, updated_at=now)
             if goal["node_id"] and graph.store.get_node(goal["node_id"]) is not None:
                 for node_id in ids:
                     if node_id != goal["node_id"]:
@@ -455,7 +453,7 @@ def link_nodes(graph: Graphonomous, goal_id: str, node_ids: Sequence[str]) -> di
         return {"goal": _require_goal(graph, goal_id), "linked": added}
 
 
-def unlink_nodes(graph: Graphonomous, goal_id: str, node_ids: Sequence[str]) -> dict[str, Any]:
+def unlink_nodes(graph: GraphEngine, goal_id: str, node_ids: Sequence[str]) -> dict[str, Any]:
     """Unlink nodes from a goal (and drop their ``supports`` edges).  ``{"goal", "unlinked"}``."""
     ids = set(check_id_list("node_ids", node_ids))
     with graph.lock:
@@ -464,7 +462,7 @@ def unlink_nodes(graph: Graphonomous, goal_id: str, node_ids: Sequence[str]) -> 
         removed = sorted(ids & set(goal["linked_node_ids"]))
         with graph.store.transaction():
             kept = [i for i in goal["linked_node_ids"] if i not in ids]
-            bookkeeping.update_goal_row(graph.store, goal_id, linked_node_ids=kept, updated_at=now)
+            tables.update_goal_row(graph.store, goal_id, linked_node_ids=kept, updated_at=now)
             for node_id in removed:
                 edge = graph.store.find_edge(node_id, goal["node_id"] or "", SUPPORT_RELATIONSHIP)
                 if edge is not None:
@@ -472,7 +470,7 @@ def unlink_nodes(graph: Graphonomous, goal_id: str, node_ids: Sequence[str]) -> 
         return {"goal": _require_goal(graph, goal_id), "unlinked": removed}
 
 
-def decompose_goal(graph: Graphonomous, goal_id: str, subgoals: Sequence[object]) -> dict[str, Any]:
+def decompose_goal(graph: GraphEngine, goal_id: str, subgoals: Sequence[object]) -> dict[str, Any]:
     """Create subgoals of a goal (titles or {title, description, priority, metadata}).
 
     Each subgoal is a proposed goal with ``parent_goal_id`` = the goal, its
@@ -506,7 +504,7 @@ def decompose_goal(graph: Graphonomous, goal_id: str, subgoals: Sequence[object]
                 *parent["metadata"].get("decomposition", []),
                 *(goal["id"] for goal, _ in prepared),
             ]
-            bookkeeping.update_goal_row(
+            tables.update_goal_row(
                 graph.store,
                 goal_id,
                 metadata={**parent["metadata"], "decomposition": decomposition},
@@ -521,14 +519,14 @@ def decompose_goal(graph: Graphonomous, goal_id: str, subgoals: Sequence[object]
 # -- outcomes -------------------------------------------------------------------------------
 
 
-def goal_row_for(graph: Graphonomous, goal_id: str) -> dict[str, Any] | None:
+def goal_row_for(graph: GraphEngine, goal_id: str) -> dict[str, Any] | None:
     """The goals row named by its id or by its goal node's id, else None."""
-    row = bookkeeping.get_goal_row(graph.store, goal_id)
+    row = tables.get_goal_row(graph.store, goal_id)
     if row is not None:
         return row
     node = graph.store.get_node(goal_id)
     named = node.metadata.get("goal_id") if node is not None else None
-    return bookkeeping.get_goal_row(graph.store, named) if isinstance(named, str) else None
+    return tables.get_goal_row(graph.store, named) if isinstance(named, str) else None
 
 
 def _criteria(goal: Mapping[str, Any]) -> tuple[float, int] | None:
@@ -568,7 +566,7 @@ def check_criteria(metadata: Mapping[str, Any]) -> None:
 
 
 def apply_outcome(
-    graph: Graphonomous, goal_id: str, outcome: Mapping[str, Any]
+    graph: GraphEngine, goal_id: str, outcome: Mapping[str, Any]
 ) -> dict[str, Any] | None:
     """Fold one outcome (``outcome_id``, ``status``, ``confidence``) into its goal.
 
@@ -608,7 +606,7 @@ def apply_outcome(
             transitions.append({"from": current, "to": target, "reason": reason})
 
     if goal["status"] in TERMINAL_STATUSES:
-        bookkeeping.update_goal_row(
+        tables.update_goal_row(
             graph.store,
             goal["id"],
             metadata={**goal["metadata"], OUTCOME_STATS_KEY: stats},
@@ -621,7 +619,7 @@ def apply_outcome(
         move("active", "successful outcome on a blocked goal")
     current = _require_goal(graph, goal["id"])
     progress = rate if counted else current["progress"]
-    bookkeeping.update_goal_row(
+    tables.update_goal_row(
         graph.store,
         goal["id"],
         progress=progress,
@@ -644,7 +642,7 @@ def apply_outcome(
 
 
 def _outcome_report(
-    graph: Graphonomous,
+    graph: GraphEngine,
     goal_id: str,
     before: str,
     transitions: list[dict[str, str]],
@@ -678,7 +676,7 @@ _ACTIONS: Final[Mapping[str, Callable[..., dict[str, Any]]]] = {
 assert tuple(_ACTIONS) == GOAL_ACTIONS
 
 
-def manage_goal(graph: Graphonomous, action: str, **params: Any) -> dict[str, Any]:
+def manage_goal(graph: GraphEngine, action: str, **params: Any) -> dict[str, Any]:
     """One GoalGraph operation: `action` in GOAL_ACTIONS with that action's parameters.
 
     Unknown or missing parameters raise ValidationError naming them.
@@ -703,26 +701,35 @@ def manage_goal(graph: Graphonomous, action: str, **params: Any) -> dict[str, An
     return function(graph, **params)
 
 
-def review_goal(graph: Graphonomous, goal_id: str, apply: bool = False) -> dict[str, Any]:
+def goal_coverage(
+    graph: GraphEngine, goal: Mapping[str, Any], *, use_retrieval: bool = True
+) -> dict[str, Any]:
+    """`coverage_query` for a goal row: its title and description, its critical topics
+    (metadata), its linked nodes."""
+    from .coverage import coverage_query  # coverage is a client of goals' rows
+
+    topics = goal["metadata"].get("critical_topics")
+    return coverage_query(
+        graph,
+        node_content(goal["title"], goal["description"]),
+        critical_topics=topics if isinstance(topics, list) else None,
+        extra_node_ids=goal["linked_node_ids"],
+        use_retrieval=use_retrieval,
+    )
+
+
+def review_goal(graph: GraphEngine, goal_id: str, apply: bool = False) -> dict[str, Any]:
     """Coverage-driven decision for a goal: act | learn | escalate (module docstring).
 
     Output: ``{"goal_id", "decision", "coverage": {...coverage_query result},
     "transition": {"from", "to"} | None, "applied": bool, "goal"}``; the
     review is recorded in ``metadata.last_review`` when applied.
     """
-    from .coverage import coverage_query
-
     if not isinstance(apply, bool):
         raise ValidationError("apply", "must be true or false")
     with graph.lock:
         goal = _require_goal(graph, goal_id)
-        topics = goal["metadata"].get("critical_topics")
-        coverage = coverage_query(
-            graph,
-            node_content(goal["title"], goal["description"]),
-            critical_topics=topics if isinstance(topics, list) else None,
-            extra_node_ids=goal["linked_node_ids"],
-        )
+        coverage = goal_coverage(graph, goal)
         decision = coverage["recommendation"]
         target = REVIEW_TRANSITIONS[decision].get(goal["status"])
         transition = {"from": goal["status"], "to": target} if target else None
@@ -737,7 +744,7 @@ def review_goal(graph: Graphonomous, goal_id: str, apply: bool = False) -> dict[
                 if target:
                     transition_goal(graph, goal_id, target, reason=f"review: {decision}")
                 current = _require_goal(graph, goal_id)
-                bookkeeping.update_goal_row(
+                tables.update_goal_row(
                     graph.store,
                     goal_id,
                     metadata={**current["metadata"], "last_review": review},
@@ -753,12 +760,12 @@ def review_goal(graph: Graphonomous, goal_id: str, apply: bool = False) -> dict[
         }
 
 
-def goals_snapshot(graph: Graphonomous, limit: int = 100) -> dict[str, Any]:
+def goals_snapshot(graph: GraphEngine, limit: int = 100) -> dict[str, Any]:
     """Totals, status breakdown and the goals themselves (``graphonomous://goals/snapshot``)."""
     check_int("limit", limit, 1, MAX_GOALS_LISTED)
     with graph.lock:
-        counts = bookkeeping.goal_status_counts(graph.store)
-        goals = bookkeeping.list_goal_rows(graph.store, limit=limit)
+        counts = tables.goal_status_counts(graph.store)
+        goals = tables.list_goal_rows(graph.store, limit=limit)
     return {
         "total": sum(counts.values()),
         "by_status": {status: counts.get(status, 0) for status in GOAL_STATUSES},

@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..model import TIMESCALES, check_int, parse_time, utc_now
 from ..store import Store
+from .thresholds import RELATED_SIMILARITY, SAME_KNOWLEDGE_SIMILARITY
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 DECISIONS: Final = ("learn", "reinforce", "hold")
 HIGH_CONFIDENCE: Final = 0.7
@@ -43,9 +44,9 @@ HIGH_CONFIDENCE: Final = 0.7
 confidence is 0.5; outcomes and reinforcement push trusted knowledge above 0.7)."""
 HOLD_INTERFERENCE: Final = 0.5
 """similarity × confidence of a contradicted established node: 0.6 similar × 0.85 sure = 0.51."""
-REINFORCE_MAX_NOVELTY: Final = 0.05
+REINFORCE_MAX_NOVELTY: Final = round(1.0 - SAME_KNOWLEDGE_SIMILARITY, 12)
 """1 − the learner's reinforce similarity (0.95, seed 003's merge threshold)."""
-CONTEXT_SIMILARITY: Final = 0.5
+CONTEXT_SIMILARITY: Final = RELATED_SIMILARITY
 """The learner's related-link similarity: a claim this close to a node extends its context."""
 AUDIT_ACTION: Final = "orchestrator_decision"
 DEFAULT_WINDOW_HOURS: Final = 24
@@ -95,7 +96,7 @@ def decide(
     return Decision("learn", "fast", novelty, interference, "isolated novelty")
 
 
-def decide_claim(graph: Graphonomous, plan: Mapping[str, Any]) -> Decision:
+def decide_claim(graph: GraphEngine, plan: Mapping[str, Any]) -> Decision:
     """`decide` for one of the learner's claim plans ({similarity, reinforce, contradictions})."""
     found = plan.get("contradictions") or []
     nodes = graph.store.get_nodes([c["node_id"] for c in found])
@@ -117,7 +118,7 @@ def record(store: Store, subject_id: str | None, decision: Decision, now: str) -
 
 
 def plasticity_metrics(
-    graph: Graphonomous, window_hours: int = DEFAULT_WINDOW_HOURS
+    graph: GraphEngine, window_hours: int = DEFAULT_WINDOW_HOURS
 ) -> dict[str, Any]:
     """Stability–plasticity figures over the last `window_hours` (consolidation log resource).
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..embed import VectorIndex
 from ..store import Store
-from . import bookkeeping
+from . import tables
 
 Watermark = tuple[str, str]
 """``(updated_at, node_id)`` of the last node examined; runs resume after it."""
@@ -49,12 +49,12 @@ def changed_nodes(
     if watermark is not None:
         where += " AND (updated_at > ? OR (updated_at = ? AND id > ?))"
         params = [watermark[0], watermark[0], watermark[1]]
-    rows = bookkeeping.query(
+    rows = tables.query(
         store,
         f"SELECT updated_at, id FROM nodes WHERE {where} ORDER BY updated_at, id LIMIT ?",
         [*params, budget],
     )
-    total = int(bookkeeping.query(store, f"SELECT count(*) FROM nodes WHERE {where}", params)[0][0])
+    total = int(tables.query(store, f"SELECT count(*) FROM nodes WHERE {where}", params)[0][0])
     keys = [(str(row[0]), str(row[1])) for row in rows]
     return keys, total - len(keys)
 

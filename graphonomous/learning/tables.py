@@ -1,8 +1,11 @@
-"""SQL for the learning-(A) bookkeeping tables: outcomes, revisions, forgetting_config.
+"""SQL for the learning tables: outcomes, revisions, forgetting_config, goals,
+consolidation runs and attention items.
 
-(Owned by the learner / beliefs / forgetting / uncertainty modules; the
-consolidation side keeps its SQL in ``bookkeeping.py``.)  The table layouts
-live in ``store/schema.py``; this module only reads and writes rows.  It goes
+The table layouts live in ``store/schema.py`` (migrations 2 and 3); this module
+only reads and writes rows, turning each into the JSON-ready dict the facade
+returns, so the column layout is spelled out in one place.  Every JSON column
+is written with the one canonical encoder (`model.canonical_json`: sorted
+keys, no NaN).  It goes
 through the store's connection helpers (``Store.execute`` / ``Store.query``),
 so every statement shares the store's lock and transaction; all SQL is
 parameterised.
@@ -12,10 +15,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from ..model import canonical_json
+from ..model import canonical_json, new_id
 from ..store import Store
 
 FORGETTING_CONFIG_ID: Final = "default"
@@ -36,6 +39,12 @@ def execute(store: Store, sql: str, params: Sequence[Any] = ()) -> int:
 def query(store: Store, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
     """Run one read statement written in this package."""
     return store.query(sql, params)
+
+
+def execute_many(store: Store, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+    """Run one statement once per parameter row (sqlite3 ``executemany``)."""
+    with store._lock:
+        store.execute_many(sql, rows)
 
 
 def _dumps(value: object) -> str:
@@ -173,3 +182,279 @@ def write_forgetting_config(
         "updated_at = excluded.updated_at",
         (FORGETTING_CONFIG_ID, policy, max_nodes, max_age_hours, now),
     )
+
+
+# -- goals, consolidation runs, attention items ---------------------------
+
+# attention_items.status values.
+ITEM_OPEN: Final = "open"
+ITEM_RESOLVED: Final = "resolved"
+ITEM_STATUSES: Final = (ITEM_OPEN, ITEM_RESOLVED)
+ITEM_SEVERITIES: Final = ("info", "warning", "critical")
+
+GOAL_COLUMNS: Final = (
+    "id",
+    "node_id",
+    "title",
+    "description",
+    "status",
+    "priority",
+    "progress",
+    "parent_goal_id",
+    "linked_node_ids",
+    "metadata",
+    "agent_id",
+    "created_at",
+    "updated_at",
+)
+_GOAL_JSON: Final = ("linked_node_ids", "metadata")
+
+
+# -- raw statements -------------------------------------------------------------
+
+
+# -- goals ------------------------------------------------------------------------
+
+
+def goal_from_row(row: sqlite3.Row) -> dict[str, Any]:
+    """A goals row as the JSON-ready goal dict (columns in `GOAL_COLUMNS` order)."""
+    goal = {column: row[column] for column in GOAL_COLUMNS}
+    for column in _GOAL_JSON:
+        goal[column] = json.loads(goal[column])
+    return goal
+
+
+def get_goal_row(store: Store, goal_id: str) -> dict[str, Any] | None:
+    rows = query(store, f"SELECT {', '.join(GOAL_COLUMNS)} FROM goals WHERE id = ?", (goal_id,))
+    return goal_from_row(rows[0]) if rows else None
+
+
+def insert_goal(store: Store, goal: dict[str, Any]) -> None:
+    params = [_dumps(goal[c]) if c in _GOAL_JSON else goal[c] for c in GOAL_COLUMNS]
+    marks = ", ".join("?" * len(GOAL_COLUMNS))
+    execute(store, f"INSERT INTO goals ({', '.join(GOAL_COLUMNS)}) VALUES ({marks})", params)
+
+
+def update_goal_row(store: Store, goal_id: str, **fields: Any) -> None:
+    """Set columns of one goal (names come from this package, never from input)."""
+    unknown = set(fields) - set(GOAL_COLUMNS[1:])
+    if unknown:
+        raise ValueError(f"unknown goal columns: {sorted(unknown)}")
+    names = sorted(fields)
+    values = [_dumps(fields[n]) if n in _GOAL_JSON else fields[n] for n in names]
+    assignments = ", ".join(f"{name} = ?" for name in names)
+    execute(store, f"UPDATE goals SET {assignments} WHERE id = ?", [*values, goal_id])
+
+
+def list_goal_rows(
+    store: Store,
+    *,
+    status: str | None = None,
+    parent_goal_id: str | None = None,
+    agent_id: str | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """Goals ordered by priority (highest first), then creation time and id."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, value in (
+        ("status", status),
+        ("parent_goal_id", parent_goal_id),
+        ("agent_id", agent_id),
+    ):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    sql = (
+        f"SELECT {', '.join(GOAL_COLUMNS)} FROM goals{where} ORDER BY priority DESC, created_at, id"
+    )
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [goal_from_row(row) for row in query(store, sql, params)]
+
+
+def goal_status_counts(store: Store) -> dict[str, int]:
+    rows = query(store, "SELECT status, count(*) FROM goals GROUP BY status ORDER BY status")
+    return {str(row[0]): int(row[1]) for row in rows}
+
+
+# -- consolidation log ------------------------------------------------------------
+
+
+def append_consolidation_log(
+    store: Store,
+    *,
+    started_at: str,
+    finished_at: str,
+    trigger: str,
+    dry_run: bool,
+    stages: list[dict[str, Any]],
+    totals: dict[str, Any],
+) -> str:
+    """Append one run to ``consolidation_log``; returns the entry id."""
+    entry_id = new_id()
+    execute(
+        store,
+        "INSERT INTO consolidation_log (id, started_at, finished_at, trigger, dry_run, stages, "
+        "totals) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            entry_id,
+            started_at,
+            finished_at,
+            trigger,
+            int(dry_run),
+            _dumps(stages),
+            _dumps(totals),
+        ),
+    )
+    return entry_id
+
+
+_LOG_SELECT: Final = (
+    "SELECT id, started_at, finished_at, trigger, dry_run, stages, totals FROM consolidation_log"
+)
+
+
+def consolidation_entry(store: Store, entry_id: str) -> dict[str, Any]:
+    """One run by id (raises KeyError when absent)."""
+    rows = query(store, f"{_LOG_SELECT} WHERE id = ?", (entry_id,))
+    if not rows:
+        raise KeyError(entry_id)
+    return _log_entry(rows[0])
+
+
+def consolidation_entries(
+    store: Store, limit: int, *, include_dry_runs: bool = True
+) -> list[dict[str, Any]]:
+    """Newest runs first (ties broken by id, also newest first)."""
+    where = "" if include_dry_runs else " WHERE dry_run = 0"
+    rows = query(store, f"{_LOG_SELECT}{where} ORDER BY started_at DESC, id DESC LIMIT ?", (limit,))
+    return [_log_entry(row) for row in rows]
+
+
+def _log_entry(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "id": row[0],
+        "started_at": row[1],
+        "finished_at": row[2],
+        "trigger": row[3],
+        "dry_run": bool(row[4]),
+        "stages": json.loads(row[5]),
+        "totals": json.loads(row[6]),
+    }
+
+
+# -- attention items --------------------------------------------------------------
+
+
+def attention_item_from_row(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "id": row[0],
+        "kind": row[1],
+        "severity": row[2],
+        "subject_ids": json.loads(row[3]),
+        "details": json.loads(row[4]),
+        "status": row[5],
+        "created_at": row[6],
+        "resolved_at": row[7],
+    }
+
+
+_ITEM_SELECT: Final = (
+    "SELECT id, kind, severity, subject_ids, details, status, created_at, resolved_at "
+    "FROM attention_items"
+)
+
+
+def open_attention_item(
+    store: Store,
+    kind: str,
+    severity: str,
+    subject_ids: Sequence[str],
+    details: dict[str, Any],
+    now: str,
+) -> tuple[str, bool]:
+    """Open an item unless an open one of the same kind and subjects exists.
+
+    Subjects are stored sorted.  Returns ``(item id, created)``.
+    """
+    subjects = _dumps(sorted(subject_ids))
+    existing = query(
+        store,
+        "SELECT id FROM attention_items WHERE kind = ? AND subject_ids = ? AND status = ?",
+        (kind, subjects, ITEM_OPEN),
+    )
+    if existing:
+        return str(existing[0][0]), False
+    item_id = new_id()
+    execute(
+        store,
+        "INSERT INTO attention_items (id, kind, severity, subject_ids, details, status, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (item_id, kind, severity, subjects, _dumps(details), ITEM_OPEN, now),
+    )
+    return item_id, True
+
+
+def attention_items(
+    store: Store, status: str | None = ITEM_OPEN, limit: int | None = None
+) -> list[dict[str, Any]]:
+    """Items oldest first (then by id); `status` None means every status."""
+    sql = _ITEM_SELECT
+    params: list[Any] = []
+    if status is not None:
+        sql += " WHERE status = ?"
+        params.append(status)
+    sql += " ORDER BY created_at, id"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [attention_item_from_row(row) for row in query(store, sql, params)]
+
+
+def resolve_attention_item(store: Store, item_id: str, now: str, resolution: str) -> bool:
+    """Mark an open item resolved, recording why in ``details.resolution``."""
+    rows = query(store, f"{_ITEM_SELECT} WHERE id = ?", (item_id,))
+    if not rows or rows[0][5] != ITEM_OPEN:
+        return False
+    details = json.loads(rows[0][4])
+    details["resolution"] = resolution
+    execute(
+        store,
+        "UPDATE attention_items SET status = ?, resolved_at = ?, details = ? WHERE id = ?",
+        (ITEM_RESOLVED, now, _dumps(details), item_id),
+    )
+    return True
+
+
+# -- revisions --------------------------------------------------------------------
+
+
+def record_revision(
+    store: Store,
+    operation: str,
+    old_node_id: str | None,
+    new_node_id: str | None,
+    reason: str,
+    details: dict[str, Any],
+    now: str,
+) -> str:
+    """Append one row to ``revisions`` (belief-change provenance); returns its id."""
+    revision_id = new_id()
+    execute(
+        store,
+        "INSERT INTO revisions (id, operation, old_node_id, new_node_id, reason, details, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            revision_id,
+            operation,
+            old_node_id,
+            new_node_id,
+            reason,
+            _dumps(details),
+            now,
+        ),
+    )
+    return revision_id

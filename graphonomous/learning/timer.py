@@ -19,11 +19,12 @@ import time
 from typing import TYPE_CHECKING, Any, Final
 
 from ..model import check_non_negative
-from .consolidator import ConsolidationConfig, run_consolidation
+from .consolidation_config import ConsolidationConfig
+from .consolidator import run_consolidation
 from .forgetting import MEMORY_PRESSURE_RATIO
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 DEFAULT_INTERVAL_S: Final = 300.0  # seed 003 consolidation_interval: 5 minutes
 DEFAULT_IDLE_S: Final = 30.0  # seed 003 idle_threshold: 30 seconds
@@ -49,7 +50,7 @@ class ConsolidationTimer:
 
     def __init__(
         self,
-        graph: Graphonomous,
+        graph: GraphEngine,
         interval_s: float = DEFAULT_INTERVAL_S,
         idle_s: float = DEFAULT_IDLE_S,
         *,

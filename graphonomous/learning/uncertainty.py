@@ -25,13 +25,20 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from ..model import ValidationError, check_id, check_int, check_unit_interval
+from ..model import (
+    RESTS_ON_BACKWARD,
+    RESTS_ON_FORWARD,
+    ValidationError,
+    check_id,
+    check_int,
+    check_unit_interval,
+)
 from ..store import Store
 from . import tables
-from .learner import PARTIAL_FRACTION_KEY, STATUS_SIGNALS
+from .outcome_signals import PARTIAL_FRACTION_KEY, STATUS_SIGNALS
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 Z_95: Final = 1.96
 # Partial success credits the learner's partial signal (the achieved fraction).
@@ -42,9 +49,9 @@ SUCCESS_CREDIT: Final[Mapping[str, float]] = {
 }
 METADATA_SUCCESSES_KEY: Final = "successes"
 METADATA_TRIALS_KEY: Final = "trials"
-# Propagation: X rests on Y when X -derived_from-> Y or Y -supports-> X.
-PROPAGATION_OUT_KINDS: Final = ("derived_from",)
-PROPAGATION_IN_KINDS: Final = ("supports",)
+# Propagation: along "X rests on Y" (model.RESTS_ON_*).
+PROPAGATION_OUT_KINDS: Final = RESTS_ON_FORWARD
+PROPAGATION_IN_KINDS: Final = RESTS_ON_BACKWARD
 PROPAGATION_WEIGHT: Final = 0.5
 PROPAGATION_DEPTH: Final = 3
 # Frontier defaults: an interval at least 0.3 wide (≈ fewer than 40 trials at
@@ -178,7 +185,7 @@ def describe(successes: float, trials: float) -> dict[str, Any]:
     }
 
 
-def node_uncertainty(graph: Graphonomous, node_id: str) -> dict[str, Any]:
+def node_uncertainty(graph: GraphEngine, node_id: str) -> dict[str, Any]:
     """The own and propagated uncertainty of one live node.
 
     Output: ``{"node_id", "evidence_bearing", "own": describe(own counts),
@@ -254,7 +261,7 @@ def propagate(
 
 
 def epistemic_frontier(
-    graph: Graphonomous,
+    graph: GraphEngine,
     min_gap: float = DEFAULT_MIN_GAP,
     limit: int = DEFAULT_FRONTIER_LIMIT,
     include_propagated: bool = True,

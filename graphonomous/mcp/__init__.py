@@ -22,7 +22,7 @@ from .jsonrpc import encode, parse_message
 from .resources import RESOURCE_TEMPLATES, RESOURCES
 from .server import McpServer
 from .stdio import serve_stdio
-from .tools import DEFAULT_SURFACE, SURFACES, surface_instructions, surface_tools
+from .surfaces import DEFAULT_SURFACE, SURFACES, surface_instructions, surface_tools
 
 TRANSPORTS: Final = ("stdio", "http")
 DEFAULT_PORT: Final = 4100
@@ -78,7 +78,7 @@ def serve(
         server = make_http_server(
             lambda: build_server(graph, surface, started_at=started), host, port
         )
-    timer = ConsolidationTimer(graph).start() if idle_consolidation else None
+    timer = ConsolidationTimer(graph.engine).start() if idle_consolidation else None
     try:
         if transport == "stdio":
             return serve_stdio(build_server(graph, surface))

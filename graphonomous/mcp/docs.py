@@ -21,14 +21,8 @@ from pathlib import Path
 from typing import Final
 
 from .machines import ACTION_FIELD, MACHINES, Machine
-from .tools import (
-    DEFAULT_SURFACE,
-    SURFACE_INSTRUCTIONS,
-    SURFACES,
-    annotation_text,
-    describe_tool,
-    property_table,
-)
+from .surfaces import DEFAULT_SURFACE, SURFACE_INSTRUCTIONS, SURFACES
+from .tools import annotation_text, describe_tool, property_table
 
 BEGIN: Final = "<!-- BEGIN GENERATED TOOLS -->"
 END: Final = "<!-- END GENERATED TOOLS -->"

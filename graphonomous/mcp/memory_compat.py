@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, Final
 
+from ..server_memory import memory_view
 from .tools import ToolAnnotations, ToolSpec
 
 if TYPE_CHECKING:
@@ -142,35 +143,35 @@ def _deleted(tool: str) -> dict[str, Any]:
 
 def create_entities(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tool `create_entities` → :meth:`MemoryView.create_entities` (source: the tool name)."""
-    view = graph.memory_view()
+    view = memory_view(graph)
     return {"entities": view.create_entities(arguments["entities"], source="create_entities")}
 
 
 def create_relations(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tool `create_relations` → :meth:`MemoryView.create_relations`."""
-    return {"relations": graph.memory_view().create_relations(arguments["relations"])}
+    return {"relations": memory_view(graph).create_relations(arguments["relations"])}
 
 
 def add_observations(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tool `add_observations` → :meth:`MemoryView.add_observations`."""
-    return {"results": graph.memory_view().add_observations(arguments["observations"])}
+    return {"results": memory_view(graph).add_observations(arguments["observations"])}
 
 
 def delete_entities(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tool `delete_entities` → :meth:`MemoryView.delete_entities`."""
-    graph.memory_view().delete_entities(arguments["entityNames"])
+    memory_view(graph).delete_entities(arguments["entityNames"])
     return _deleted("delete_entities")
 
 
 def delete_observations(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tool `delete_observations` → :meth:`MemoryView.delete_observations`."""
-    graph.memory_view().delete_observations(arguments["deletions"])
+    memory_view(graph).delete_observations(arguments["deletions"])
     return _deleted("delete_observations")
 
 
 def delete_relations(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tool `delete_relations` → :meth:`MemoryView.delete_relations`."""
-    graph.memory_view().delete_relations(arguments["relations"])
+    memory_view(graph).delete_relations(arguments["relations"])
     return _deleted("delete_relations")
 
 
@@ -188,24 +189,24 @@ def entity_provenance(graph: Graphonomous, result: dict[str, Any]) -> dict[str, 
     if not entities:
         return None
     names = [str(entity["name"]) for entity in entities[:MAX_PROVENANCE_ENTITIES]]
-    found = graph.memory_view().provenance(names)
+    found = memory_view(graph).provenance(names)
     omitted = len(entities) - len(names)
     return {PROVENANCE_META_KEY: {"entities": found, "omitted": omitted}}
 
 
 def read_graph(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tool `read_graph` → :meth:`MemoryView.read_graph`."""
-    return graph.memory_view().read_graph()
+    return memory_view(graph).read_graph()
 
 
 def search_nodes(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tool `search_nodes` → :meth:`MemoryView.search_nodes`."""
-    return graph.memory_view().search_nodes(arguments["query"])
+    return memory_view(graph).search_nodes(arguments["query"])
 
 
 def open_nodes(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tool `open_nodes` → :meth:`MemoryView.open_nodes`."""
-    return graph.memory_view().open_nodes(arguments["names"])
+    return memory_view(graph).open_nodes(arguments["names"])
 
 
 # --------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Any, Final
 from urllib.parse import unquote
 
 from .. import telemetry
-from ..model import NotFoundError, ValidationError
+from ..model import GraphonomousError, NotFoundError, ValidationError
 from ..pulse.manifest import MANIFEST_URI, manifest_resource
 
 JSON_MIME: Final = "application/json"
@@ -34,7 +34,7 @@ GOALS_LIMIT: Final = 100
 CONSOLIDATION_LOG_LIMIT: Final = 20
 
 
-class ResourceNotFound(LookupError):
+class ResourceNotFound(GraphonomousError, LookupError):
     """No resource at this URI."""
 
 

@@ -40,7 +40,7 @@ from ..learning.goals import (
     MAX_TITLE_CHARS,
     SUBGOAL_FIELDS,
 )
-from ..learning.learner import (
+from ..learning.outcomes import (
     EVIDENCE_TYPE_WEIGHTS,
     FEEDBACK_KINDS,
     NOVELTY_NEIGHBOURS,
@@ -57,6 +57,18 @@ from ..model import (
     TIMESCALES,
     ValidationError,
 )
+from ..retrieval.lookups import (
+    DEFAULT_EPISODIC_LIMIT,
+    DEFAULT_PATH_HOPS,
+    DEFAULT_PROCEDURAL_LIMIT,
+    DEFAULT_TRAVERSE_DEPTH,
+    DEFAULT_TRAVERSE_LIMIT,
+    DIRECTIONS,
+    MAX_PATH_HOPS,
+    MAX_PATHS,
+    MAX_TOOL_LIMIT,
+    MAX_TRAVERSE_DEPTH,
+)
 from ..retrieval.region import DEFAULT_SEARCH_LIMIT
 from ..retrieval.retriever import (
     DEEP_EFFORT,
@@ -69,19 +81,7 @@ from ..retrieval.retriever import (
     SOURCES,
 )
 from ..retrieval.retriever import MAX_LIMIT as RETRIEVE_MAX_LIMIT
-from ..retrieval.specialized import (
-    DEFAULT_EPISODIC_LIMIT,
-    DEFAULT_PATH_HOPS,
-    DEFAULT_PROCEDURAL_LIMIT,
-    DEFAULT_TRAVERSE_DEPTH,
-    DEFAULT_TRAVERSE_LIMIT,
-    DIRECTIONS,
-    MAX_PATH_HOPS,
-    MAX_PATHS,
-    MAX_TOOL_LIMIT,
-    MAX_TRAVERSE_DEPTH,
-    QUERY_OPERATIONS,
-)
+from .query import QUERY_OPERATIONS, query_graph
 from .tools import (
     BOOLEAN,
     COUNT,
@@ -795,6 +795,14 @@ RETRIEVE_CONTEXT: Final = ToolSpec(
     annotations=WRITE,
     handler=delegate("retrieve_context"),
 )
+
+
+def _query_graph(graph: Graphonomous, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Tool adapter: :func:`.query.query_graph` (the dispatch lives in the MCP layer)."""
+    args = dict(arguments)
+    return query_graph(graph, args.pop("operation", None), **args)
+
+
 QUERY_GRAPH: Final = ToolSpec(
     name="query_graph",
     title="Inspect the graph",
@@ -819,7 +827,7 @@ QUERY_GRAPH: Final = ToolSpec(
         ("operation",),
     ),
     annotations=READ,
-    handler=delegate("query_graph"),
+    handler=_query_graph,
 )
 TOPOLOGY_ANALYZE: Final = ToolSpec(
     name="topology_analyze",

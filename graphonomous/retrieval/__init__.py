@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..algorithms.push import PUSH_EPSILON, ppr_push, transitions_of
 from .bm25 import BM25_B, BM25_EPSILON, BM25_K1, BM25_STEM, Bm25Index, bm25_tokens
 from .fusion import RRF_K, embedder_keyword_weight, reciprocal_rank_fusion, score_fusion
-from .graph import (
+from .graph_view import (
     CAUSAL_RELATIONSHIPS,
     EDGE_KIND_WEIGHTS,
     STRUCTURAL_RELATIONSHIPS,
@@ -20,7 +20,17 @@ from .graph import (
     store_fingerprint,
     weighted_graph,
 )
-from .mermaid import escape_label, to_mermaid
+from .lookups import (
+    extract_steps,
+    graph_traverse,
+    match_preconditions,
+    retrieve_episodic,
+    retrieve_procedural,
+    similarity_search,
+    step_cost,
+    trace_evidence_path,
+)
+from .mermaid import escape_label, result_mermaid, to_mermaid
 from .retriever import (
     DEEP_EFFORT,
     DEFAULT_SETTINGS,
@@ -33,16 +43,6 @@ from .retriever import (
     hybrid_search,
     retrieve_context,
     with_settings,
-)
-from .specialized import (
-    extract_steps,
-    graph_traverse,
-    match_preconditions,
-    query_graph,
-    retrieve_episodic,
-    retrieve_procedural,
-    step_cost,
-    trace_evidence_path,
 )
 from .stem import light_stem
 
@@ -77,12 +77,13 @@ __all__ = [
     "light_stem",
     "match_preconditions",
     "ppr_push",
-    "query_graph",
     "reciprocal_rank_fusion",
+    "result_mermaid",
     "retrieve_context",
     "retrieve_episodic",
     "retrieve_procedural",
     "score_fusion",
+    "similarity_search",
     "step_cost",
     "store_fingerprint",
     "to_mermaid",

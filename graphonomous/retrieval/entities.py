@@ -38,9 +38,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Final
+from typing import Any, Final
 
 from ..embed import tokenize
+from ..engine import Engine
 from .attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
 from .stem import light_stem
 
@@ -307,3 +308,11 @@ __all__ = [
     "noun_phrases",
     "proper_noun_spans",
 ]
+
+
+def entity_index(engine: Engine[Any, Any]) -> EntityIndex:
+    """The entity index of searchable content (the multi-hop walk), kept current with
+    the database by the engine like the BM25 index."""
+    index = engine.text_mirror("entities", EntityIndex)
+    assert isinstance(index, EntityIndex)
+    return index

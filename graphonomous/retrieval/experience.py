@@ -34,10 +34,11 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from ..embed import exact_score
 from ..embed.index import normalized_f32
+from ..engine import Engine
 from ..model import AID_CREATION_SOURCES, AID_NODE_TYPES, Node
 from ..store import Store
 
@@ -266,3 +267,13 @@ __all__ = [
     "outcome_from_node",
     "unrelated_similarity",
 ]
+
+
+def retrieval_trace(engine: Engine[Any, Any]) -> RetrievalTrace:
+    """The graph's recent retrievals (one per engine, made on first use)."""
+    return engine.part(RetrievalTrace)
+
+
+def experience_index(engine: Engine[Any, Any]) -> ExperienceIndex:
+    """The graph's outcomes with a known query (one per engine, made on first use)."""
+    return engine.part(ExperienceIndex)

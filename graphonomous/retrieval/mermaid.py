@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from ..engine import Engine
 from ..model import KAPPA_ARC_DIRECTION
 
 LABEL_CHARS: Final = 60
@@ -135,3 +136,11 @@ def to_mermaid(result: Mapping[str, Any], edges: Iterable[Mapping[str, Any]] | N
         indexes = ",".join(str(i) for i in fault_links)
         lines.append(f"  linkStyle {indexes} {FAULT_LINE_STYLE}")
     return "\n".join(lines) + "\n"
+
+
+def result_mermaid(engine: Engine[Any, Any], result: Mapping[str, Any]) -> str:
+    """A Mermaid flowchart of a `retrieve_context` result (edges read from the store)."""
+    ids = [r["node_id"] for r in result.get("results", [])]
+    with engine.lock:
+        edges = [edge.to_dict() for edge in engine.store.list_edges_between(ids)]
+    return to_mermaid(result, edges)

@@ -14,10 +14,10 @@ from ..algorithms.spectral import graph_metrics
 from ..embed import numpy_available
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from .graph_view import GraphEngine
 
 
-def stored_graph(graph: Graphonomous) -> dict[str, dict[str, float]]:
+def stored_graph(graph: GraphEngine) -> dict[str, dict[str, float]]:
     """``{source: {target: summed strength}}`` over the live graph.  O(V + E)."""
     snapshot = graph.graph_snapshot()
     arcs: dict[str, dict[str, float]] = {node: {} for node in sorted(snapshot.live)}
@@ -32,7 +32,7 @@ def default_backend() -> str:
     return "numpy" if numpy_available() else "pure"
 
 
-def stored_graph_metrics(graph: Graphonomous, backend: str | None = None) -> dict[str, Any]:
+def stored_graph_metrics(graph: GraphEngine, backend: str | None = None) -> dict[str, Any]:
     """`graph_metrics` of `stored_graph`, plus ``"source": "graph"``."""
     result = graph_metrics(stored_graph(graph), backend=backend or default_backend())
     return {"source": "graph", **result}

@@ -8,14 +8,15 @@ from typing import TYPE_CHECKING, Any, Final
 from ..model import ValidationError
 from ..topology import analyze, build_adjacency
 from ..topology.recommend import RECOMMENDATION_LIST_LIMIT, recommendation
+from .lookups import similarity_search
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from .graph_view import GraphEngine
 
 DEFAULT_SEARCH_LIMIT: Final = 10
 
 
-def topology_universe(graph: Graphonomous, arguments: Mapping[str, Any]) -> list[str]:
+def topology_universe(graph: GraphEngine, arguments: Mapping[str, Any]) -> list[str]:
     """The node ids a topology call analyses, sorted.
 
     No `node_ids` and no `query`: every live node.  Otherwise the given ids
@@ -36,12 +37,12 @@ def topology_universe(graph: Graphonomous, arguments: Mapping[str, Any]) -> list
             raise ValidationError("node_ids", f"unknown node ids: {shown}{extra}")
     if query is not None:
         limit = arguments.get("limit", DEFAULT_SEARCH_LIMIT)
-        hits = graph.similarity_search(query, limit)["results"]
+        hits = similarity_search(graph, query, limit)["results"]
         universe.update(hit["id"] for hit in hits)
     return sorted(universe)
 
 
-def analyze_region(graph: Graphonomous, arguments: Mapping[str, Any]) -> dict[str, Any]:
+def analyze_region(graph: GraphEngine, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """κ analysis of a stored region (tools `topology_analyze` / `analyze_topology`).
 
     Universe from :func:`topology_universe`, edges between those nodes

@@ -65,7 +65,13 @@ from ..model import (
 from ..topology import analyze, build_adjacency
 from .auto_effort import is_document_query
 from .bm25 import bm25_tokens
-from .experience import is_retrieval_aid, unrelated_similarity
+from .entities import entity_index
+from .experience import (
+    experience_index,
+    is_retrieval_aid,
+    retrieval_trace,
+    unrelated_similarity,
+)
 from .fusion import (
     DEFAULT_FUSION,
     FUSION_METHODS,
@@ -76,7 +82,7 @@ from .fusion import (
     reciprocal_rank_fusion,
     score_fusion,
 )
-from .graph import (
+from .graph_view import (
     CAUSAL_RELATIONSHIPS,
     EDGE_KIND_WEIGHTS,
     STRUCTURAL_RELATIONSHIPS,
@@ -95,7 +101,7 @@ from .provenance import provenance
 from .spread import spread_by_file
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from .graph_view import GraphEngine
 
 # -- effort spectrum (seed 002) ------------------------------------------------
 EFFORT_MAX: Final = 10
@@ -295,7 +301,7 @@ class Entry:
 class _Run:
     """State of one retrieval call."""
 
-    graph: Graphonomous
+    graph: GraphEngine
     reader: GraphReader
     settings: RetrievalSettings
     plan: EffortPlan
@@ -343,7 +349,7 @@ def _allowed_ids(run: _Run, node_type: str | None, agent_id: str | None) -> set[
 
 
 def hybrid_search(
-    graph: Graphonomous,
+    graph: GraphEngine,
     vector: list[float] | None,
     tokens: Sequence[str],
     k: int,
@@ -826,7 +832,7 @@ def _entity_stage(run: _Run, text: str) -> None:
         run.stats["entity_nodes"] = 0
         return
     started = time.perf_counter()
-    index = run.graph.entity_index()
+    index = entity_index(run.graph)
     seeds = {seed: run.entries[seed].score for seed in run.seeds}
     mass = entity_walk(
         index,
@@ -870,7 +876,7 @@ def _speaker_stage(run: _Run, text: str) -> None:
     run.stats["other_speaker_demoted"] = 0
     if factor >= 1.0 or not run.entries:
         return
-    index = run.graph.entity_index()
+    index = entity_index(run.graph)
     named = set(index.query_speakers(text))
     if not named or index.speakers() < 2:
         return
@@ -898,8 +904,8 @@ def _experience(run: _Run, vector: list[float] | None) -> int:
     if vector is None or not run.entries:
         return 0
     index = graph.vector_index()  # brings the engine up to date first
-    experience = graph.experience
-    experience.refresh(graph.store, graph.engine.generation)
+    experience = experience_index(graph)
+    experience.refresh(graph.store, graph.generation)
     if not len(experience):
         return 0
     found = experience.evidence(
@@ -923,7 +929,7 @@ def _utility_rerank(run: _Run, vector: list[float] | None) -> None:
     """Stage 5: Q-values (seed 004's blend), experience, superseded nodes demoted.
 
     score' = (1 − α)·score + α·q_value when some candidate has outcomes
-    (Q-values move by each cause's 1/k credit share, `learning.learner`), then
+    (Q-values move by each cause's 1/k credit share, `learning.outcomes`), then
     `_experience` (query-dependent), then × `superseded_factor` for
     superseded nodes.
     """
@@ -1055,10 +1061,10 @@ def contradiction_flags(
 # -- stage 7: side effects ----------------------------------------------------------
 
 
-def record_access(graph: Graphonomous, result_ids: Sequence[str]) -> None:
+def record_access(graph: GraphEngine, result_ids: Sequence[str]) -> None:
     """In one transaction: access_count += 1 and last_accessed_at = now on every result.
 
-    Co-activation is counted by rewarded outcomes (learning.learner), not by
+    Co-activation is counted by rewarded outcomes (learning.outcomes), not by
     retrieval: edges strengthen between nodes that succeed together, not
     between nodes that merely came back together.
 
@@ -1086,7 +1092,7 @@ def record_access(graph: Graphonomous, result_ids: Sequence[str]) -> None:
 
 
 def _result_rows(
-    graph: Graphonomous,
+    graph: GraphEngine,
     chosen: Sequence[Entry],
     nodes: Mapping[str, Node],
     flags: Mapping[str, list[str]],
@@ -1147,7 +1153,7 @@ def _check_arguments(
 
 
 def retrieve_context(
-    graph: Graphonomous,
+    graph: GraphEngine,
     query: str,
     *,
     limit: int = DEFAULT_LIMIT,
@@ -1255,7 +1261,7 @@ def retrieve_context(
         results = _result_rows(graph, chosen, nodes, flags, vector)
         started = time.perf_counter()
         record_access(graph, result_ids)
-        graph.retrieval_trace.record(text, result_ids)
+        retrieval_trace(graph).record(text, result_ids)
         run.timings["side_effects"] = _ms(started)
 
     run.timings["total"] = _ms(total_started)

@@ -2,7 +2,7 @@
 
 * :mod:`.view` — :class:`MemoryView`: entities and relations as server-memory's
   tools see them, read from and written to our nodes and edges (get one with
-  :meth:`graphonomous.Graphonomous.memory_view`);
+  :func:`memory_view`);
 * :mod:`.jsonl` — server-memory's JSONL memory file, for ``import-memory``.
 
 The MCP tools with server-memory's names and texts are in
@@ -20,6 +20,7 @@ from .view import (
     Link,
     MemoryView,
     entity_content,
+    memory_view,
     normalize_relation_type,
     relationship_for,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "MemoryFileError",
     "MemoryView",
     "entity_content",
+    "memory_view",
     "normalize_relation_type",
     "parse_memory_jsonl",
     "relationship_for",

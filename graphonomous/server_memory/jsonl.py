@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..hygiene import HostileInput, loads_strict
+from ..model import GraphonomousError
 
 ENTITY_FIELDS: Final = ("name", "entityType", "observations")
 # Lines imported per step of a streamed import (each step is a savepoint of the one
@@ -25,7 +26,7 @@ IMPORT_CHUNK: Final = 2000
 RELATION_FIELDS: Final = ("from", "to", "relationType")
 
 
-class MemoryFileError(ValueError):
+class MemoryFileError(GraphonomousError, ValueError):
     """Line `line` (1-based) of a memory file is malformed."""
 
     def __init__(self, line: int, message: str) -> None:

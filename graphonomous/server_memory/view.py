@@ -873,3 +873,9 @@ def _repeated_observations(
                 out.append((name, item["observations"]))
             seen.add(name)
     return out
+
+
+def memory_view(graph: Graphonomous) -> MemoryView:
+    """The entity/relation view of `graph` behind the memory-compat tools and
+    ``graphonomous import-memory`` (made on first use, one per graph)."""
+    return graph.engine.part(MemoryView, lambda: MemoryView(graph))

@@ -26,6 +26,7 @@ from ..model import (
     NODE_TYPES,
     TIMESCALES,
     Edge,
+    GraphonomousError,
     Node,
     NotFoundError,
     ValidationError,
@@ -54,7 +55,7 @@ UPDATABLE_NODE_FIELDS: Final = frozenset(
 )
 
 
-class BatchError(ValueError):
+class BatchError(GraphonomousError, ValueError):
     """Operation `index` of a batch failed; nothing of the batch was applied."""
 
     def __init__(self, index: int, op: str, reason: str) -> None:

@@ -533,7 +533,7 @@ class PostgresStore(Store):
         self.read_only = False
         self.damage: str | None = None
         self.quick_check_ms = 0.0
-        # No file to vouch for (store/verify.py is about SQLite files).
+        # The SQLite file-verification record (store.verify) has no meaning here.
         self._sound_state = None
         self.quick_check_skipped = False
         connection = _PgConnection(url, self.path)

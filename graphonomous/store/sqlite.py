@@ -30,6 +30,7 @@ from ..model import (
     AID_NODE_TYPES,
     EDGE_DIRECTIONS,
     Edge,
+    GraphonomousError,
     Node,
     NotFoundError,
     ValidationError,
@@ -81,7 +82,7 @@ _NODE_ORDERS: Final = {
 _UNRECORDED: Final[verify.State] = (0, 0, 0, 0, 0)
 
 
-class StoreError(RuntimeError):
+class StoreError(GraphonomousError, RuntimeError):
     """The database cannot be used (not SQLite, too new, unreadable)."""
 
 

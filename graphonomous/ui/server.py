@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 from ..mcp.http import LOOPBACK_NAMES, MAX_BODY_BYTES, admission_error
-from ..model import HTTP_TOKEN_ENV_VAR, NotFoundError, ValidationError
+from ..model import HTTP_TOKEN_ENV_VAR, GraphonomousError, NotFoundError, ValidationError
 from ..store import BatchError, StoreError
 from . import views
 from .relationships import STATIC_DIR, relationship_table
@@ -72,7 +72,7 @@ Query = dict[str, str]
 Body = dict[str, Any]
 
 
-class ApiError(Exception):
+class ApiError(GraphonomousError):
     """A refused API call: HTTP status, a stable code and a message (and the field)."""
 
     def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:

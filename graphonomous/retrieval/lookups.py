@@ -1,6 +1,6 @@
-"""The specialised read tools: episodic, procedural, evidence paths, traversal, query_graph.
+"""The specialised read tools: episodic, procedural, evidence paths, traversal, similarity.
 
-Each function takes the facade first and is exposed as the facade method of
+Each function takes the engine first and is exposed as the facade method of
 the same name (the MCP tool name).  None of them changes the database.
 """
 
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ..algorithms import dijkstra_path, k_shortest_paths
 from ..embed import tokenize
 from ..model import (
+    MAX_LIST_LIMIT,
     NODE_TYPES,
     RELATIONSHIPS,
     Edge,
@@ -30,12 +31,12 @@ from ..model import (
     parse_time,
 )
 from .bm25 import bm25_tokens
-from .graph import GraphReader, GraphSnapshot, Link
+from .graph_view import GraphReader, GraphSnapshot, Link
 from .provenance import node_result, provenance
 from .retriever import MAX_QUERY_CHARS, cap_query, hybrid_search
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from .graph_view import GraphEngine
 
 DEFAULT_EPISODIC_LIMIT: Final = 20
 DEFAULT_PROCEDURAL_LIMIT: Final = 5
@@ -59,7 +60,6 @@ DEFAULT_TRAVERSE_DEPTH: Final = 2
 MAX_TRAVERSE_DEPTH: Final = 5
 DEFAULT_TRAVERSE_LIMIT: Final = 100
 DIRECTIONS: Final = ("out", "in", "both")
-QUERY_OPERATIONS: Final = ("list_nodes", "get_node", "get_edges", "similarity_search")
 
 
 # -- retrieve_episodic ---------------------------------------------------------
@@ -75,7 +75,7 @@ def _bound(value: object, name: str) -> tuple[str, datetime] | None:
 
 
 def retrieve_episodic(
-    graph: Graphonomous,
+    graph: GraphEngine,
     since: str | None = None,
     until: str | None = None,
     limit: int = DEFAULT_EPISODIC_LIMIT,
@@ -189,7 +189,7 @@ def match_preconditions(
 
 
 def retrieve_procedural(
-    graph: Graphonomous,
+    graph: GraphEngine,
     task: str,
     preconditions: Sequence[str] | None = None,
     limit: int = DEFAULT_PROCEDURAL_LIMIT,
@@ -327,7 +327,7 @@ def _cost_graph(
 
 
 def trace_evidence_path(
-    graph: Graphonomous,
+    graph: GraphEngine,
     from_id: str,
     to_id: str,
     k: int = 1,
@@ -406,7 +406,7 @@ def _relationship_filter(relationships: object) -> frozenset[str] | None:
 
 
 def graph_traverse(
-    graph: Graphonomous,
+    graph: GraphEngine,
     node_id: str,
     depth: int = DEFAULT_TRAVERSE_DEPTH,
     relationships: Sequence[str] | None = None,
@@ -476,59 +476,27 @@ def graph_traverse(
     }
 
 
-# -- query_graph ---------------------------------------------------------------------
-
-_QUERY_ARGUMENTS: Final[Mapping[str, frozenset[str]]] = {
-    "list_nodes": frozenset(
-        {
-            "node_type",
-            "timescale",
-            "agent_id",
-            "min_confidence",
-            "max_confidence",
-            "include_forgotten",
-            "limit",
-            "offset",
-        }
-    ),
-    "get_node": frozenset({"node_id", "include_forgotten"}),
-    "get_edges": frozenset({"node_id", "direction", "relationship", "limit"}),
-    "similarity_search": frozenset({"query", "node_type", "limit"}),
-}
-_QUERY_REQUIRED: Final[Mapping[str, tuple[str, ...]]] = {
-    "get_node": ("node_id",),
-    "similarity_search": ("query",),
-}
-
-
-def query_graph(graph: Graphonomous, operation: str, **arguments: Any) -> dict[str, Any]:
-    """One read operation mapped onto a facade method.
-
-    list_nodes → `list_nodes`, get_node → `get_node`, get_edges →
-    `manage_edge("list")`, similarity_search → `similarity_search`.  An
-    argument the operation does not take is rejected, naming it.
-    Output: ``{"operation": op, **result}``.
-    """
-    operation = check_choice("operation", operation, QUERY_OPERATIONS)
-    allowed = _QUERY_ARGUMENTS[operation]
-    for name in sorted(arguments):
-        if name not in allowed:
-            raise ValidationError(
-                name,
-                f"is not used by operation {operation} (it takes: {', '.join(sorted(allowed))})",
-            )
-    for name in _QUERY_REQUIRED.get(operation, ()):
-        if name not in arguments:
-            raise ValidationError(name, f"is required by operation {operation}")
-    args = dict(arguments)
-    if operation == "list_nodes":
-        result = graph.list_nodes(**args)
-    elif operation == "get_node":
-        result = graph.get_node(args.pop("node_id"), **args)
-    elif operation == "get_edges":
-        result = graph.manage_edge("list", **args)
-    else:
-        if args.get("node_type") is not None:
-            check_choice("node_type", args["node_type"], NODE_TYPES)
-        result = graph.similarity_search(args.pop("query"), **args)
-    return {"operation": operation, **result}
+def similarity_search(
+    graph: GraphEngine, query: str, limit: int = 10, *, node_type: str | None = None
+) -> dict[str, Any]:
+    """Nodes most similar to `query` by embedding cosine (exact top-k; forgotten excluded)."""
+    check_text("query", query, allow_empty=True)
+    limit = check_int("limit", limit, 1, MAX_LIST_LIMIT)
+    if node_type is not None:
+        check_choice("node_type", node_type, NODE_TYPES)
+    (vector,) = graph.embed_texts([query])
+    with graph.lock:
+        index = graph.vector_index()
+        allow = None
+        if node_type is not None:
+            allow = set(graph.store.node_ids(node_type=node_type)).__contains__
+        hits = index.search(vector, limit, allow=allow)
+        nodes = graph.store.get_nodes([node_id for node_id, _ in hits])
+    return {
+        "query": query,
+        "results": [
+            {**node_result(nodes[node_id]), "similarity": round(score, 6)}
+            for node_id, score in hits
+            if node_id in nodes and nodes[node_id].forgotten_at is None
+        ],
+    }

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .. import telemetry
 from ..model import (
+    CAUSAL_RELATIONSHIPS,
     Node,
     ValidationError,
     check_choice,
@@ -30,13 +31,15 @@ from ..model import (
     utc_now,
 )
 from ..records import node_from_fields
-from ..retrieval.experience import NEUTRAL_REWARD, QUERY_KEY, RETRIEVAL_KEY
+from ..retrieval.experience import NEUTRAL_REWARD, QUERY_KEY, RETRIEVAL_KEY, retrieval_trace
 from ..store import Store
 from . import beliefs, goals, orchestrator, tables
-from .common import bounded_step, insert_node, link
+from .outcome_signals import PARTIAL_FRACTION_KEY, STATUS_SIGNALS
+from .thresholds import RELATED_SIMILARITY, SAME_KNOWLEDGE_SIMILARITY
+from .writes import bounded_step, insert_node, link
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 OUTCOME_STATUSES: Final = ("success", "partial_success", "failure", "timeout")
 FEEDBACK_KINDS: Final = ("positive", "negative", "correction")
@@ -51,17 +54,6 @@ Q_REWARDS: Final[Mapping[str, float]] = {
     "failure": 0.0,
     "timeout": 0.25,
 }
-# Direction and size of the confidence update per status (seed 003: success
-# up, failure down, partial proportional, timeout "typically small/no
-# adjustment (caller may re-run)").  partial_success uses the fraction
-# achieved, evidence["fraction"] in [0, 1], defaulting to one half.
-STATUS_SIGNALS: Final[Mapping[str, float]] = {
-    "success": 1.0,
-    "partial_success": 0.5,
-    "failure": -1.0,
-    "timeout": 0.0,
-}
-PARTIAL_FRACTION_KEY: Final = "fraction"
 # How much an outcome's evidence counts, by where it comes from (seed 003:
 # scale by evidence_type, "the confidence of the outcome evidence, not the
 # LLM's rhetoric").  A direct measurement counts fully, a report from another
@@ -75,7 +67,7 @@ EVIDENCE_TYPE_WEIGHTS: Final[Mapping[str, float]] = {
 }
 # Relationship kinds whose edges carry causal metadata (causal_strength,
 # intervention_history) updated by outcomes.
-CAUSAL_KINDS: Final = ("causal", "causes", "resolves")
+CAUSAL_KINDS: Final = CAUSAL_RELATIONSHIPS
 INTERVENTION_HISTORY_LIMIT: Final = 20
 # The outcome node points at its causal nodes with derived_from edges: all of
 # its arcs leave it, so it can never sit on a feedback loop (no fake SCC).
@@ -96,9 +88,9 @@ NOVELTY_NEIGHBOURS: Final = 5
 # learn_from_interaction
 EPISODE_TIMESCALE: Final = "fast"  # seed 003: fast = current conversation context
 CLAIM_CONFIDENCE: Final = 0.4  # an unverified claim of a model response
-REINFORCE_SIMILARITY: Final = 0.95  # seed 003 merge threshold: same knowledge
+REINFORCE_SIMILARITY: Final = SAME_KNOWLEDGE_SIMILARITY  # seed 003: same knowledge
 REINFORCE_STEP: Final = 0.1  # half the learning rate: a repetition, not evidence
-RELATED_LINK_SIMILARITY: Final = 0.5
+RELATED_LINK_SIMILARITY: Final = RELATED_SIMILARITY
 RELATED_LINKS_PER_CLAIM: Final = 3
 MAX_CLAIMS: Final = 20
 MIN_CLAIM_WORDS: Final = 4
@@ -255,7 +247,7 @@ def _update_causal_edges(
 
 
 def _outcome_query(
-    graph: Graphonomous, evidence: Mapping[str, Any], causal_ids: Sequence[str]
+    graph: GraphEngine, evidence: Mapping[str, Any], causal_ids: Sequence[str]
 ) -> str | None:
     """The query the outcome answers: ``evidence["query"]``, else the retrieval that
     returned the causal nodes (this process's `RetrievalTrace`), else None."""
@@ -263,7 +255,7 @@ def _outcome_query(
     if isinstance(named, str) and named.strip():
         return named.strip()
     with graph.lock:
-        trace = graph.retrieval_trace.find(causal_ids)
+        trace = retrieval_trace(graph).find(causal_ids)
     return trace.query if trace is not None else None
 
 
@@ -278,7 +270,7 @@ def _count_co_use(store: Store, causal_ids: Sequence[str]) -> None:
 
 
 def learn_from_outcome(
-    graph: Graphonomous,
+    graph: GraphEngine,
     action_id: str,
     status: str,
     confidence: float,
@@ -516,7 +508,7 @@ def _duplicate_outcome(
 
 
 def learn_from_feedback(
-    graph: Graphonomous,
+    graph: GraphEngine,
     node_id: str,
     feedback: str,
     correction: str | None = None,
@@ -572,7 +564,7 @@ def learn_from_feedback(
 
 
 def _novelty(
-    graph: Graphonomous, vector: Sequence[float], threshold: float, limit: int
+    graph: GraphEngine, vector: Sequence[float], threshold: float, limit: int
 ) -> dict[str, Any]:
     hits = graph.vector_index().search(vector, limit)
     nodes = graph.store.get_nodes([node_id for node_id, _ in hits])
@@ -595,7 +587,7 @@ def _novelty(
 
 
 def learn_detect_novelty(
-    graph: Graphonomous,
+    graph: GraphEngine,
     text: str,
     threshold: float = NOVELTY_THRESHOLD,
     limit: int = NOVELTY_NEIGHBOURS,
@@ -677,7 +669,7 @@ def _context_object(context: Mapping[str, Any] | str | None) -> Any:
 
 
 def learn_from_interaction(
-    graph: Graphonomous,
+    graph: GraphEngine,
     user_message: str,
     model_response: str,
     context: Mapping[str, Any] | str | None = None,
@@ -791,7 +783,7 @@ def learn_from_interaction(
                         "orchestrator": verdict.to_dict(),
                     }
                 )
-        graph.contradiction_hooks.notify(records)
+        beliefs.contradiction_hooks(graph).notify(records)
         stored_episode = store.get_node(episode.id)
         assert stored_episode is not None
     return {
@@ -803,7 +795,7 @@ def learn_from_interaction(
     }
 
 
-def _plan_claim(graph: Graphonomous, claim: Node, vector: Sequence[float]) -> dict[str, Any]:
+def _plan_claim(graph: GraphEngine, claim: Node, vector: Sequence[float]) -> dict[str, Any]:
     """Decide (before writing) whether a claim reinforces a node or is stored, and its links."""
     hits = graph.vector_index().search(
         vector, max(RELATED_LINKS_PER_CLAIM, beliefs.CONTRADICTION_CANDIDATES)

@@ -17,10 +17,10 @@ from ..model import Edge, Node, new_id
 from ..store import Store
 
 if TYPE_CHECKING:
-    from ..api import Graphonomous
+    from ..retrieval.graph_view import GraphEngine
 
 
-def insert_node(graph: Graphonomous, node: Node, vector: list[float]) -> None:
+def insert_node(graph: GraphEngine, node: Node, vector: list[float]) -> None:
     """Insert a node and its embedding (inside the caller's transaction).
 
     The engine brings its indexes up to date from the change log; retrieval aids

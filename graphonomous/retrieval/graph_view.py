@@ -18,47 +18,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeAlias
 
-from ..model import AID_CREATION_SOURCES, AID_NODE_TYPES, RELATIONSHIPS, Edge, Node
+from ..engine import Engine
+from ..model import (
+    AID_CREATION_SOURCES,
+    AID_NODE_TYPES,
+    RELATIONSHIP_KINDS,
+    RELATIONSHIPS,
+    Edge,
+    Node,
+)
+from ..model import CAUSAL_RELATIONSHIPS as CAUSAL_KINDS
+from ..model import STRUCTURAL_RELATIONSHIPS as STRUCTURAL_KINDS
 from ..store import Store
 
 # How strongly a walk follows an edge of each kind, multiplied by the edge's
-# strength (seed 002's table adapted to our 17 kinds).  Justifications and
-# derivations carry the most evidence, dependencies and causal links next;
-# structural and temporal links are neutral; loose associations are damped;
-# a contradiction is almost a wall (0.01 keeps the graph connected for the
-# walk while letting nearly no mass through); supersession points at stale
-# knowledge, so it is low.
+# strength: `model.RelationshipKind.walk_weight` (reasons there), strongest first.
 EDGE_KIND_WEIGHTS: Final[Mapping[str, float]] = {
-    "supports": 1.5,
-    "derived_from": 1.5,
-    "depends_on": 1.4,
-    "causal": 1.3,
-    "causes": 1.3,
-    "resolves": 1.3,
-    "part_of": 1.2,
-    "follows": 1.0,
-    "temporal_before": 1.0,
-    "temporal_after": 1.0,
-    "related": 0.8,
-    "related_to": 0.8,
-    "similar_to": 0.8,
-    "co_occurs": 0.8,
-    "supersedes": 0.2,
-    "superseded_by": 0.2,
-    "contradicts": 0.01,
+    kind.name: kind.walk_weight
+    for kind in sorted(RELATIONSHIP_KINDS, key=lambda kind: -kind.walk_weight)
 }
 assert set(EDGE_KIND_WEIGHTS) == set(RELATIONSHIPS), "one weight per relationship kind"
 
 # Kinds along which a source node is a cause of its target: the edges that
 # define `causal_context` (an outcome's `causal_parent_ids` count as well).
-CAUSAL_RELATIONSHIPS: Final = ("causal", "causes", "resolves")
+CAUSAL_RELATIONSHIPS: Final = CAUSAL_KINDS
 
 # Kinds along which the source is a *part* of the target (a turn of a session,
 # a chunk of a file): parts of one whole share context, so retrieval lets
 # them support each other through the whole (`retriever._support`).
-STRUCTURAL_RELATIONSHIPS: Final = ("part_of",)
+STRUCTURAL_RELATIONSHIPS: Final = STRUCTURAL_KINDS
 # Retrieval aids (model.AID_NODE_TYPES / AID_CREATION_SOURCES): the graph stages
 # never walk into them.
 assert set(STRUCTURAL_RELATIONSHIPS) <= set(RELATIONSHIPS)
@@ -438,3 +428,9 @@ def build_snapshot(store: Store) -> GraphSnapshot:
         and edge.source_id != edge.target_id
     ]
     return GraphSnapshot(fingerprint, confidence, agent, kept)
+
+
+# What retrieval and learning are handed: the engine of one SQLite graph with
+# this module's snapshot.  Never the facade (`api.Graphonomous`): the layers
+# below it take the engine, so nothing calls a tool back up.
+GraphEngine: TypeAlias = Engine[Store, GraphSnapshot]
