@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
@@ -523,19 +522,8 @@ class PostgresStore(Store):
     """The graph in a PostgreSQL database (`url` is any libpq URL)."""
 
     def __init__(self, url: str) -> None:
-        self.path = redact(url)
+        self._init_session_state(redact(url))
         self._url = url
-        self._lock = threading.RLock()
-        self._depth = 0
-        self._after_commit: list[Callable[[], None]] = []
-        self._on_begin: list[Callable[[], None]] = []
-        self._on_commit: list[Callable[[], None]] = []
-        self.read_only = False
-        self.damage: str | None = None
-        self.quick_check_ms = 0.0
-        # The SQLite file-verification record (store.verify) has no meaning here.
-        self._sound_state = None
-        self.quick_check_skipped = False
         connection = _PgConnection(url, self.path)
         try:
             migrate_schema(connection, self.path)

@@ -176,27 +176,14 @@ class Store:
     manager or call `close()`.
     """
 
+    damage: str | None  # why the file is damaged (quick_check on open), else None
+    _sound_state: verify.State | None  # `_init_session_state`
+
     def __init__(self, path: str | Path = ":memory:") -> None:
-        self.path = str(path)
-        self._lock = threading.RLock()
-        self._depth = 0
-        self._after_commit: list[Callable[[], None]] = []
-        # Called after BEGIN IMMEDIATE of every outermost transaction, before
-        # its body: the engine brings its indexes up to date there (all
-        # commits visible, none of this transaction's writes yet).
-        self._on_begin: list[Callable[[], None]] = []
-        # Called after every outermost COMMIT (after the `after_commit` callbacks).
-        self._on_commit: list[Callable[[], None]] = []
+        self._init_session_state(str(path))
         # A file we may not write (or whose directory we may not write) opens read-only.
         self.read_only = _not_writable(self.path)
         self._conn = self._connect(self.path, self.read_only)
-        # None, or why the file is damaged (PRAGMA quick_check on open); writes are refused.
-        self.damage: str | None = None
-        self.quick_check_ms = 0.0
-        # The file state last recorded as sound (`verify`): None = not verified by
-        # this session (":memory:", damaged), so nothing is recorded for it.
-        self._sound_state: verify.State | None = None
-        self.quick_check_skipped = False
         if self.path != ":memory:":
             self._sound_state = verify.known_sound(self.path)
             self.quick_check_skipped = self._sound_state is not None
@@ -208,6 +195,27 @@ class Store:
                     verify.forget(self.path)
             if self.damage is not None:
                 self._conn.execute("PRAGMA query_only = ON")
+
+    def _init_session_state(self, path: str) -> None:
+        """The per-connection state every backend shares (PostgreSQL's store calls it too)."""
+        self.path = path
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._after_commit: list[Callable[[], None]] = []
+        # Called after BEGIN IMMEDIATE of every outermost transaction, before
+        # its body: the engine brings its indexes up to date there (all
+        # commits visible, none of this transaction's writes yet).
+        self._on_begin: list[Callable[[], None]] = []
+        # Called after every outermost COMMIT (after the `after_commit` callbacks).
+        self._on_commit: list[Callable[[], None]] = []
+        self.read_only = False
+        # None, or why the file is damaged (PRAGMA quick_check on open); writes are refused.
+        self.damage = None
+        self.quick_check_ms = 0.0
+        # The file state last recorded as sound (`verify`): None = not verified by
+        # this session (":memory:", damaged, another backend), so nothing is recorded.
+        self._sound_state = None
+        self.quick_check_skipped = False
 
     def write_refusal(self) -> str | None:
         """Why this store refuses writes (damaged or read-only file), or None."""
