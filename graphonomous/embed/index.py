@@ -853,6 +853,23 @@ class VectorIndex:
         slot = self._backend.slot_of(node_id)
         return None if slot is None else self._backend.row(slot)
 
+    def similarities(self, query: VectorLike, node_ids: Iterable[str]) -> dict[str, float]:
+        """The index score (`exact_score` of the stored forms) of each stored id.
+
+        Input: a query vector (normalised like `search` does) and ids; ids
+        without a vector are left out.  Output: ``{node_id: score}`` in the
+        order given.  Rows still in a saved copy are read in one go.
+        Complexity: O(d + C * nnz(query)) for C ids.
+        """
+        backend = self._backend
+        slots = {node_id: backend.slot_of(node_id) for node_id in node_ids}
+        found = {node_id: slot for node_id, slot in slots.items() if slot is not None}
+        if not found:
+            return {}
+        score = sparse_scorer(normalized_f32(query, self.dimensions))
+        backend.prefetch(found.values())
+        return {node_id: score(backend.row_values(slot)) for node_id, slot in found.items()}
+
     def add(self, node_id: str, vector: VectorLike) -> None:
         """Store (or replace) the vector of ``node_id``.
 

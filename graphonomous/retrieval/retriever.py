@@ -404,11 +404,7 @@ def hybrid_search(
         return fused, embedded, counts
     cosine = dict(embedding_hits)
     if vector is not None:
-        query = normalized_f32(vector, index.dimensions)
-        for node_id, _ in bm25_hits:
-            stored = index.get(node_id) if node_id not in cosine else None
-            if stored is not None:
-                cosine[node_id] = exact_score(query, stored)
+        cosine.update(index.similarities(vector, (n for n, _ in bm25_hits if n not in cosine)))
     pool = sorted(set(cosine) | {node_id for node_id, _ in bm25_hits})
     keyword = {node_id: keyword_scores.get(node_id, 0.0) for node_id in pool}
     fused = score_fusion([keyword, cosine], (weight, 1.0 - weight))
