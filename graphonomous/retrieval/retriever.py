@@ -1077,11 +1077,7 @@ def record_access(graph: GraphEngine, result_ids: Sequence[str]) -> None:
     now = utc_now()
 
     def bump() -> None:
-        rows = store.get_nodes(result_ids)
-        for node_id in sorted(rows):
-            store.update_node(
-                node_id, access_count=rows[node_id].access_count + 1, last_accessed_at=now
-            )
+        store.bump_access(result_ids, now)
 
     store.try_write(bump)
     graph.snapshot_writes_done(before)

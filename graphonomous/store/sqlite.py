@@ -711,6 +711,19 @@ class Store:
         """Set columns of one node.  Unknown column names are a programming error."""
         self._update_row("node", node_id, fields, NODE_COLUMNS[1:])
 
+    def bump_access(self, node_ids: Sequence[str], now: str) -> None:
+        """access_count += 1 and last_accessed_at = `now` on each existing node, once per id.
+
+        The increment is done by SQL inside the caller's write transaction, so
+        concurrent processes never lose one.  One statement per 900 ids.
+        """
+        for chunk in _chunks(sorted(set(node_ids))):
+            self.execute(
+                "UPDATE nodes SET access_count = access_count + 1, last_accessed_at = ? "
+                f"WHERE id IN ({_placeholders(len(chunk))})",
+                [now, *chunk],
+            )
+
     def delete_node(self, node_id: str) -> int:
         """Delete a node; its edges and embedding go with it (ON DELETE CASCADE).
 
