@@ -1343,7 +1343,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _max_nodes_option(serve)
     command("stats", cmd_stats, "counts and facts about the graph")
-    from .ui.server import DEFAULT_UI_PORT
+    from .ui.names import DEFAULT_UI_PORT
 
     ui = command("ui", cmd_ui, "explore the graph in the browser: the κ canvas on 127.0.0.1")
     ui.add_argument("--port", type=int, default=DEFAULT_UI_PORT, help="HTTP port")

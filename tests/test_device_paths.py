@@ -6,8 +6,9 @@
 * Retrieval on real text (paragraphs of this repository's SPEC.md) is
   byte-identical between the pure and the NumPy path, through rewrites and
   deletions that leave removed slots in the pure columns.
-* A cold `graphonomous recall` imports neither the MCP server and its tool
-  sets nor the PULSE or server-memory adapters.
+* A cold `graphonomous recall` (its whole argument parser built) imports
+  neither the MCP server and its tool sets nor the PULSE, server-memory or
+  canvas adapters.
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ def test_pure_and_numpy_retrieval_are_byte_identical_on_real_text() -> None:
 
 def test_a_cold_cli_imports_no_server_adapter() -> None:
     probe = (
-        "import sys, graphonomous.cli; "
+        "import sys, graphonomous.cli; graphonomous.cli.build_parser(); "
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('graphonomous.'))))"
     )
     done = subprocess.run(
@@ -164,6 +165,7 @@ def test_a_cold_cli_imports_no_server_adapter() -> None:
         "graphonomous.mcp.stdio",
         "graphonomous.pulse",
         "graphonomous.server_memory",
+        "graphonomous.ui.server",
     ):
         assert heavy not in loaded
     assert "graphonomous.mcp.names" in loaded
