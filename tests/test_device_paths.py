@@ -6,6 +6,8 @@
 * Retrieval on real text (paragraphs of this repository's SPEC.md) is
   byte-identical between the pure and the NumPy path, through rewrites and
   deletions that leave removed slots in the pure columns.
+* The entity index is saved with the other derived indexes: a fresh
+  process loads it (no extraction) and applies the log after it.
 * A cold `graphonomous recall` (its whole argument parser built) imports
   neither the MCP server and its tool sets nor the PULSE, server-memory or
   canvas adapters.
@@ -23,9 +25,12 @@ from pathlib import Path
 
 import pytest
 
+from graphonomous import Graphonomous
 from graphonomous.embed import VectorIndex
 from graphonomous.embed.index import exact_score, normalized_f32, sparse_scorer
 from graphonomous.embed.vectors import NO_NUMPY_ENV, numpy_available
+from graphonomous.retrieval import entities
+from graphonomous.retrieval.entities import EntityIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 DIMS = 64
@@ -169,3 +174,67 @@ def test_a_cold_cli_imports_no_server_adapter() -> None:
     ):
         assert heavy not in loaded
     assert "graphonomous.mcp.names" in loaded
+
+
+_TURNS = [
+    "Caroline: I went to the Adoption Agency in New York last Friday.",
+    "Melanie: My pottery class meets at the Lakeside Studio, room E-47.",
+    'Caroline: The "Rainbow Support Group" helped me a lot in 2022.',
+    "Melanie: We camped near Lake Tahoe with the kids for 5 km hikes.",
+    "Caroline: Dr. Alvarez at the Adoption Agency called back.",
+]
+
+
+def _entity_state(index: EntityIndex) -> tuple[object, ...]:
+    """What the multi-hop walk reads, independent of dict insertion order."""
+    nodes = sorted(index._entities)
+    keys = sorted(index._postings)
+    return (
+        {node: index.entities_of(node) for node in nodes},
+        {key: dict(sorted(index.mentions(key).items())) for key in keys},
+        {node: index.speaker(node) for node in sorted(index._speaker)},
+        index.speakers(),
+    )
+
+
+def test_the_entity_index_is_saved_and_a_fresh_process_loads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "entities.db"
+    with Graphonomous(db) as graph:
+        for number, text in enumerate(_TURNS):
+            graph.store_node(text, node_type="episodic", node_id=f"t{number}")
+        built = _entity_state(graph.entity_index())
+        assert graph.store.load_derived("mirror/entities", "") is not None
+    with Graphonomous(db) as graph:  # another process: loads the copy, extracts nothing
+        with monkeypatch.context() as patch:
+            patch.setattr(entities, "extract_entities", _no_extraction)
+            assert _entity_state(graph.entity_index()) == built
+        graph.store_node("Melanie: Lake Tahoe again, with Caroline.", node_id="t9")
+        graph.delete_node("t1")
+        changed = _entity_state(graph.entity_index())
+    fresh = EntityIndex()
+    with Graphonomous(db) as graph:
+        fresh.add_many(graph.store.live_texts())
+        assert changed == _entity_state(fresh)
+        assert _entity_state(graph.entity_index()) == changed  # the copy + the log after it
+        graph.gdpr_erase("t0")
+        assert graph.store.load_derived("mirror/entities", "") is None
+        assert "t0" not in graph.entity_index()._entities
+
+
+def _no_extraction(text: str) -> dict[str, int]:
+    raise AssertionError("the saved entity index should have been loaded, not rebuilt")
+
+
+def test_an_entity_dump_round_trips_exactly() -> None:
+    index = EntityIndex()
+    for number, text in enumerate(_TURNS):
+        index.add(f"t{number}", text)
+    index.remove("t2")
+    index.add("t2", _TURNS[2])
+    loaded = EntityIndex.load(index.dump())
+    assert loaded is not None and loaded.dump() == index.dump()
+    assert _entity_state(loaded) == _entity_state(index)
+    assert EntityIndex.load(b"not json") is None
+    assert EntityIndex.load(b'{"format": "other"}') is None
