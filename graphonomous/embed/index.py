@@ -22,17 +22,18 @@ Approximate scores:
   dimension.  Each dimension's column of 14-bit fixed-point values is kept
   as one Python int holding a 32-bit field per stored vector, so
   ``sum(q_d * column_d)`` computes all N fixed-point dot products in C-speed
-  bignum arithmetic.  The fields are never turned into N Python floats: the
-  cut is found by counting fields per top byte (``bytes.count``) and the
-  candidates at or above it by adding one constant to every field and masking
-  a flag bit (`_flags_at_least`), all C-speed bytes and big-int operations.
-  This skips the query's zero dimensions (hashing queries are ~25-50 %
-  non-zero) and costs O(nnz(q) * N) machine-word operations instead of
-  O(d * N) interpreted multiplications (SPEC "Embeddings" has the
-  measurements).  Exact rescoring multiplies only the query's non-zero
-  components (`sparse_scorer`; the other products are exact zeros).  Vectors added after the last column build sit in a small
-  "delta" list scored exactly; columns are rebuilt lazily when the delta or
-  the number of removed vectors grows too large.
+  bignum arithmetic.  This skips the query's zero dimensions (hashing
+  queries are ~25-50 % non-zero) and costs O(nnz(q) * N) machine-word
+  operations instead of O(d * N) interpreted multiplications (SPEC
+  "Embeddings" has the measurements).  The fields are never turned into N
+  Python floats: the cut is found by counting fields per top byte
+  (``bytes.count``) and the candidates at or above it by adding one constant
+  to every field and masking a flag bit (`_flags_at_least`), all C-speed
+  bytes and big-int operations.  Exact rescoring multiplies only the query's non-zero
+  components (`sparse_scorer`; the other products are exact zeros).
+  Vectors added after the last column build sit in a small "delta" list
+  scored exactly; columns are rebuilt lazily when the delta or the number of
+  removed vectors grows too large.
 """
 
 from __future__ import annotations
