@@ -108,6 +108,9 @@ ROW_BLOCK: Final = 32
 # a one-query process (a CLI `recall`) reads only what its query needs, a server
 # stops paying a read per new column or row block from its third search on.
 LAZY_SEARCHES: Final = 2
+# Sections read at a time when the rest of a lazily read dump is read at once
+# (rows: 48 KB each at d = 384; columns: 4 bytes per vector each).
+_MATERIALIZE_SECTIONS: Final = 64
 # Rows converted at a time by a column build (bounds its temporary memory).
 _BUILD_BLOCK: Final = 2_048
 # Float slack on top of the proven error bounds (double rounding of the cut itself).
@@ -439,24 +442,46 @@ class _PureBackend:
         self._build_columns(self._built)
 
     def _materialize(self) -> None:
-        """Read everything still in the dump (rows and columns) and let it go."""
+        """Read everything still in the dump (rows and columns) and let it go.
+
+        Sections are read `_MATERIALIZE_SECTIONS` at a time into rows allocated
+        once, so the peak is the index plus one chunk, not the index twice
+        (≈ 150 MB less at 50K x 384).  A copy replaced meanwhile is caught by the
+        nonce of the next chunk (`_read` then rebuilds from the stored vectors).
+        """
         source = self._source
         if source is None:
             return
-        dims = self.dimensions
+        dims, lazy = self.dimensions, self._lazy
         columns = [d for d in range(dims) if self._lazy_columns and self._lazy_columns[d]]
-        blocks = -(-self._lazy // source.row_block)
+        blocks = -(-lazy // source.row_block)
         sections = [1 + number for number in range(blocks)]
-        blobs = self._read(sections + [source.first_column + d for d in columns])
-        if blobs is None:
-            return
-        rows = array("f")
-        for blob in blobs[:blocks]:
-            rows.frombytes(blob)
-        del rows[self._lazy * dims :]
-        rows.extend(self._flat)
-        for dim, blob in zip(columns, blobs[blocks:], strict=True):
-            self._columns[dim] = int.from_bytes(blob, sys.byteorder, signed=True)
+        sections += [source.first_column + d for d in columns]
+        saved_bytes, block_bytes = 4 * lazy * dims, 4 * dims * source.row_block
+        rows = array("f", [0.0]) * (lazy * dims + len(self._flat))
+        loaded: dict[int, int] = {}
+        view = memoryview(rows)
+        target = view.cast("B")
+        try:
+            for start in range(0, len(sections), _MATERIALIZE_SECTIONS):
+                chunk = sections[start : start + _MATERIALIZE_SECTIONS]
+                blobs = self._read(chunk)
+                if blobs is None:
+                    return  # the copy was replaced: `_recover` rebuilt the index
+                for section, blob in zip(chunk, blobs, strict=True):
+                    if section >= source.first_column:
+                        column = int.from_bytes(blob, sys.byteorder, signed=True)
+                        loaded[section - source.first_column] = column
+                        continue
+                    offset = (section - 1) * block_bytes
+                    take = min(len(blob), saved_bytes - offset)
+                    target[offset : offset + take] = blob[:take]
+            target[saved_bytes:] = self._flat.tobytes()
+        finally:
+            target.release()
+            view.release()
+        for dim, column in loaded.items():
+            self._columns[dim] = column
         self._flat, self._lazy, self._row_cache = rows, 0, {}
         self._source, self._lazy_columns = None, bytearray()
 
