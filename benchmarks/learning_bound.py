@@ -94,7 +94,11 @@ def played_index(
 
 
 def reranked(
-    ranking: Ranking, vector: list[float], index: ExperienceIndex, embedder: Any, gain: float,
+    ranking: Ranking,
+    vector: list[float],
+    index: ExperienceIndex,
+    embedder: Any,
+    gain: float,
     penalty: float,
 ) -> list[str]:
     """The ranking after experience (score desc rounded to 6 places, then id, as the engine)."""
@@ -117,9 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     embedder = evalkit.make_embedder("hashing", None)
     conversations = eval_locomo.load_locomo(args.data)
-    print(
-        "| effort | credit | n | R@5 fresh | R@5 after | diff [95 % CI] |\n|---|---|---|---|---|---|"
-    )
+    print("| effort | credit | n | R@5 fresh | R@5 after | diff [95 % CI] |")
+    print("|---|---|---|---|---|---|")
     for effort in (int(part) for part in args.efforts.split(",") if part):
         before: dict[str, list[float]] = {credit: [] for credit in CREDITS}
         after: dict[str, list[float]] = {credit: [] for credit in CREDITS}
@@ -134,7 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             )
             store.graph.close()
-            vectors = dict(zip((q.qid for q in conversation.queries), embedder.embed(texts)))
+            vectors = dict(
+                zip((q.qid for q in conversation.queries), embedder.embed(texts), strict=True)
+            )
             halves: dict[str, list[evalkit.Query]] = {"A": [], "B": []}
             for query in conversation.queries:
                 halves[eval_learning.half_of(query.text)].append(query)
