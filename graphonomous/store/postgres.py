@@ -152,7 +152,7 @@ _TYPED_INSTR: Final = re.compile(
     r"max\(typeof\(\"(\w+)\"\) IN \('text', 'blob'\) AND instr\(\"\w+\", \?\) > 0\)"
 )
 _JSON_NUMBER: Final = re.compile(r"COALESCE\(json_extract\((\w+), '\$\.(\w+)'\), 0\)")
-_JSON_EXTRACT: Final = re.compile(r"json_extract\((\w+), '\$\.(\w+)'\)")
+_JSON_EXTRACT: Final = re.compile(r"json_extract\(([\w.]+), '\$\.(\w+)'\)")
 _JSON_EACH: Final = re.compile(r"json_each\(([\w.]+)\) AS (\w+)")
 _JULIANDAY: Final = re.compile(r"julianday\((\?|\w+)\)")
 _SUMMED_INSTR: Final = re.compile(r"\(instr\(((?:[^()]|\([^()]*\))*)\) > 0\)")

@@ -150,6 +150,38 @@ def _row_to_edge(row: sqlite3.Row) -> Edge:
     return Edge(**values)
 
 
+# A node's memory-compat entity name (server_memory); idx_nodes_entity_name indexes it.
+_ENTITY_NAME: Final = "json_extract(metadata, '$.entity_name')"
+# Rows of entity nodes / edges read per query by the memory view's whole-graph scans:
+# bounds the rows alive at once (a page of nodes with observations is a few MB at most).
+ENTITY_PAGE: Final = 2000
+
+
+def _entity_condition(alias: str) -> str:
+    """SQL: node `alias` is an entity of the agent bound by one ``?``: live, with an
+    entity name, and no older live node of that agent carries the same name."""
+    name = f"json_extract({alias}.metadata, '$.entity_name')"
+    older = f"o_{alias}"
+    return (
+        f"{alias}.agent_id = ? AND {alias}.forgotten_at IS NULL AND {name} IS NOT NULL "
+        f"AND NOT EXISTS (SELECT 1 FROM nodes {older} WHERE "
+        f"json_extract({older}.metadata, '$.entity_name') = {name} "
+        f"AND {older}.agent_id = {alias}.agent_id AND {older}.forgotten_at IS NULL "
+        f"AND ({older}.created_at < {alias}.created_at OR "
+        f"({older}.created_at = {alias}.created_at AND {older}.id < {alias}.id)))"
+    )
+
+
+def _entity_edges(rows: Iterable[sqlite3.Row]) -> Iterator[tuple[Edge, str, str]]:
+    """(edge, source name, target name) of `iter_entity_edges` rows with string names."""
+    for row in rows:
+        values = dict(row)
+        source, target = values.pop("source_name"), values.pop("target_name")
+        if isinstance(source, str) and isinstance(target, str):
+            values["metadata"] = json.loads(values["metadata"])
+            yield Edge(**values), source, target
+
+
 def _node_params(node: Node) -> list[Any]:
     params: list[Any] = []
     for column in NODE_COLUMNS:
@@ -1001,6 +1033,80 @@ class Store:
             sql += " LIMIT ? OFFSET ?"
             params += [limit, offset]
         return [_row_to_edge(row) for row in self.query(sql, params)]
+
+    # -- memory-compat entities (server_memory): nodes with metadata.entity_name ----------
+
+    def entity_nodes_named(self, agent_id: str, names: Iterable[str]) -> dict[str, Node]:
+        """name → the entity node of each given name that has one: the oldest live node of
+        `agent_id` whose metadata.entity_name is that string (idx_nodes_entity_name).
+        Names without an entity are left out.  O(len(names) · log V)."""
+        unique = sorted(set(names))
+        found: dict[str, Node] = {}
+        for chunk in _chunks(unique, SQL_VARIABLE_CHUNK - 1):
+            rows = self.query(
+                f"{_NODE_SELECT} WHERE {_ENTITY_NAME} IN ({_placeholders(len(chunk))}) "
+                "AND agent_id = ? AND forgotten_at IS NULL ORDER BY created_at, id",
+                [*chunk, agent_id],
+            )
+            for node in map(_row_to_node, rows):
+                name = node.metadata.get("entity_name")
+                if isinstance(name, str):
+                    found.setdefault(name, node)
+        return found
+
+    def iter_entity_nodes(self, agent_id: str, page: int = ENTITY_PAGE) -> Iterator[Node]:
+        """Every entity node of `agent_id` (the oldest live node per string entity_name),
+        oldest first (created_at, id), read `page` rows at a time (keyset paging: memory
+        is one page).  Run inside `read_snapshot` for one consistent state."""
+        after: tuple[str, str] = ("", "")
+        columns = ", ".join(f"n.{column}" for column in NODE_COLUMNS)
+        while True:
+            rows = self.query(
+                f"SELECT {columns} FROM nodes n WHERE {_entity_condition('n')} "
+                "AND (n.created_at > ? OR (n.created_at = ? AND n.id > ?)) "
+                "ORDER BY n.created_at, n.id LIMIT ?",
+                [agent_id, after[0], after[0], after[1], page],
+            )
+            for node in map(_row_to_node, rows):
+                if isinstance(node.metadata.get("entity_name"), str):
+                    yield node
+            if len(rows) < page:
+                return
+            after = (rows[-1]["created_at"], rows[-1]["id"])
+
+    def iter_entity_edges(
+        self, agent_id: str, node_ids: Iterable[str] | None = None, page: int = ENTITY_PAGE
+    ) -> Iterator[tuple[Edge, str, str]]:
+        """(edge, source entity name, target entity name) for every edge joining two entity
+        nodes of `agent_id` (see `iter_entity_nodes`), by edge id; only the edges touching
+        `node_ids` when given.  Paged; run inside `read_snapshot`."""
+        columns = ", ".join(f"e.{column}" for column in EDGE_COLUMNS)
+        select = (
+            f"SELECT {columns}, json_extract(s.metadata, '$.entity_name') AS source_name, "
+            "json_extract(t.metadata, '$.entity_name') AS target_name FROM edges e "
+            "JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id "
+            f"WHERE {_entity_condition('s')} AND {_entity_condition('t')}"
+        )
+        if node_ids is None:
+            after = ""
+            while True:
+                rows = self.query(
+                    f"{select} AND e.id > ? ORDER BY e.id LIMIT ?",
+                    [agent_id, agent_id, after, page],
+                )
+                yield from _entity_edges(rows)
+                if len(rows) < page:
+                    return
+                after = rows[-1]["id"]
+        found: dict[str, tuple[Edge, str, str]] = {}
+        for chunk in _chunks(sorted(set(node_ids)), SQL_VARIABLE_CHUNK // 2 - 1):
+            marks = _placeholders(len(chunk))
+            rows = self.query(
+                f"{select} AND (e.source_id IN ({marks}) OR e.target_id IN ({marks}))",
+                [agent_id, agent_id, *chunk, *chunk],
+            )
+            found.update((item[0].id, item) for item in _entity_edges(rows))
+        yield from (found[key] for key in sorted(found))
 
     def live_node_facts(self) -> list[tuple[str, float, str]]:
         """(id, confidence, agent_id) of every live node, by id: a light whole-graph read."""
