@@ -219,6 +219,7 @@ def translate(sql: str) -> str:
         r"COALESCE(CAST(CAST(\1 AS JSONB) ->> '\2' AS DOUBLE PRECISION), 0)", text
     )
     text = _JSON_EXTRACT.sub(r"(CAST(\1 AS JSONB) ->> '\2')", text)
+    text = re.sub(r" INDEXED BY \w+", "", text)  # SQLite planner hints only
     text = _JSON_EACH.sub(r"jsonb_array_elements_text(CAST(\1 AS JSONB)) AS \2(value)", text)
     text = _JULIANDAY.sub(
         r"(EXTRACT(EPOCH FROM CAST(\1 AS TIMESTAMPTZ)) / 86400.0 + 2440587.5)", text

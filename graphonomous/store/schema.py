@@ -254,10 +254,11 @@ _MIGRATION_5: Final = [
 ]
 # The memory-compat view (server_memory) finds entities by name in the store on every
 # call instead of holding a copy of the graph: a partial expression index on the
-# entity name (only entity nodes carry one), with created_at for "the oldest wins".
+# entity name (only entity nodes carry one), with agent_id and created_at for "the
+# oldest of the agent wins".
 _MIGRATION_6: Final = [
     "CREATE INDEX idx_nodes_entity_name ON nodes("
-    "json_extract(metadata, '$.entity_name'), created_at) "
+    "json_extract(metadata, '$.entity_name'), agent_id, created_at) "
     "WHERE json_extract(metadata, '$.entity_name') IS NOT NULL",
 ]
 

@@ -151,6 +151,9 @@ def _row_to_edge(row: sqlite3.Row) -> Edge:
 
 
 # A node's memory-compat entity name (server_memory); idx_nodes_entity_name indexes it.
+# The entity queries name their index (INDEXED BY) and join order (CROSS JOIN): without
+# ANALYZE statistics SQLite's planner prefers idx_nodes_agent / idx_nodes_forgotten,
+# a scan of every node per lookup.  (The PostgreSQL translation drops INDEXED BY.)
 _ENTITY_NAME: Final = "json_extract(metadata, '$.entity_name')"
 # Rows of entity nodes / edges read per query by the memory view's whole-graph scans:
 # bounds the rows alive at once (a page of nodes with observations is a few MB at most).
@@ -1044,7 +1047,8 @@ class Store:
         found: dict[str, Node] = {}
         for chunk in _chunks(unique, SQL_VARIABLE_CHUNK - 1):
             rows = self.query(
-                f"{_NODE_SELECT} WHERE {_ENTITY_NAME} IN ({_placeholders(len(chunk))}) "
+                f"{_NODE_SELECT} INDEXED BY idx_nodes_entity_name "
+                f"WHERE {_ENTITY_NAME} IN ({_placeholders(len(chunk))}) "
                 "AND agent_id = ? AND forgotten_at IS NULL ORDER BY created_at, id",
                 [*chunk, agent_id],
             )
@@ -1062,9 +1066,9 @@ class Store:
         columns = ", ".join(f"n.{column}" for column in NODE_COLUMNS)
         while True:
             rows = self.query(
-                f"SELECT {columns} FROM nodes n WHERE {_entity_condition('n')} "
-                "AND (n.created_at > ? OR (n.created_at = ? AND n.id > ?)) "
-                "ORDER BY n.created_at, n.id LIMIT ?",
+                f"SELECT {columns} FROM nodes n INDEXED BY idx_nodes_created "
+                f"WHERE {_entity_condition('n')} AND n.created_at >= ? "
+                "AND (n.created_at > ? OR n.id > ?) ORDER BY n.created_at, n.id LIMIT ?",
                 [agent_id, after[0], after[0], after[1], page],
             )
             for node in map(_row_to_node, rows):
@@ -1083,9 +1087,10 @@ class Store:
         columns = ", ".join(f"e.{column}" for column in EDGE_COLUMNS)
         select = (
             f"SELECT {columns}, json_extract(s.metadata, '$.entity_name') AS source_name, "
-            "json_extract(t.metadata, '$.entity_name') AS target_name FROM edges e "
-            "JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id "
-            f"WHERE {_entity_condition('s')} AND {_entity_condition('t')}"
+            "json_extract(t.metadata, '$.entity_name') AS target_name "
+            "FROM edges e CROSS JOIN nodes s CROSS JOIN nodes t "
+            "WHERE s.id = e.source_id AND t.id = e.target_id "
+            f"AND {_entity_condition('s')} AND {_entity_condition('t')}"
         )
         if node_ids is None:
             after = ""
