@@ -36,6 +36,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
 from ..model import (
@@ -64,9 +65,10 @@ RELATION_METADATA_KEY: Final = "relation_types"
 # matched field by field instead (see Entity.matches).
 _FIELD_SEPARATOR: Final = "\x00"
 # read_graph keeps its last answer (until the graph changes) only up to this many
-# entities + relations: agents re-read small graphs often, and a large answer is
-# megabytes that must not stay resident (memory must not grow with the graph).
-READ_GRAPH_CACHE_ITEMS: Final = 20_000
+# entities + relations: agents re-read their graph often, and an answer holds about
+# 0.5 KB per item (measured: 25K items, 13 MB), so the cache is at most ~26 MB however
+# large the graph grows.
+READ_GRAPH_CACHE_ITEMS: Final = 50_000
 
 # Common relation verbs of memory graphs → our relationship kinds.  Keys are
 # normalised by normalize_relation_type; every kind also maps from its own name.
@@ -169,12 +171,13 @@ class Entity:
     self_relations: Mapping[str, str] = field(default_factory=dict)
     # The node's other metadata keys, kept when the entity changes.
     extra: Mapping[str, Any] = field(default_factory=dict)
-    # Lower-case name, type and observations joined by _FIELD_SEPARATOR.
-    search_text: str = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+    @cached_property
+    def search_text(self) -> str:
+        """Lower-case name, type and observations joined by _FIELD_SEPARATOR (made on
+        first use: read_graph never needs it)."""
         parts = (self.name, self.entity_type, *self.observations)
-        object.__setattr__(self, "search_text", _FIELD_SEPARATOR.join(parts).lower())
+        return _FIELD_SEPARATOR.join(parts).lower()
 
     def matches(self, query: str) -> bool:
         """server-memory's test: the lower-cased query is a substring of the lower-cased
@@ -251,6 +254,24 @@ def _entity_from_node(node_id: str, metadata: Mapping[str, Any]) -> Entity | Non
         _stamps(metadata.get("self_relations")),
         {k: v for k, v in metadata.items() if k not in ENTITY_METADATA_KEYS},
     )
+
+
+# Characters a stored JSON text shows as themselves (canonical_json escapes non-ASCII,
+# quotes, backslashes and control characters), and the escapes of the two characters
+# whose lower case holds an ASCII letter (U+0130 → "i̇", U+212A KELVIN SIGN → "k").
+_LITERAL_IN_JSON: Final = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\"}
+_ASCII_LOWERING_ESCAPES: Final = ("\\u0130", "\\u212a")
+
+
+def _may_match(needle: str, text: str) -> bool:
+    """False only when no field of the entity whose metadata JSON is `text` can contain
+    the lower-case `needle`: a needle of literal characters found in no field's lower
+    case is absent from the lower-cased JSON text too (its match would be a run of
+    literal characters there), unless a character lowering to ASCII is present."""
+    if not needle or not set(needle) <= _LITERAL_IN_JSON:
+        return True
+    lowered = text.lower()
+    return needle in lowered or any(escape in lowered for escape in _ASCII_LOWERING_ESCAPES)
 
 
 def _link_from_edge(
@@ -402,18 +423,24 @@ class MemoryView:
             self._prefetch([name])
         return self._known[name]
 
-    def _iter_entities(self) -> Iterator[Entity]:
-        """Every entity in graph (creation) order, a page of rows at a time."""
-        for node in self.graph.store.iter_entity_nodes(MEMORY_AGENT_ID):
-            entity = _entity_from_node(node.id, node.metadata)
-            if entity is not None:
+    def _iter_entities(self, needle: str | None = None) -> Iterator[Entity]:
+        """Every entity in graph (creation) order, a page of rows at a time; with
+        `needle` (lower case) only those that match it (rows that provably cannot are
+        skipped before decoding, see _may_match)."""
+        for node_id, text in self.graph.store.iter_entity_rows(MEMORY_AGENT_ID):
+            if needle is not None and not _may_match(needle, text):
+                continue
+            entity = _entity_from_node(node_id, json.loads(text))
+            if entity is not None and (needle is None or entity.matches(needle)):
                 yield entity
 
     def _iter_links(self, node_ids: Iterable[str] | None = None) -> Iterator[Link]:
         """The links between entities (touching `node_ids` when given), by edge id."""
         store = self.graph.store
-        for edge, source, target in store.iter_entity_edges(MEMORY_AGENT_ID, node_ids):
-            yield _link_from_edge(edge.id, source, target, edge.relationship, edge.metadata)
+        for edge_id, source, target, relationship, text in store.iter_entity_edges(
+            MEMORY_AGENT_ID, node_ids
+        ):
+            yield _link_from_edge(edge_id, source, target, relationship, json.loads(text))
 
     def _stored_link(self, key: tuple[str, str, str]) -> Link | None:
         """The stored link of (from, to, relationship) between two stored entities."""
@@ -701,8 +728,7 @@ class MemoryView:
         edges of the matches."""
         needle = query.lower()
         with self._reading():
-            found = [entity for entity in self._iter_entities() if entity.matches(needle)]
-            return self._subgraph(found)
+            return self._subgraph(list(self._iter_entities(needle)))
 
     def open_nodes(self, names: Sequence[str]) -> dict[str, Any]:
         """The named entities (in graph order; unknown names ignored) with every relation

@@ -175,14 +175,11 @@ def _entity_condition(alias: str) -> str:
     )
 
 
-def _entity_edges(rows: Iterable[sqlite3.Row]) -> Iterator[tuple[Edge, str, str]]:
-    """(edge, source name, target name) of `iter_entity_edges` rows with string names."""
-    for row in rows:
-        values = dict(row)
-        source, target = values.pop("source_name"), values.pop("target_name")
+def _entity_edges(rows: Iterable[sqlite3.Row]) -> Iterator[tuple[str, str, str, str, str]]:
+    """The `iter_entity_edges` rows whose two entity names are strings."""
+    for edge_id, source, target, relationship, metadata in rows:
         if isinstance(source, str) and isinstance(target, str):
-            values["metadata"] = json.loads(values["metadata"])
-            yield Edge(**values), source, target
+            yield edge_id, source, target, relationship, metadata
 
 
 def _node_params(node: Node) -> list[Any]:
@@ -1058,36 +1055,35 @@ class Store:
                     found.setdefault(name, node)
         return found
 
-    def iter_entity_nodes(self, agent_id: str, page: int = ENTITY_PAGE) -> Iterator[Node]:
-        """Every entity node of `agent_id` (the oldest live node per string entity_name),
-        oldest first (created_at, id), read `page` rows at a time (keyset paging: memory
-        is one page).  Run inside `read_snapshot` for one consistent state."""
+    def iter_entity_rows(self, agent_id: str, page: int = ENTITY_PAGE) -> Iterator[tuple[str, str]]:
+        """(node id, metadata JSON text) of every entity node of `agent_id` (the oldest
+        live node per entity_name; the caller checks the name is a string), oldest first
+        (created_at, id), read `page` rows at a time (keyset paging: memory is one page;
+        raw text, so a caller can skip rows without decoding them).  Run inside
+        `read_snapshot` for one consistent state."""
         after: tuple[str, str] = ("", "")
-        columns = ", ".join(f"n.{column}" for column in NODE_COLUMNS)
         while True:
             rows = self.query(
-                f"SELECT {columns} FROM nodes n INDEXED BY idx_nodes_created "
+                "SELECT n.id, n.metadata, n.created_at FROM nodes n INDEXED BY idx_nodes_created "
                 f"WHERE {_entity_condition('n')} AND n.created_at >= ? "
                 "AND (n.created_at > ? OR n.id > ?) ORDER BY n.created_at, n.id LIMIT ?",
                 [agent_id, after[0], after[0], after[1], page],
             )
-            for node in map(_row_to_node, rows):
-                if isinstance(node.metadata.get("entity_name"), str):
-                    yield node
+            yield from ((row[0], row[1]) for row in rows)
             if len(rows) < page:
                 return
-            after = (rows[-1]["created_at"], rows[-1]["id"])
+            after = (rows[-1][2], rows[-1][0])
 
     def iter_entity_edges(
         self, agent_id: str, node_ids: Iterable[str] | None = None, page: int = ENTITY_PAGE
-    ) -> Iterator[tuple[Edge, str, str]]:
-        """(edge, source entity name, target entity name) for every edge joining two entity
-        nodes of `agent_id` (see `iter_entity_nodes`), by edge id; only the edges touching
-        `node_ids` when given.  Paged; run inside `read_snapshot`."""
-        columns = ", ".join(f"e.{column}" for column in EDGE_COLUMNS)
+    ) -> Iterator[tuple[str, str, str, str, str]]:
+        """(edge id, source name, target name, relationship, metadata JSON text) of every
+        edge joining two entity nodes of `agent_id` (see `iter_entity_rows`) with string
+        names, by edge id; only the edges touching `node_ids` when given.  Paged; run
+        inside `read_snapshot`."""
         select = (
-            f"SELECT {columns}, json_extract(s.metadata, '$.entity_name') AS source_name, "
-            "json_extract(t.metadata, '$.entity_name') AS target_name "
+            "SELECT e.id, json_extract(s.metadata, '$.entity_name'), "
+            "json_extract(t.metadata, '$.entity_name'), e.relationship, e.metadata "
             "FROM edges e CROSS JOIN nodes s CROSS JOIN nodes t "
             "WHERE s.id = e.source_id AND t.id = e.target_id "
             f"AND {_entity_condition('s')} AND {_entity_condition('t')}"
@@ -1102,15 +1098,15 @@ class Store:
                 yield from _entity_edges(rows)
                 if len(rows) < page:
                     return
-                after = rows[-1]["id"]
-        found: dict[str, tuple[Edge, str, str]] = {}
+                after = rows[-1][0]
+        found: dict[str, tuple[str, str, str, str, str]] = {}
         for chunk in _chunks(sorted(set(node_ids)), SQL_VARIABLE_CHUNK // 2 - 1):
             marks = _placeholders(len(chunk))
             rows = self.query(
                 f"{select} AND (e.source_id IN ({marks}) OR e.target_id IN ({marks}))",
                 [agent_id, agent_id, *chunk, *chunk],
             )
-            found.update((item[0].id, item) for item in _entity_edges(rows))
+            found.update((item[0], item) for item in _entity_edges(rows))
         yield from (found[key] for key in sorted(found))
 
     def live_node_facts(self) -> list[tuple[str, float, str]]:
