@@ -22,13 +22,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphonomous import Graphonomous
-from graphonomous.model import DEFAULT_AGENT_ID
+from graphonomous.model import DEFAULT_AGENT_ID, canonical_json
 from graphonomous.server_memory import memory_view, relationship_for
 from graphonomous.server_memory.jsonl import iter_records
 from graphonomous.server_memory.names import NameSet
-from graphonomous.server_memory.view import READ_GRAPH_CACHE_ITEMS
+from graphonomous.server_memory.view import READ_GRAPH_CACHE_ITEMS, _entity_from_node, _may_match
 
 NAMES = [f"n{i}" for i in range(14)] + ["Straße", "İstanbul"]
 KINDS = ["knows", "works at", "is part of", "causes", "leads to", "uses", "related_to"]
@@ -349,3 +351,24 @@ def test_generated_file_answers_match_the_oracle(tmp_path: Path) -> None:
         from graphonomous.server_memory import parse_memory_jsonl
 
         assert memory_view(whole).import_records(parse_memory_jsonl(path.read_text())) == streamed
+
+
+# -- the search prefilter never hides a match -----------------------------------------------
+
+_TRICKY = st.sampled_from(
+    ["İ", "K", "Σ", "ς", "ß", '"', "\\", "\n", "\x00", "a", "I", "k", "é", "😀"]
+)
+_TEXT = st.lists(st.one_of(_TRICKY, st.characters()), max_size=8).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(fields=st.lists(_TEXT, min_size=1, max_size=4), needle=_TEXT, start=st.integers(0, 6))
+def test_prefilter_never_rejects_a_matching_entity(
+    fields: list[str], needle: str, start: int
+) -> None:
+    metadata = {"entity_name": fields[0], "entity_type": "t", "observations": fields[1:]}
+    entity = _entity_from_node("id", metadata)
+    assert entity is not None
+    for query in (needle.lower(), entity.search_text[start : start + 3]):
+        if entity.matches(query):
+            assert _may_match(query, canonical_json(metadata)), query
