@@ -263,15 +263,22 @@ _LITERAL_IN_JSON: Final = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "
 _ASCII_LOWERING_ESCAPES: Final = ("\\u0130", "\\u212a")
 
 
-def _may_match(needle: str, text: str) -> bool:
-    """False only when no field of the entity whose metadata JSON is `text` can contain
-    the lower-case `needle`: a needle of literal characters found in no field's lower
-    case is absent from the lower-cased JSON text too (its match would be a run of
-    literal characters there), unless a character lowering to ASCII is present."""
+def _prefilter(needle: str) -> tuple[str, ...]:
+    """Strings one of which the lower-cased metadata JSON text of any entity matching
+    the lower-case `needle` contains; () when no such test is safe.  A needle of literal
+    characters found in a field's lower case is a run of literal characters of the
+    lower-cased JSON text too — unless it came from a character lowering to ASCII,
+    whose escape is then present."""
     if not needle or not set(needle) <= _LITERAL_IN_JSON:
-        return True
+        return ()
+    return (needle, *_ASCII_LOWERING_ESCAPES)
+
+
+def _may_match(needle: str, text: str) -> bool:
+    """The prefilter on one stored JSON text (what the store's query tests)."""
+    terms = _prefilter(needle)
     lowered = text.lower()
-    return needle in lowered or any(escape in lowered for escape in _ASCII_LOWERING_ESCAPES)
+    return not terms or any(term in lowered for term in terms)
 
 
 def _link_from_edge(
@@ -425,11 +432,10 @@ class MemoryView:
 
     def _iter_entities(self, needle: str | None = None) -> Iterator[Entity]:
         """Every entity in graph (creation) order, a page of rows at a time; with
-        `needle` (lower case) only those that match it (rows that provably cannot are
-        skipped before decoding, see _may_match)."""
-        for node_id, text in self.graph.store.iter_entity_rows(MEMORY_AGENT_ID):
-            if needle is not None and not _may_match(needle, text):
-                continue
+        `needle` (lower case) only those that match it (the store skips the rows that
+        provably cannot, see _prefilter)."""
+        terms = () if needle is None else _prefilter(needle)
+        for node_id, text in self.graph.store.iter_entity_rows(MEMORY_AGENT_ID, terms):
             entity = _entity_from_node(node_id, json.loads(text))
             if entity is not None and (needle is None or entity.matches(needle)):
                 yield entity

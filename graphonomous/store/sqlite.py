@@ -1055,19 +1055,24 @@ class Store:
                     found.setdefault(name, node)
         return found
 
-    def iter_entity_rows(self, agent_id: str, page: int = ENTITY_PAGE) -> Iterator[tuple[str, str]]:
+    def iter_entity_rows(
+        self, agent_id: str, containing: Sequence[str] = (), page: int = ENTITY_PAGE
+    ) -> Iterator[tuple[str, str]]:
         """(node id, metadata JSON text) of every entity node of `agent_id` (the oldest
         live node per entity_name; the caller checks the name is a string), oldest first
-        (created_at, id), read `page` rows at a time (keyset paging: memory is one page;
-        raw text, so a caller can skip rows without decoding them).  Run inside
-        `read_snapshot` for one consistent state."""
+        (created_at, id), read `page` rows at a time (keyset paging: memory is one page).
+        With `containing`: only rows whose ASCII-lower-cased metadata text contains one
+        of those strings (the stored JSON is ASCII, so this is Python's lower case too).
+        Run inside `read_snapshot` for one consistent state."""
         after: tuple[str, str] = ("", "")
+        wanted = " OR ".join("instr(lower(n.metadata), ?) > 0" for _ in containing)
+        having = f" AND ({wanted})" if containing else ""
         while True:
             rows = self.query(
                 "SELECT n.id, n.metadata, n.created_at FROM nodes n INDEXED BY idx_nodes_created "
                 f"WHERE {_entity_condition('n')} AND n.created_at >= ? "
-                "AND (n.created_at > ? OR n.id > ?) ORDER BY n.created_at, n.id LIMIT ?",
-                [agent_id, after[0], after[0], after[1], page],
+                f"AND (n.created_at > ? OR n.id > ?){having} ORDER BY n.created_at, n.id LIMIT ?",
+                [agent_id, after[0], after[0], after[1], *containing, page],
             )
             yield from ((row[0], row[1]) for row in rows)
             if len(rows) < page:
