@@ -207,18 +207,28 @@ def _added_id(result: dict[str, Any]) -> str:
     return str(node_id)
 
 
+def _session(graph: Graphonomous, seed: int, steps: int) -> None:
+    rng = random.Random(seed)
+    view = memory_view(graph)
+    for step in range(steps):
+        _random_call(rng, graph, step)
+        assert view.read_graph() == ref_read_graph(graph), step
+        query = rng.choice(["", "a", "N1", "straße", "İ", "x\ny", "ghost", "i\u0307", "k"])
+        assert view.search_nodes(query) == ref_search(graph, query), (step, query)
+        names = rng.sample([*NAMES, "ghost"], 3)
+        assert view.open_nodes(names) == ref_open(graph, names), (step, names)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_answers_match_the_whole_graph_oracle_after_every_call(seed: int) -> None:
-    rng = random.Random(seed)
     with Graphonomous(":memory:", embedder="hashing") as graph:
-        view = memory_view(graph)
-        for step in range(60):
-            _random_call(rng, graph, step)
-            assert view.read_graph() == ref_read_graph(graph), step
-            query = rng.choice(["", "a", "N1", "straße", "İ", "x\ny", "ghost", "i\u0307"])
-            assert view.search_nodes(query) == ref_search(graph, query), (step, query)
-            names = rng.sample([*NAMES, "ghost"], 3)
-            assert view.open_nodes(names) == ref_open(graph, names), (step, names)
+        _session(graph, seed, 60)
+
+
+def test_answers_match_the_oracle_on_the_graph_fixture(graph: Graphonomous) -> None:
+    """The same on the `graph` fixture, so tests/test_postgres_suites.py runs it on
+    PostgreSQL too (the entity queries are translated there)."""
+    _session(graph, 4, 40)
 
 
 def test_relationship_mapping_keeps_its_edges() -> None:
