@@ -335,12 +335,11 @@ def graph_stats(engine: GraphStoreEngine) -> dict[str, Any]:
     """Counts by type / timescale / relationship, confidence summary, storage facts."""
     with engine.lock:
         store = engine.store
-        live = "WHERE forgotten_at IS NULL"
-        by_type = store.grouped_counts("nodes", "node_type", live)
-        by_timescale = store.grouped_counts("nodes", "timescale", live)
+        by_type = store.grouped_counts("nodes", "node_type", live_only=True)
+        by_timescale = store.grouped_counts("nodes", "timescale", live_only=True)
         by_relationship = store.grouped_counts("edges", "relationship")
         node_count = store.count_nodes()
-        mean_confidence = store.scalar(f"SELECT avg(confidence) FROM nodes {live}")
+        mean_confidence = store.mean_live_confidence()
         return {
             "node_count": node_count,
             "edge_count": store.count_edges(),
@@ -350,15 +349,8 @@ def graph_stats(engine: GraphStoreEngine) -> dict[str, Any]:
             "edges_by_relationship": {
                 r: by_relationship[r] for r in RELATIONSHIPS if r in by_relationship
             },
-            "mean_confidence": round(float(mean_confidence), 6)
-            if mean_confidence is not None
-            else None,
-            "embedding_count": int(
-                store.scalar(
-                    "SELECT count(*) FROM node_embeddings WHERE model = ?",
-                    (engine.embedding_model,),
-                )
-            ),
+            "mean_confidence": round(mean_confidence, 6) if mean_confidence is not None else None,
+            "embedding_count": store.embedding_count(engine.embedding_model),
             "embedder": engine.embedding_model,
             "agents": sorted(store.grouped_counts("nodes", "agent_id")),
             "schema_version": SCHEMA_VERSION,

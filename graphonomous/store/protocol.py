@@ -8,9 +8,10 @@ Rules of this module:
   fingerprint a transaction id) and nothing above the engine changes.
 - Every method is what `Store` already does; see its docstrings for the
   contracts (transactions, ordering, missing ids).
-- Bookkeeping tables of learning and ingestion still reach SQL through
-  `Store.execute` / `Store.query`; they are not part of this protocol yet
-  (moving them behind typed methods is the next step of issue #11).
+- Bookkeeping tables of learning and ingestion (outcomes, goals, revisions,
+  source_files, ...) still reach SQL through `Store.execute` / `Store.query`;
+  every statement on nodes/edges is a named `Store` method (store/sqlite.py,
+  store/queries.py), not yet listed in this protocol.
 """
 
 from __future__ import annotations

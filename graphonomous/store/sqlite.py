@@ -38,6 +38,7 @@ from ..model import (
     check_choice,
 )
 from . import verify
+from .queries import GraphQueries
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
 # "n is searchable": not a retrieval aid (model.AID_*; literals from constants).
@@ -169,7 +170,7 @@ def _edge_params(edge: Edge) -> list[Any]:
     ]
 
 
-class Store:
+class Store(GraphQueries):
     """Nodes, edges, embeddings and bookkeeping tables in one SQLite file.
 
     `Store(":memory:")` gives a private in-memory database.  Use as a context
@@ -1045,8 +1046,9 @@ class Store:
 
     # -- statistics ----------------------------------------------------------
 
-    def grouped_counts(self, table: str, column: str, where: str = "") -> dict[str, int]:
-        """{value: count} of one column — table and column come from our code, never input."""
+    def grouped_counts(self, table: str, column: str, *, live_only: bool = False) -> dict[str, int]:
+        """{value: count} of one column — table and column come from our code, never input.
+        `live_only`: nodes only, soft-forgotten ones left out."""
         if (table, column) not in {
             ("nodes", "node_type"),
             ("nodes", "timescale"),
@@ -1054,6 +1056,9 @@ class Store:
             ("edges", "relationship"),
         }:
             raise ValueError(f"no grouped count for {table}.{column}")
+        if live_only and table != "nodes":
+            raise ValueError(f"live_only counts nodes, not {table}")
+        where = "WHERE forgotten_at IS NULL" if live_only else ""
         rows = self.query(
             f"SELECT {column}, count(*) FROM {table} {where} GROUP BY {column} ORDER BY {column}"
         )
