@@ -34,6 +34,7 @@ from ..model import (
 from ..records import edge_from_fields, node_from_fields
 from ..store import SCHEMA_VERSION, Store
 from ..store import apply_batch as apply_operations
+from ..store.sqlite import UPSERT_STATED
 from .core import Engine
 
 # The engine of an SQLite graph, whatever its snapshot type.
@@ -180,19 +181,11 @@ def store_edge(
         ):
             if engine.store.get_node(endpoint) is None:
                 raise ValidationError(field_name, f"no node with id {endpoint!r}")
-        existing = engine.store.find_edge(edge.source_id, edge.target_id, edge.relationship)
-        if existing is None:
-            engine.store.insert_edge(edge)
+        stated = [name for name in UPSERT_STATED if name in fields]
+        edge_id, created = engine.store.upsert_edge(edge, stated)
+        if created:
             return {"edge": edge.to_dict(), "created": True}
-        updates: dict[str, Any] = {"updated_at": utc_now()}
-        if "strength" in fields:
-            updates["strength"] = edge.strength
-        if "metadata" in fields:
-            updates["metadata"] = {**existing.metadata, **edge.metadata}
-        if "decay_rate" in fields:
-            updates["decay_rate"] = edge.decay_rate
-        engine.store.update_edge(existing.id, **updates)
-        stored = engine.store.get_edge(existing.id)
+        stored = engine.store.get_edge(edge_id)
         assert stored is not None
         return {"edge": stored.to_dict(), "created": False}
 
