@@ -82,7 +82,7 @@ def test_the_check_sees_each_form() -> None:
         'rows = q("SELECT id FROM nodes WHERE x = ?")',
         'q("SELECT e.source_id FROM edges e " "JOIN nodes s ON s.id = e.source_id")',
         'q(f"UPDATE {table} SET {column} = ? WHERE id = ?")',
-        'q(f\'SELECT 1 FROM "{table}"\')',
+        "q(f'SELECT 1 FROM \"{table}\"')",
         'where = "forgotten_at IS NULL AND superseded_by IS NULL"',
         "DELETE = 'DELETE FROM edges WHERE strength < ?'",
     ]
