@@ -17,7 +17,7 @@ Rules of this module:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
@@ -138,6 +138,8 @@ class GraphStorage(Protocol):
     def get_edge(self, edge_id: str) -> Edge | None: ...
 
     def find_edge(self, source_id: str, target_id: str, relationship: str) -> Edge | None: ...
+
+    def upsert_edge(self, edge: Edge, stated: Collection[str] = ...) -> tuple[str, bool]: ...
 
     def update_edge(self, edge_id: str, **fields: Any) -> None: ...
 
