@@ -20,7 +20,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -38,6 +38,7 @@ from ..model import (
     check_choice,
 )
 from . import verify
+from .queries import GraphQueries
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
 # "n is searchable": not a retrieval aid (model.AID_*; literals from constants).
@@ -67,6 +68,8 @@ _CACHE_BUSY_TIMEOUT_MS: Final = 100
 
 _NODE_SELECT: Final = f"SELECT {', '.join(NODE_COLUMNS)} FROM nodes"
 _EDGE_SELECT: Final = f"SELECT {', '.join(EDGE_COLUMNS)} FROM edges"
+# The fields of an edge an upsert may change on an existing edge (`Store.upsert_edge`).
+UPSERT_STATED: Final = ("strength", "metadata", "decay_rate")
 _NODE_JSON_FIELDS: Final = ("metadata", "causal_parent_ids")
 _JSON_COLUMNS: Final = frozenset({*_NODE_JSON_FIELDS, "metadata"})
 _NODE_ORDERS: Final = {
@@ -201,7 +204,7 @@ def _edge_params(edge: Edge) -> list[Any]:
     ]
 
 
-class Store:
+class Store(GraphQueries):
     """Nodes, edges, embeddings and bookkeeping tables in one SQLite file.
 
     `Store(":memory:")` gives a private in-memory database.  Use as a context
@@ -940,6 +943,41 @@ class Store:
         )
         return _row_to_edge(rows[0]) if rows else None
 
+    def upsert_edge(self, edge: Edge, stated: Collection[str] = UPSERT_STATED) -> tuple[str, bool]:
+        """Store `edge`, or re-assert the existing (source, target, relationship) edge.
+
+        The one edge upsert (store_edge, learning's links, the merge of nodes;
+        SPEC "Edge upsert").  `stated`: which of ``strength``, ``metadata``,
+        ``decay_rate`` the caller gave (the others of `edge` are defaults and
+        leave an existing edge alone).  An existing edge gets
+        - strength: max(existing, stated) — a re-assertion is more support,
+          never evidence against, so it never weakens an edge (weakening is
+          `manage_edge update` or decay) and the result does not depend on
+          which of two writers came last;
+        - metadata: the stated keys merged over its own;
+        - decay_rate: the stated one;
+        - updated_at: the edge's.
+        Returns (edge id, created).  Runs in a transaction (a savepoint inside
+        the caller's).  O(1).
+        """
+        unknown = set(stated) - set(UPSERT_STATED)
+        if unknown:
+            raise ValueError(f"not upserted edge fields: {sorted(unknown)}")
+        with self.transaction():
+            existing = self.find_edge(edge.source_id, edge.target_id, edge.relationship)
+            if existing is None:
+                self.insert_edge(edge)
+                return edge.id, True
+            updates: dict[str, Any] = {"updated_at": edge.updated_at}
+            if "strength" in stated and edge.strength > existing.strength:
+                updates["strength"] = edge.strength
+            if "metadata" in stated and edge.metadata:
+                updates["metadata"] = {**existing.metadata, **edge.metadata}
+            if "decay_rate" in stated:
+                updates["decay_rate"] = edge.decay_rate
+            self.update_edge(existing.id, **updates)
+            return existing.id, False
+
     def update_edge(self, edge_id: str, **fields: Any) -> None:
         """Set mutable columns of one edge (not its endpoints or relationship)."""
         self._update_row("edge", edge_id, fields, EDGE_COLUMNS[4:])
@@ -1170,8 +1208,9 @@ class Store:
 
     # -- statistics ----------------------------------------------------------
 
-    def grouped_counts(self, table: str, column: str, where: str = "") -> dict[str, int]:
-        """{value: count} of one column — table and column come from our code, never input."""
+    def grouped_counts(self, table: str, column: str, *, live_only: bool = False) -> dict[str, int]:
+        """{value: count} of one column — table and column come from our code, never input.
+        `live_only`: nodes only, soft-forgotten ones left out."""
         if (table, column) not in {
             ("nodes", "node_type"),
             ("nodes", "timescale"),
@@ -1179,6 +1218,9 @@ class Store:
             ("edges", "relationship"),
         }:
             raise ValueError(f"no grouped count for {table}.{column}")
+        if live_only and table != "nodes":
+            raise ValueError(f"live_only counts nodes, not {table}")
+        where = "WHERE forgotten_at IS NULL" if live_only else ""
         rows = self.query(
             f"SELECT {column}, count(*) FROM {table} {where} GROUP BY {column} ORDER BY {column}"
         )
