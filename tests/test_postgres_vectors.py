@@ -105,7 +105,7 @@ def test_similarity_search_equals_sqlite(pair: tuple[str, str], pg_cluster: Clus
         # The tie: 12 identical vectors, ordered by id on both backends.
         tied = [node_id for node_id, _ in _hits(pg, "pump pressure valve", None)]
         assert tied == [f"tie{i:02d}" for i in range(10)]
-    # migrate's bare INSERTs left the column empty; the first search filled all of it.
+    # migrate filled the column of the BLOBs it copied.
     assert pg_cluster.sql(url, "SELECT count(*) FROM node_embeddings WHERE vec IS NULL") == [(0,)]
 
 
@@ -135,7 +135,12 @@ def test_blob_changed_without_its_column_is_searched_as_stored(
         )
         stale = "SELECT vec IS NULL FROM node_embeddings WHERE node_id = 'n00002'"
         assert pg_cluster.sql(url, stale) == [(True,)]
+        # Inside a write transaction the column is not filled: the SQL decoding answers.
+        with pg.lock, pg.store.transaction():
+            assert _hits(pg, "turbine gauge filter bearing shaft", None)[0] == ("n00002", 1.0)
+        assert pg_cluster.sql(url, stale) == [(True,)]
         assert _hits(pg, "turbine gauge filter bearing shaft", None)[0] == ("n00002", 1.0)
+        assert pg_cluster.sql(url, stale) == [(False,)]  # filled by the search outside
 
 
 def test_hnsw_mode_builds_and_uses_its_index(

@@ -281,7 +281,7 @@ class Engine(Generic[StorageT, SnapshotT]):
                 generation = store.change_generation()
                 missing = store.live_ids_without_embedding(model)
             self._catch_up(generation, other_loaded=self._text is not None)
-            self._vectors = DatabaseVectorIndex(store, model, dimensions, self._stored_blobs)
+            self._vectors = DatabaseVectorIndex(store, model, dimensions)
             self._vectors_saved_at = generation
             self._pending_vectors = set(missing)
             self._sync()
@@ -327,11 +327,6 @@ class Engine(Generic[StorageT, SnapshotT]):
         rows = self.store.index_rows(wanted, self.embedding_model)
         found = {row[0]: row[3] for row in rows if row[2]}
         return [None if node_id is None else found.get(node_id) for node_id in ids]
-
-    def _stored_blobs(self, ids: Sequence[str]) -> dict[str, bytes]:
-        """The stored vector of each searchable id among `ids` (others are absent)."""
-        rows = self.store.index_rows(ids, self.embedding_model)
-        return {row[0]: row[3] for row in rows if row[2] and row[3] is not None}
 
     def _saved_vectors(self) -> VectorIndex | None:
         """The loaded vector index if it is an in-memory one (a database's is never saved)."""

@@ -21,7 +21,7 @@ Layer: engine (imports embed and store only).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from ..embed import VectorIndex, exact_score
@@ -39,17 +39,10 @@ CACHE_MAX: Final = 4_096
 class DatabaseVectorIndex(VectorIndex):
     """The similarity index of one embedding model, answered by the store's SQL."""
 
-    def __init__(
-        self,
-        store: VectorSearchStorage,
-        model: str,
-        dimensions: int,
-        stored: Callable[[Sequence[str]], dict[str, bytes]],
-    ) -> None:
+    def __init__(self, store: VectorSearchStorage, model: str, dimensions: int) -> None:
         super().__init__(dimensions, backend="pure")  # (its in-memory part stays empty)
         self._store = store
         self._model = model
-        self._stored = stored  # node id -> BLOB of the searchable ones among the ids
         self._cache: dict[str, list[float] | None] = {}
         self.approximate = store.vector_index_mode == "hnsw"
 
@@ -77,7 +70,7 @@ class DatabaseVectorIndex(VectorIndex):
         unless cached."""
         if node_id in self._cache:
             return self._cache[node_id]
-        blob = self._stored([node_id]).get(node_id)
+        blob = self._store.vector_rows([node_id], self._model).get(node_id)
         vector = None if blob is None else normalized_f32(blob, self.dimensions)
         self._remember(node_id, vector)
         return vector

@@ -545,6 +545,7 @@ class PostgresStore(Store):
         except ValueError as exc:
             raise StoreError(str(exc)) from exc
         self._hnsw_ready: set[tuple[str, int]] = set()
+        self._reader: _PgConnection | None = None  # committed-rows reads (`_committed`)
         connection = _PgConnection(url, self.path)
         try:
             migrate_schema(connection, self.path)
@@ -588,18 +589,42 @@ class PostgresStore(Store):
         """``(node_id, database cosine, BLOB)`` of the `limit` live searchable vectors of
         `model` nearest `query` (float32 values, `len(query)` dimensions), best first
         (ties by id when exact).  `approximate`: through the model's HNSW index (built on
-        first use).  Stored vectors lacking their column are filled in first."""
+        first use).  Committed rows only inside a write transaction (`_committed`)."""
         dimensions = len(query)
         with self._lock:
-            pgvector.fill_missing(self)
+            if self._depth == 0:
+                pgvector.fill_missing(self)
             if approximate:
                 self._prepare_hnsw(model, dimensions, limit)
             literal = pgvector.vector_literal(query)
-            rows = self.query(
-                pgvector.candidate_sql(dimensions, _SEARCHABLE, approximate=approximate),
-                (literal, model, literal, int(limit)),
-            )
-        return [(str(r[0]), float(r[1]), bytes(r[2])) for r in rows]
+            sql = pgvector.candidate_sql(dimensions, _SEARCHABLE, approximate=approximate)
+            rows = self._committed().execute(sql, (literal, model, literal, int(limit)))
+            return [(str(r[0]), float(r[1]), bytes(r[2])) for r in rows.fetchall()]
+
+    def vector_rows(self, node_ids: Sequence[str], model: str) -> dict[str, bytes]:
+        """The BLOB of each live searchable node among `node_ids` with a vector of `model`
+        (committed rows only inside a write transaction, like `vector_candidates`)."""
+        found: dict[str, bytes] = {}
+        with self._lock:
+            conn = self._committed()
+            ids = sorted(set(node_ids))
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                sql = pgvector.rows_sql(len(chunk), _SEARCHABLE)
+                for row in conn.execute(sql, (model, *chunk)).fetchall():
+                    found[str(row[0])] = bytes(row[1])
+        return found
+
+    def _committed(self) -> _PgConnection:
+        """The connection whose reads see committed rows only: this store's own outside a
+        write transaction, else a second one (opened on first use).  Writers hold the
+        database-wide write lock, so inside a write transaction the committed state is the
+        one it began from -- what the in-memory index of the SQLite path answers from."""
+        if self._depth == 0:
+            return self._conn  # type: ignore[return-value]
+        if self._reader is None:
+            self._reader = _PgConnection(self._url, self.path)
+        return self._reader
 
     def _prepare_hnsw(self, model: str, dimensions: int, limit: int) -> None:
         if (model, dimensions) not in self._hnsw_ready:
@@ -607,4 +632,11 @@ class PostgresStore(Store):
             self._hnsw_ready.add((model, dimensions))
         # Session-level, so set before every query (a reconnected session starts afresh).
         ef_search = max(pgvector.HNSW_EF_SEARCH_MIN, limit)
-        self.execute(f"SET hnsw.ef_search = {int(ef_search)}")
+        self._committed().execute(f"SET hnsw.ef_search = {int(ef_search)}")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
+        super().close()
