@@ -68,6 +68,7 @@ from .bm25 import bm25_tokens
 from .entities import entity_index
 from .experience import (
     experience_index,
+    experienced_score,
     is_retrieval_aid,
     retrieval_trace,
     unrelated_similarity,
@@ -404,11 +405,7 @@ def hybrid_search(
         return fused, embedded, counts
     cosine = dict(embedding_hits)
     if vector is not None:
-        query = normalized_f32(vector, index.dimensions)
-        for node_id, _ in bm25_hits:
-            stored = index.get(node_id) if node_id not in cosine else None
-            if stored is not None:
-                cosine[node_id] = exact_score(query, stored)
+        cosine.update(index.similarities(vector, (n for n, _ in bm25_hits if n not in cosine)))
     pool = sorted(set(cosine) | {node_id for node_id, _ in bm25_hits})
     keyword = {node_id: keyword_scores.get(node_id, 0.0) for node_id in pool}
     fused = score_fusion([keyword, cosine], (weight, 1.0 - weight))
@@ -920,8 +917,7 @@ def _experience(run: _Run, vector: list[float] | None) -> int:
     gain, penalty = run.settings.experience_gain, run.settings.experience_penalty
     for node_id, evidence in found.items():
         entry = run.entries[node_id]
-        lifted = combine_evidence(entry.score, gain * evidence.support)
-        entry.score = lifted * (1.0 - penalty * evidence.objection)
+        entry.score = experienced_score(entry.score, evidence, gain, penalty)
     return len(found)
 
 
@@ -1081,11 +1077,7 @@ def record_access(graph: GraphEngine, result_ids: Sequence[str]) -> None:
     now = utc_now()
 
     def bump() -> None:
-        rows = store.get_nodes(result_ids)
-        for node_id in sorted(rows):
-            store.update_node(
-                node_id, access_count=rows[node_id].access_count + 1, last_accessed_at=now
-            )
+        store.bump_access(result_ids, now)
 
     store.try_write(bump)
     graph.snapshot_writes_done(before)
