@@ -2,7 +2,9 @@
 
 Rules of this module:
 - `DatabaseVectorIndex` IS a `VectorIndex` to its callers (same `search`, `get`,
-  `dimensions`): every caller of `Engine.vector_index` works unchanged on either backend.
+  `similarities`, `dimensions`): every caller of `Engine.vector_index` works unchanged on
+  either backend.  A reading method added to `VectorIndex` must be overridden here too
+  (the inherited one would read the empty in-memory part).
 - Results equal the in-memory index's bit for bit: the database orders candidates by
   its float32 cosine, every candidate that can belong to the exact top k is fetched
   (approximate score >= k-th allowed approximate score - 2*eps, eps =
@@ -25,7 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Final
 
 from ..embed import VectorIndex, exact_score
-from ..embed.index import VectorLike, normalized_f32
+from ..embed.index import VectorLike, normalized_f32, sparse_scorer
 from ..model import ValidationError
 from ..store import VectorSearchStorage, cosine_eps
 from ..store.pgvector import HNSW_EF_SEARCH_MAX
@@ -74,6 +76,19 @@ class DatabaseVectorIndex(VectorIndex):
         vector = None if blob is None else normalized_f32(blob, self.dimensions)
         self._remember(node_id, vector)
         return vector
+
+    def similarities(self, query: VectorLike, node_ids: Iterable[str]) -> dict[str, float]:
+        """`VectorIndex.similarities`: the index score of each id with a stored vector, in
+        the order given; the uncached ones are read in one query."""
+        wanted = list(dict.fromkeys(node_ids))
+        missing = [node_id for node_id in wanted if node_id not in self._cache]
+        blobs = self._store.vector_rows(missing, self._model) if missing else {}
+        for node_id in missing:
+            blob = blobs.get(node_id)
+            self._remember(node_id, None if blob is None else normalized_f32(blob, self.dimensions))
+        score = sparse_scorer(normalized_f32(query, self.dimensions))
+        found = {node_id: self._cache.get(node_id) for node_id in wanted}
+        return {node_id: score(vector) for node_id, vector in found.items() if vector is not None}
 
     def __contains__(self, node_id: object) -> bool:
         return isinstance(node_id, str) and self.get(node_id) is not None
