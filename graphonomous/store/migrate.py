@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from . import pgvector
 from .open import open_store
 from .postgres import is_postgres_url, redact
 from .sqlite import Store, StoreError
@@ -218,6 +219,9 @@ def _write(dst: Store, tables: Sequence[Table], source: Snapshot, *, clear: bool
     last = [t for t in tables if t.name == CHANGE_LOG]
     for table in [*[t for t in tables if t.name != CHANGE_LOG], *last]:
         if table.name == CHANGE_LOG:  # replace what the insert triggers just logged
+            if _on_postgres(dst):  # the pgvector column of the copied BLOBs (not copied)
+                pgvector.fill_missing(dst)
+                dst.execute("ANALYZE")  # planner statistics of the bulk load (a hash join)
             dst.execute(f"DELETE FROM {CHANGE_LOG}")
         rows = source.rows[table.name]
         step = max(1, min(BATCH_ROWS, MAX_PARAMETERS // len(table.columns)))

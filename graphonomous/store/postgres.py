@@ -31,8 +31,9 @@ from functools import lru_cache
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
+from . import pgvector
 from .schema import MIGRATIONS, SCHEMA_VERSION
-from .sqlite import Store, StoreError
+from .sqlite import _SEARCHABLE, Store, StoreError
 
 URL_PREFIXES: Final = ("postgresql://", "postgres://")
 STORAGE_ENV_VAR: Final = "GRAPHONOMOUS_STORAGE"
@@ -513,10 +514,25 @@ def migrate_schema(conn: _PgConnection, shown: str) -> None:
         if version < SCHEMA_VERSION:
             for statement in _bump_triggers(_user_tables(conn)):
                 conn.execute(statement)
+        if not pgvector.has_vec_column(conn):
+            _set_up_vectors(conn, shown)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _set_up_vectors(conn: _PgConnection, shown: str) -> None:
+    """The pgvector extension and the `vec` column (store/pgvector.py), once per database."""
+    try:
+        conn.execute(pgvector.SETUP_DDL[0])
+    except sqlite3.Error as exc:
+        raise StoreError(
+            f"{shown} needs the pgvector extension for similarity search, and this role "
+            f"cannot create it ({exc}); run CREATE EXTENSION vector as a superuser once"
+        ) from exc
+    for statement in pgvector.SETUP_DDL[1:]:
+        conn.execute(statement)
 
 
 class PostgresStore(Store):
@@ -525,6 +541,12 @@ class PostgresStore(Store):
     def __init__(self, url: str) -> None:
         self._init_session_state(redact(url))
         self._url = url
+        try:
+            self.vector_index_mode = pgvector.vector_index_mode()
+        except ValueError as exc:
+            raise StoreError(str(exc)) from exc
+        self._hnsw_ready: set[tuple[str, int]] = set()
+        self._reader: _PgConnection | None = None  # committed-rows reads (`_committed`)
         connection = _PgConnection(url, self.path)
         try:
             migrate_schema(connection, self.path)
@@ -555,3 +577,67 @@ class PostgresStore(Store):
         except (sqlite3.Error, StoreError) as exc:
             return [str(exc)]
         return []
+
+    # -- similarity search in the database (store/pgvector.py) ------------------------------
+
+    def set_embedding(self, node_id: str, blob: bytes, model: str) -> None:
+        """The BLOB and its pgvector column in one statement."""
+        self.execute(pgvector.upsert_sql(), (node_id, blob, model, pgvector.blob_literal(blob)))
+
+    def vector_candidates(
+        self, model: str, query: Sequence[float], limit: int, *, approximate: bool
+    ) -> list[tuple[str, float, bytes]]:
+        """``(node_id, database cosine, BLOB)`` of the `limit` live searchable vectors of
+        `model` nearest `query` (float32 values, `len(query)` dimensions), best first
+        (ties by id when exact).  `approximate`: through the model's HNSW index (built on
+        first use).  Committed rows only inside a write transaction (`_committed`)."""
+        dimensions = len(query)
+        with self._lock:
+            if self._depth == 0:
+                pgvector.fill_missing(self)
+            if approximate:
+                self._prepare_hnsw(model, dimensions, limit)
+            literal = pgvector.vector_literal(query)
+            sql = pgvector.candidate_sql(dimensions, _SEARCHABLE, approximate=approximate)
+            rows = self._committed().execute(sql, (literal, model, literal, int(limit)))
+            return [(str(r[0]), float(r[1]), bytes(r[2])) for r in rows.fetchall()]
+
+    def vector_rows(self, node_ids: Sequence[str], model: str) -> dict[str, bytes]:
+        """The BLOB of each live searchable node among `node_ids` with a vector of `model`
+        (committed rows only inside a write transaction, like `vector_candidates`)."""
+        found: dict[str, bytes] = {}
+        with self._lock:
+            conn = self._committed()
+            ids = sorted(set(node_ids))
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                sql = pgvector.rows_sql(len(chunk), _SEARCHABLE)
+                for row in conn.execute(sql, (model, *chunk)).fetchall():
+                    found[str(row[0])] = bytes(row[1])
+        return found
+
+    def _committed(self) -> _PgConnection:
+        """The connection whose reads see committed rows only: this store's own outside a
+        write transaction, else a second one (opened on first use).  Writers hold the
+        database-wide write lock, so inside a write transaction the committed state is the
+        one it began from -- what the in-memory index of the SQLite path answers from."""
+        if self._depth == 0:
+            return self._conn  # type: ignore[return-value]
+        if self._reader is None:
+            self._reader = _PgConnection(self._url, self.path)
+        return self._reader
+
+    def _prepare_hnsw(self, model: str, dimensions: int, limit: int) -> None:
+        if (model, dimensions) not in self._hnsw_ready:
+            pgvector.ensure_hnsw(self, model, dimensions)
+            self._hnsw_ready.add((model, dimensions))
+        # Session-level, so set before every query (a reconnected session starts afresh).
+        ef_search = max(pgvector.HNSW_EF_SEARCH_MIN, limit)
+        self._committed().execute(f"SET hnsw.ef_search = {int(ef_search)}")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
+        super().close()

@@ -174,3 +174,24 @@ class GraphStorage(Protocol):
     ) -> None: ...
 
     def audit_entries(self, subject_id: str | None = None) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class VectorSearchStorage(Protocol):
+    """A backend that answers similarity search itself (PostgreSQL + pgvector).
+
+    `vector_candidates` returns ``(node_id, approximate cosine, stored BLOB)`` of the
+    `limit` best live searchable vectors of `model`, best first; the approximate
+    cosine is within `cosine_eps(len(query))` of the exact index score (exact mode),
+    and the engine rescores the candidates exactly (engine/db_vectors.py).  Inside a
+    write transaction both reads see committed rows only (never the transaction's own
+    writes), like the in-memory index.
+    """
+
+    vector_index_mode: str
+
+    def vector_candidates(
+        self, model: str, query: Sequence[float], limit: int, *, approximate: bool
+    ) -> list[tuple[str, float, bytes]]: ...
+
+    def vector_rows(self, node_ids: Sequence[str], model: str) -> dict[str, bytes]: ...

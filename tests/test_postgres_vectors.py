@@ -1,0 +1,167 @@
+"""Similarity search inside PostgreSQL (pgvector) returns exactly the SQLite path's results.
+
+The same graph (one SQLite file, copied into PostgreSQL by `migrate`, so the ids are the
+same) answers the same queries on both backends: identical ids, scores and order for
+`similarity_search` (with and without a node_type filter, tied vectors, a zero query)
+and identical top-5 for `retrieve_context`.  Vectors written without their pgvector
+column (a bare INSERT, a bare UPDATE of the BLOB) are still found; the HNSW mode builds
+its index and answers from it.  Skips without the PostgreSQL test packages; fails
+instead when GRAPHONOMOUS_REQUIRE_POSTGRES=1 (tests/pg_support.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pg_support
+import pytest
+from pg_support import Cluster
+
+from graphonomous import Graphonomous
+from graphonomous.embed import pack_f32
+from graphonomous.engine.db_vectors import DatabaseVectorIndex
+from graphonomous.store import StoreError
+from graphonomous.store.migrate import migrate
+from graphonomous.store.pgvector import VECTOR_INDEX_ENV_VAR, hnsw_index_name
+
+globals().update(pg_cluster=pg_support.pg_cluster, pg_url=pg_support.pg_url)
+
+WORDS = (
+    "pump",
+    "valve",
+    "pressure",
+    "line",
+    "motor",
+    "sensor",
+    "alarm",
+    "leak",
+    "temperature",
+    "flow",
+    "reactor",
+    "coolant",
+    "turbine",
+    "gauge",
+    "filter",
+    "bearing",
+    "shaft",
+    "seal",
+    "inlet",
+    "outlet",
+)
+QUERIES = (
+    "pump pressure",
+    "valve leak alarm on line 3",
+    "reactor coolant temperature unit 5",
+    "bearing seal",
+    "",  # the zero query: every score 0.0, the smallest ids
+    "zzz qqq",  # shares no word with any node
+)
+
+
+def _build(path: Path, nodes: int = 1500) -> None:
+    """Varied short texts, two node types, and 12 identical nodes (exactly tied vectors)."""
+    operations = [
+        {
+            "op": "add_node",
+            "node": {
+                "id": f"n{i:05d}",
+                "content": " ".join(WORDS[(i * j + j) % len(WORDS)] for j in range(1, 2 + i % 6))
+                + f" on line {i % 13} unit {i % 37}",
+                "node_type": "episodic" if i % 3 == 0 else "semantic",
+            },
+        }
+        for i in range(nodes)
+    ] + [
+        {"op": "add_node", "node": {"id": f"tie{i:02d}", "content": "pump pressure valve"}}
+        for i in range(12)
+    ]
+    with Graphonomous(path, embedder="hashing") as graph:
+        graph.apply_batch(operations)
+
+
+@pytest.fixture
+def pair(pg_cluster: Cluster, tmp_path: Path) -> tuple[str, str]:
+    source = tmp_path / "g.db"
+    _build(source)
+    url = pg_cluster.new_database(empty=True)
+    assert migrate(str(source), url)["verified"] is True
+    return str(source), url
+
+
+def _hits(graph: Graphonomous, query: str, node_type: str | None) -> list[tuple[str, float]]:
+    found = graph.similarity_search(query, limit=10, node_type=node_type)["results"]
+    return [(row["id"], row["similarity"]) for row in found]
+
+
+def test_similarity_search_equals_sqlite(pair: tuple[str, str], pg_cluster: Cluster) -> None:
+    source, url = pair
+    with Graphonomous(source, embedder="hashing") as lite, Graphonomous(url) as pg:
+        assert isinstance(pg.vector_index(), DatabaseVectorIndex)
+        for query in QUERIES:
+            for node_type in (None, "episodic"):
+                expected = _hits(lite, query, node_type)
+                assert len(expected) == 10
+                assert _hits(pg, query, node_type) == expected, (query, node_type)
+        # The tie: 12 identical vectors, ordered by id on both backends.
+        tied = [node_id for node_id, _ in _hits(pg, "pump pressure valve", None)]
+        assert tied == [f"tie{i:02d}" for i in range(10)]
+    # migrate filled the column of the BLOBs it copied.
+    assert pg_cluster.sql(url, "SELECT count(*) FROM node_embeddings WHERE vec IS NULL") == [(0,)]
+
+
+def test_retrieve_context_top5_equals_sqlite(pair: tuple[str, str]) -> None:
+    source, url = pair
+    with Graphonomous(source, embedder="hashing") as lite, Graphonomous(url) as pg:
+        for query in QUERIES[:4]:
+            for effort in (0, 3):
+                expected = lite.retrieve_context(query, limit=5, effort=effort)["results"]
+                found = pg.retrieve_context(query, limit=5, effort=effort)["results"]
+                assert [r["node_id"] for r in found] == [r["node_id"] for r in expected]
+                assert [r["score"] for r in found] == [r["score"] for r in expected]
+
+
+def test_blob_changed_without_its_column_is_searched_as_stored(
+    pair: tuple[str, str], pg_cluster: Cluster
+) -> None:
+    _, url = pair
+    with Graphonomous(url) as pg:
+        (vector,) = pg.embed_texts(["turbine gauge filter bearing shaft"])
+        before = _hits(pg, "turbine gauge filter bearing shaft", None)
+        assert before[0][0] != "n00002"
+        # Another writer changes the BLOB only (as an older server would).
+        pg.store.execute(
+            "UPDATE node_embeddings SET embedding = ? WHERE node_id = ?",
+            (pack_f32(vector), "n00002"),
+        )
+        stale = "SELECT vec IS NULL FROM node_embeddings WHERE node_id = 'n00002'"
+        assert pg_cluster.sql(url, stale) == [(True,)]
+        # Inside a write transaction the column is not filled: the SQL decoding answers.
+        with pg.lock, pg.store.transaction():
+            assert _hits(pg, "turbine gauge filter bearing shaft", None)[0] == ("n00002", 1.0)
+        assert pg_cluster.sql(url, stale) == [(True,)]
+        assert _hits(pg, "turbine gauge filter bearing shaft", None)[0] == ("n00002", 1.0)
+        assert pg_cluster.sql(url, stale) == [(False,)]  # filled by the search outside
+
+
+def test_hnsw_mode_builds_and_uses_its_index(
+    pair: tuple[str, str], pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source, url = pair
+    monkeypatch.setenv(VECTOR_INDEX_ENV_VAR, "hnsw")
+    with Graphonomous(source, embedder="hashing") as lite, Graphonomous(url) as pg:
+        index = pg.vector_index()
+        assert isinstance(index, DatabaseVectorIndex) and index.approximate
+        overlap = 0
+        for query in QUERIES[:4]:
+            exact = {node_id for node_id, _ in _hits(lite, query, None)}
+            found = _hits(pg, query, None)
+            assert len(found) == 10
+            overlap += len(exact & {node_id for node_id, _ in found})
+        name = hnsw_index_name(pg.embedding_model, pg.embedder.dimensions)
+        built = f"SELECT count(*) FROM pg_indexes WHERE indexname = '{name}'"
+        assert pg_cluster.sql(url, built) == [(1,)]
+    # Approximate, but on 1.5K nodes it finds nearly all of the exact top 10.
+    assert overlap >= 36
+    monkeypatch.setenv(VECTOR_INDEX_ENV_VAR, "ivf")
+    with pytest.raises(StoreError, match=VECTOR_INDEX_ENV_VAR):
+        Graphonomous(url)
