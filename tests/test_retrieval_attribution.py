@@ -102,7 +102,8 @@ def test_a_turn_saying_what_the_named_speaker_never_said_is_kept() -> None:
     """Adversarial questions name the wrong person: the other speaker's turn is the evidence."""
     query = "What did Caroline realize after her charity race?"
     with Graphonomous(":memory:") as graph:
-        graph.store_node("Melanie: I ran a charity race and realized self-care matters.", node_id="m")
+        said = "Melanie: I ran a charity race and realized self-care matters."
+        graph.store_node(said, node_id="m")
         graph.store_node("Caroline: Thanks, Melanie! I realize you are great.", node_id="c")
         for i in range(MIN_SPEAKER_PASSAGES - 1):
             graph.store_node(f"Melanie: the weather today {i}", node_id=f"m{i}")

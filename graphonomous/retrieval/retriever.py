@@ -906,9 +906,7 @@ def _speaker_stage(run: _Run, text: str) -> None:
     run.stats["other_speaker_kept"] = len(kept)
 
 
-def _said_by_someone_else(
-    run: _Run, text: str, named: set[str], others: Sequence[str]
-) -> set[str]:
+def _said_by_someone_else(run: _Run, text: str, named: set[str], others: Sequence[str]) -> set[str]:
     """The `others` whose coverage beats `said_it_ratio` × the named speakers' best coverage.
 
     Coverage of a candidate = Σ idf of the distinct query terms it contains,
