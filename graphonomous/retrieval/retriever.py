@@ -176,12 +176,13 @@ ENTITY_PUSH_EPSILON: Final = 1e-5
 # Tuned on the LoCoMo dev half only (SPEC "Retrieval quality").
 OTHER_SPEAKER_FACTOR: Final = 0.75
 # ... unless that candidate says more of the question than the named speaker
-# ever did: its BM25 score on the query without the named speakers' names is
-# above SAID_IT_RATIO × the best such score among the named speaker's
-# candidates.  Such a question names the wrong person (LoCoMo's adversarial
-# category: "What did Caroline realize after her charity race?" when Melanie
-# ran it), and the turn is the evidence.  1 = "more than", not tuned; 0 keeps
-# every candidate with a content word, a large value demotes them all.
+# ever did: its coverage (Σ idf of the distinct query terms it holds, the
+# named speakers' names left out) is above SAID_IT_RATIO × the best coverage
+# among the named speaker's candidates.  Such a question names the wrong
+# person (LoCoMo's adversarial category: "What did Caroline realize after her
+# charity race?" when Melanie ran it), and the turn is the evidence.  1 =
+# "more than", not tuned; 0 keeps every candidate with a content word, a
+# large value demotes them all.
 SAID_IT_RATIO: Final = 1.0
 # Pseudo-relevance feedback (effort >= 5, `prf.expansion_terms`): the
 # PRF_TERMS best RM3 terms of the PRF_DOCS best candidates are searched with
