@@ -158,3 +158,34 @@ def test_consolidation_never_merges_two_episodes() -> None:
     assert merge["skipped_episodes"] == 1
     assert [(m["kept"], m["merged"]) for m in merge["merges"]] == [("s1", "s2")]
     assert graph.store.require_node("e2").forgotten_at is None
+
+
+def test_experienced_score_rule_and_doctests() -> None:
+    """The one home of experience's score rule: noisy-OR lift, then a penalty factor."""
+    import doctest
+
+    from graphonomous.retrieval import experience
+    from graphonomous.retrieval.experience import Evidence, experienced_score
+
+    assert doctest.testmod(experience).failed == 0
+    assert experienced_score(0.4, Evidence(0.0, 0.0), 0.25, 0.5) == 0.4
+    lifted = experienced_score(0.4, Evidence(0.8, 0.0), 0.25, 0.5)
+    assert abs(lifted - (0.4 + 0.25 * 0.8 * 0.6)) < 1e-12
+    both = experienced_score(0.4, Evidence(0.8, 0.5), 0.25, 0.5)
+    assert abs(both - lifted * 0.75) < 1e-12
+    assert experienced_score(1.0, Evidence(1.0, 0.0), 1.0, 0.5) == 1.0  # never past 1
+
+
+def test_experience_index_add_is_what_refresh_indexes() -> None:
+    """`add` indexes an outcome under each causal node; evidence reads it back."""
+    from graphonomous.embed.hashing import HashingEmbedder
+    from graphonomous.retrieval.experience import ExperienceIndex, Outcome
+
+    embedder = HashingEmbedder()
+    index = ExperienceIndex()
+    index.add("o1", Outcome("where did Ana travel in May", 0.0, ("n1", "n2")))
+    assert len(index) == 1
+    query = embedder.embed(["where did Ana travel in May"])[0]
+    found = index.evidence(query, embedder.dimensions, ["n1", "n3"], embedder.embed, 0.35)
+    assert set(found) == {"n1"}
+    assert found["n1"].support == 0.0 and found["n1"].objection > 0.99

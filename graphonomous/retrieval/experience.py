@@ -187,9 +187,13 @@ class ExperienceIndex:
             if outcome is None:
                 self._skipped.add(node_id)
                 continue
-            self._outcomes[node_id] = outcome
-            for causal in outcome.causal_ids:
-                self._by_node.setdefault(causal, set()).add(node_id)
+            self.add(node_id, outcome)
+
+    def add(self, outcome_id: str, outcome: Outcome) -> None:
+        """Index one outcome under its causal nodes (refresh's step; replays use it too).  O(k)."""
+        self._outcomes[outcome_id] = outcome
+        for causal in outcome.causal_ids:
+            self._by_node.setdefault(causal, set()).add(outcome_id)
 
     def _drop(self, outcome_id: str) -> None:
         outcome = self._outcomes.pop(outcome_id)
@@ -257,12 +261,28 @@ class ExperienceIndex:
         }
 
 
+def experienced_score(score: float, evidence: Evidence, gain: float, penalty: float) -> float:
+    """A candidate's score after experience: (score ⊕ gain·support) × (1 − penalty·objection).
+
+    ⊕ is the noisy-OR (support can lift a score toward 1, never past it); the
+    objection is a factor, so a failure lowers but never erases.  O(1).
+
+    >>> experienced_score(0.5, Evidence(support=1.0, objection=0.0), 0.25, 0.5)
+    0.625
+    >>> experienced_score(0.5, Evidence(support=0.0, objection=1.0), 0.25, 0.5)
+    0.25
+    """
+    lifted = score + gain * evidence.support * (1.0 - score)
+    return lifted * (1.0 - penalty * evidence.objection)
+
+
 __all__ = [
     "Evidence",
     "ExperienceIndex",
     "Outcome",
     "RetrievalTrace",
     "Trace",
+    "experienced_score",
     "is_retrieval_aid",
     "outcome_from_node",
     "unrelated_similarity",

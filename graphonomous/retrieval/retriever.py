@@ -68,6 +68,7 @@ from .bm25 import bm25_tokens
 from .entities import entity_index, entity_key
 from .experience import (
     experience_index,
+    experienced_score,
     is_retrieval_aid,
     retrieval_trace,
     unrelated_similarity,
@@ -965,8 +966,7 @@ def _experience(run: _Run, vector: list[float] | None) -> int:
     gain, penalty = run.settings.experience_gain, run.settings.experience_penalty
     for node_id, evidence in found.items():
         entry = run.entries[node_id]
-        lifted = combine_evidence(entry.score, gain * evidence.support)
-        entry.score = lifted * (1.0 - penalty * evidence.objection)
+        entry.score = experienced_score(entry.score, evidence, gain, penalty)
     return len(found)
 
 
