@@ -28,8 +28,7 @@ from .embed import get_embedder
 from .hygiene import HostileInput, first_problem, loads_strict
 from .learning import forgetting, goals
 from .learning.outcomes import EVIDENCE_TYPE_WEIGHTS, FEEDBACK_KINDS, OUTCOME_STATUSES
-from .mcp import DEFAULT_PORT, TRANSPORTS
-from .mcp.surfaces import DEFAULT_SURFACE, SURFACES
+from .mcp.names import DEFAULT_PORT, DEFAULT_SURFACE, SURFACE_NAMES, TRANSPORTS
 from .model import (
     NODE_TYPES,
     RELATIONSHIPS,
@@ -41,10 +40,7 @@ from .model import (
     new_id,
 )
 from .paths import create_problem
-from .pulse import cli_pulse
 from .retrieval.provenance import location
-from .server_memory import MemoryFileError, memory_view
-from .server_memory.jsonl import iter_records
 from .store import BatchError, StoreError, is_postgres_url
 from .store.damage import damage_message, is_damage
 
@@ -614,6 +610,8 @@ def cmd_contract(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_pulse(args: argparse.Namespace, out: TextIO) -> int:
+    from .pulse import cli_pulse  # imported by its command only (a cold `recall` stays light)
+
     return cli_pulse(args.validate, args.json, sys.stdin, out, sys.stderr, check=args.check)
 
 
@@ -685,6 +683,8 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
 
 def _memory_records(path: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """The records of a memory file, streamed (the file is open while iterating)."""
+    from .server_memory.jsonl import iter_records
+
     with open(path, encoding="utf-8") as handle:
         yield from iter_records(handle)
 
@@ -693,6 +693,8 @@ def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
     """Stream the file twice (check every line, then import in chunks inside one
     transaction); stdin is first spooled to a temporary file.  Memory does not grow
     with the file size."""
+    from .server_memory import MemoryFileError, memory_view
+
     spool: str | None = None
     try:
         if args.file == "-":
@@ -1333,7 +1335,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=TRANSPORTS, default="stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port")
-    serve.add_argument("--surface", choices=sorted(SURFACES), default=DEFAULT_SURFACE)
+    serve.add_argument("--surface", choices=sorted(SURFACE_NAMES), default=DEFAULT_SURFACE)
     serve.add_argument(
         "--no-idle-consolidation",
         action="store_true",
@@ -1341,7 +1343,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _max_nodes_option(serve)
     command("stats", cmd_stats, "counts and facts about the graph")
-    from .ui.server import DEFAULT_UI_PORT
+    from .ui.names import DEFAULT_UI_PORT
 
     ui = command("ui", cmd_ui, "explore the graph in the browser: the κ canvas on 127.0.0.1")
     ui.add_argument("--port", type=int, default=DEFAULT_UI_PORT, help="HTTP port")

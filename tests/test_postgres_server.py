@@ -263,7 +263,9 @@ def test_three_servers_eight_writers_one_database(pg_url: str) -> None:
         port = servers[number % 3][1]
         try:
             client = McpClient(port)
-            other = McpClient(servers[(number + 1) % 3][1])
+            # The partner is a surviving server (0 ↔ 1; the victim's writers read on 0), so
+            # only the victim's own writers can fail, however slow the machine.
+            other = McpClient(servers[1 - number % 3 if number % 3 < 2 else 0][1])
             for index in range(per_writer):
                 content = f"writer {number} note {index} about valve {number * 100 + index}"
                 node = client.tool("store_node", {"content": content})["node"]

@@ -33,6 +33,7 @@ FACADE_MODULES = (
     "test_learning_conflicts",
     "test_retrieval",
     "test_memory_compat",
+    "test_memory_view_store",
     "test_learning_attention",
     "test_learning_abstraction",
     "test_learning_uncertainty",

@@ -7,7 +7,6 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..learning import tables
 from ..model import format_time
 from .registry import scenario
 
@@ -118,14 +117,7 @@ def gdpr_no_trace(graph: Graphonomous) -> tuple[bool, str]:
 
 def _table_mentions(graph: Graphonomous, table: str, needle: str) -> bool:
     """Whether any column of `table` (a name from TABLES_TO_SEARCH) contains `needle`."""
-    columns = tables.query(graph.store, f"SELECT name FROM pragma_table_info('{table}')")
-    return any(
-        graph.store.scalar(
-            f'SELECT count(*) FROM "{table}" WHERE instr(CAST("{column[0]}" AS TEXT), ?) > 0',
-            (needle,),
-        )
-        for column in columns
-    )
+    return graph.store.table_mentions(table, needle)
 
 
 @scenario(CATEGORY, "Budget-aware hybrid pruning respects max_nodes")

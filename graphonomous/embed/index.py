@@ -22,13 +22,18 @@ Approximate scores:
   dimension.  Each dimension's column of 14-bit fixed-point values is kept
   as one Python int holding a 32-bit field per stored vector, so
   ``sum(q_d * column_d)`` computes all N fixed-point dot products in C-speed
-  bignum arithmetic; the fields are then read back with ``int.to_bytes``.
-  This skips the query's zero dimensions (hashing queries are ~25-50 %
-  non-zero) and costs O(nnz(q) * N) machine-word operations instead of
-  O(d * N) interpreted multiplications (SPEC "Embeddings" has the
-  measurements).  Vectors added after the last column build sit in a small
-  "delta" list scored exactly; columns are rebuilt lazily when the delta or
-  the number of removed vectors grows too large.
+  bignum arithmetic.  This skips the query's zero dimensions (hashing
+  queries are ~25-50 % non-zero) and costs O(nnz(q) * N) machine-word
+  operations instead of O(d * N) interpreted multiplications (SPEC
+  "Embeddings" has the measurements).  The fields are never turned into N
+  Python floats: the cut is found by counting fields per top byte
+  (``bytes.count``) and the candidates at or above it by adding one constant
+  to every field and masking a flag bit (`_flags_at_least`), all C-speed
+  bytes and big-int operations.  Exact rescoring multiplies only the query's non-zero
+  components (`sparse_scorer`; the other products are exact zeros).
+  Vectors added after the last column build sit in a small "delta" list
+  scored exactly; columns are rebuilt lazily when the delta or the number of
+  removed vectors grows too large.
 """
 
 from __future__ import annotations
@@ -39,8 +44,8 @@ import math
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from itertools import compress, repeat
-from operator import mul, sub
+from itertools import compress
+from operator import itemgetter, mul
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
 
 from graphonomous.embed.vectors import (
@@ -84,6 +89,11 @@ _FIELD_TYPE: Final = "I"  # an unsigned 32-bit field (4 bytes on every supported
 # biased fixed point without a Python-level round() per component.
 _MAGIC = 1.5 * 2.0**52 + _FIELD_BIAS
 _LOW_HALF = 0 if sys.byteorder == "little" else 1  # which 32-bit half of a double
+_TOP_BYTE: Final = _FIELD_BYTES - 1 if sys.byteorder == "little" else 0  # of a field
+# Fields lie within _FIELD_BIAS +- 2**29 (below): their top byte is at most 0xA0.
+_MAX_TOP: Final = (_FIELD_BIAS + (1 << 29)) >> 24
+# _AT_LEAST_TOP[v] maps a top byte >= v to 0x40 and any other to 0 (bytes.translate).
+_AT_LEAST_TOP: Final = [bytes(0x40 if top >= v else 0 for top in range(256)) for v in range(257)]
 # Columns are rebuilt at search time when more than max(256, main/16) vectors
 # were added since the last build, or more than max(256, main/4) were removed.
 DELTA_MIN = 256
@@ -98,6 +108,9 @@ ROW_BLOCK: Final = 32
 # a one-query process (a CLI `recall`) reads only what its query needs, a server
 # stops paying a read per new column or row block from its third search on.
 LAZY_SEARCHES: Final = 2
+# Sections read at a time when the rest of a lazily read dump is read at once
+# (rows: 48 KB each at d = 384; columns: 4 bytes per vector each).
+_MATERIALIZE_SECTIONS: Final = 64
 # Rows converted at a time by a column build (bounds its temporary memory).
 _BUILD_BLOCK: Final = 2_048
 # Float slack on top of the proven error bounds (double rounding of the cut itself).
@@ -129,9 +142,30 @@ def exact_score(query: Sequence[float], row: Sequence[float]) -> float:
 
     Input: two equal-length sequences of float32-exact floats.
     Output: ``math.fsum`` of the (exact) products; -0.0 is returned as 0.0.
-    Complexity: O(d).
+    Only the query's non-zero components are multiplied: the other products
+    are exact zeros, which change neither the exact sum nor its rounding.
+    Complexity: O(d) selection + O(nnz(query)) products.
     """
-    return math.fsum(map(mul, query, row)) + 0.0
+    return math.fsum(map(mul, compress(query, query), compress(row, query))) + 0.0
+
+
+def sparse_scorer(query: Sequence[float]) -> Callable[[Sequence[float]], float]:
+    """``exact_score(query, row)`` as a function of the row, prepared once per query.
+
+    The non-zero positions of the query are picked out of each row in C
+    (`operator.itemgetter`), so scoring C candidates costs O(C * nnz(query))
+    instead of O(C * d) -- hashing queries are ~30 % non-zero.  Same value as
+    `exact_score` (the dropped products are exact zeros).
+    """
+    positions = [dim for dim, weight in enumerate(query) if weight]
+    weights = [query[dim] for dim in positions]
+    if not positions:
+        return lambda row: 0.0
+    if len(positions) == 1:  # itemgetter of one position returns a scalar, not a tuple
+        (only,), (weight,) = positions, weights
+        return lambda row: math.fsum((weight * row[only],)) + 0.0
+    pick = itemgetter(*positions)
+    return lambda row: math.fsum(map(mul, weights, pick(row))) + 0.0
 
 
 class _Scores(Protocol):
@@ -146,21 +180,113 @@ class _Scores(Protocol):
     def at_least(self, cut: float) -> list[int]: ...
 
 
-class _ListScores:
-    """Approximate scores in a Python list (pure backend)."""
+class _FieldScores:
+    """Approximate scores of the pure backend, left as biased 32-bit fields of one big int.
 
-    def __init__(self, values: list[float], eps: float) -> None:
-        self.values = values
+    The built slots' scores are ``(field - _FIELD_BIAS) * 2**-28``: exact doubles,
+    so comparing fields is comparing scores.  Nothing is converted to a Python
+    float per slot: `at_least` finds the slots at or above a cut with four
+    big-integer operations (see `_flags_at_least`), `value` reads one field,
+    `kth_largest` selects among integers.  Slots after the built ones (the
+    delta) carry exact float scores in `extra`; removed built slots score -inf.
+    """
+
+    def __init__(
+        self,
+        total: int,
+        built: int,
+        ones: int,
+        removed: tuple[int, frozenset[int]] | None,
+        extra: list[float],
+        eps: float,
+    ) -> None:
         self.eps = eps
+        self._total = total  # one field per slot: _FIELD_BIAS + fixed-point score
+        self._built = built
+        self._ones = ones  # 1 in every field
+        # (bit 30 set in the fields of live slots, the removed slots); None: all live
+        self._removed = removed
+        self._raw = total.to_bytes(_FIELD_BYTES * built, sys.byteorder)
+        self._fields = array(_FIELD_TYPE)
+        self._fields.frombytes(self._raw)
+        self._extra = extra
 
     def value(self, slot: int) -> float:
-        return self.values[slot]
+        if slot >= self._built:
+            return self._extra[slot - self._built]
+        if self._removed is not None and slot in self._removed[1]:
+            return -math.inf
+        return (self._fields[slot] - _FIELD_BIAS) * _INV_SCALE_SQ
 
     def kth_largest(self, m: int) -> float:
-        return heapq.nlargest(m, self.values)[-1]
+        # Count fields by their top byte (C-speed `bytes.count`), best byte first,
+        # until m are reached; only the fields of those bytes are compared.
+        built, fields = self._built, self._fields
+        best: list[float] = []
+        if built:
+            raw = self._raw
+            if self._removed is not None:  # zero the removed slots' fields
+                live = self._total & (self._removed[0] >> 30) * 0xFFFFFFFF
+                raw = live.to_bytes(_FIELD_BYTES * built, sys.byteorder)
+            tops = raw[_TOP_BYTE::_FIELD_BYTES]
+            seen, top = 0, _MAX_TOP
+            while seen < m and top > 0:  # removed slots' fields are zeroed: top byte 0
+                seen += tops.count(top)
+                top -= 1
+            above = tops.translate(_AT_LEAST_TOP[top + 1])
+            chosen = [fields[slot] for slot in _positions(above)]
+            best = [(f - _FIELD_BIAS) * _INV_SCALE_SQ for f in heapq.nlargest(m, chosen)]
+        pool = best + self._extra
+        if len(pool) < m:  # the rest are removed slots
+            pool += [-math.inf] * (m - len(pool))
+        return heapq.nlargest(m, pool)[-1]
 
     def at_least(self, cut: float) -> list[int]:
-        return list(compress(range(len(self.values)), map(cut.__le__, self.values)))
+        built = self._built
+        if cut == -math.inf:
+            slots = list(range(built))  # removed slots too, as -inf >= -inf
+        elif built == 0 or cut == math.inf:
+            slots = []
+        else:
+            flags = _flags_at_least(self._total, self._ones, cut)
+            if self._removed is not None:
+                flags &= self._removed[0]
+            slots = _flagged(flags, built)
+        slots += [built + at for at, value in enumerate(self._extra) if cut <= value]
+        return slots
+
+
+def _flags_at_least(total: int, ones: int, cut: float) -> int:
+    """Bit 30 of field i set exactly when field i's score is >= cut (all others clear).
+
+    A field f passes when f >= t = _FIELD_BIAS + ceil(cut * 2**28) (the score is
+    exactly (f - bias) * 2**-28).  Fields lie within _FIELD_BIAS +- 2**29, so with
+    t clamped to that range u = f - t + 2**30 lies in [0, 2**31): adding the
+    constant 2**30 - t to every field never carries into a neighbour, and bit 30
+    of u is set exactly when u >= 2**30, i.e. f >= t.  O(N) word operations.
+    """
+    limit = 1 << 29
+    step = math.ceil(cut * _SCALE * _SCALE)
+    threshold = _FIELD_BIAS + max(-limit, min(limit, step))
+    return (total + ones * ((1 << 30) - threshold)) & (ones << 30)
+
+
+def _flagged(flags: int, count: int) -> list[int]:
+    """Fields (of `count`) whose bit 30 is set in `flags`, ascending.
+
+    Fields are laid out in native byte order (as the columns are built), so
+    bit 30 is in the field's top byte: its last byte on little-endian machines.
+    """
+    return _positions(flags.to_bytes(_FIELD_BYTES * count, sys.byteorder)[_TOP_BYTE::_FIELD_BYTES])
+
+
+def _positions(marks: bytes) -> list[int]:
+    """Positions of the non-zero bytes of `marks` (each 0 or 0x40), ascending."""
+    found, at = [], marks.find(0x40)
+    while at >= 0:
+        found.append(at)
+        at = marks.find(0x40, at + 1)
+    return found
 
 
 class _ArrayScores:
@@ -214,6 +340,7 @@ class _PureBackend:
         self._slots: dict[str, int] = {}
         self._built = 0  # slots [0, _built) are in the columns, the rest is the delta
         self._dead_built = 0  # removed slots below _built
+        self._alive_cache: tuple[int, frozenset[int]] | None = None  # `_removed`
         self._columns: list[int] = []
         self._bias_ones = 0  # _FIELD_BIAS in every field: makes all fields non-negative
         # A loaded dump read lazily (`restore_lazy`): the rows of slots [0, _lazy)
@@ -315,24 +442,46 @@ class _PureBackend:
         self._build_columns(self._built)
 
     def _materialize(self) -> None:
-        """Read everything still in the dump (rows and columns) and let it go."""
+        """Read everything still in the dump (rows and columns) and let it go.
+
+        Sections are read `_MATERIALIZE_SECTIONS` at a time into rows allocated
+        once, so the peak is the index plus one chunk, not the index twice
+        (≈ 150 MB less at 50K x 384).  A copy replaced meanwhile is caught by the
+        nonce of the next chunk (`_read` then rebuilds from the stored vectors).
+        """
         source = self._source
         if source is None:
             return
-        dims = self.dimensions
+        dims, lazy = self.dimensions, self._lazy
         columns = [d for d in range(dims) if self._lazy_columns and self._lazy_columns[d]]
-        blocks = -(-self._lazy // source.row_block)
+        blocks = -(-lazy // source.row_block)
         sections = [1 + number for number in range(blocks)]
-        blobs = self._read(sections + [source.first_column + d for d in columns])
-        if blobs is None:
-            return
-        rows = array("f")
-        for blob in blobs[:blocks]:
-            rows.frombytes(blob)
-        del rows[self._lazy * dims :]
-        rows.extend(self._flat)
-        for dim, blob in zip(columns, blobs[blocks:], strict=True):
-            self._columns[dim] = int.from_bytes(blob, sys.byteorder, signed=True)
+        sections += [source.first_column + d for d in columns]
+        saved_bytes, block_bytes = 4 * lazy * dims, 4 * dims * source.row_block
+        rows = array("f", [0.0]) * (lazy * dims + len(self._flat))
+        loaded: dict[int, int] = {}
+        view = memoryview(rows)
+        target = view.cast("B")
+        try:
+            for start in range(0, len(sections), _MATERIALIZE_SECTIONS):
+                chunk = sections[start : start + _MATERIALIZE_SECTIONS]
+                blobs = self._read(chunk)
+                if blobs is None:
+                    return  # the copy was replaced: `_recover` rebuilt the index
+                for section, blob in zip(chunk, blobs, strict=True):
+                    if section >= source.first_column:
+                        column = int.from_bytes(blob, sys.byteorder, signed=True)
+                        loaded[section - source.first_column] = column
+                        continue
+                    offset = (section - 1) * block_bytes
+                    take = min(len(blob), saved_bytes - offset)
+                    target[offset : offset + take] = blob[:take]
+            target[saved_bytes:] = self._flat.tobytes()
+        finally:
+            target.release()
+            view.release()
+        for dim, column in loaded.items():
+            self._columns[dim] = column
         self._flat, self._lazy, self._row_cache = rows, 0, {}
         self._source, self._lazy_columns = None, bytearray()
 
@@ -373,6 +522,7 @@ class _PureBackend:
         self._ids[slot] = None
         if slot < self._built:
             self._dead_built += 1
+            self._alive_cache = None
         return True
 
     def memory_bytes(self) -> dict[str, int]:
@@ -399,6 +549,7 @@ class _PureBackend:
         self._flat.frombytes(rows)
         self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
         self._source, self._lazy, self._lazy_columns, self._row_cache = None, 0, bytearray(), {}
+        self._alive_cache = None
         if columns is not None and len(columns) == self.dimensions and ids:
             ones = ((1 << (_FIELD_BITS * len(ids))) - 1) // ((1 << _FIELD_BITS) - 1)
             self._columns = [int.from_bytes(c, sys.byteorder, signed=True) for c in columns]
@@ -418,6 +569,7 @@ class _PureBackend:
         self._built, self._dead_built = count, 0
         self._source, self._lazy, self._row_cache = source, count, {}
         self._lazy_columns = bytearray(b"\x01" * self.dimensions)
+        self._alive_cache = None
 
     # -- column build -------------------------------------------------------
     def _needs_build(self) -> bool:
@@ -449,6 +601,7 @@ class _PureBackend:
 
     def _build_columns(self, count: int) -> None:
         """The columns of the first `count` slots' rows (all in `_flat`)."""
+        self._alive_cache = None
         if count == 0:
             self._columns, self._bias_ones = [], 0
             return
@@ -477,7 +630,7 @@ class _PureBackend:
         self._bias_ones = bias_ones
 
     # -- scoring ------------------------------------------------------------
-    def approximate(self, query: list[float]) -> _ListScores:
+    def approximate(self, query: list[float]) -> _FieldScores:
         """Approximate score per slot (-inf for removed slots) and its error bound."""
         if self._source is not None:
             self._lazy_searches += 1
@@ -485,23 +638,37 @@ class _PureBackend:
                 self._materialize()  # a long-lived process: read the rest once
         if self._needs_build():
             self.build()
-        approx: list[float] = []
-        if self._built:
-            approx = self._column_scores(query)
-        for slot in range(self._built, len(self._ids)):
-            alive = self._ids[slot] is not None
-            approx.append(exact_score(query, self._row(slot)) if alive else -math.inf)
-        if self._dead_built:
-            for slot in range(self._built):
-                if self._ids[slot] is None:
-                    approx[slot] = -math.inf
+        total = self._column_total(query) if self._built else 0
+        extra: list[float] = []
+        if len(self._ids) > self._built:
+            score = sparse_scorer(query)
+            for slot in range(self._built, len(self._ids)):
+                alive = self._ids[slot] is not None
+                extra.append(score(self._row(slot)) if alive else -math.inf)
         # |q.r - qq.rq / S^2| <= (|q|_1 + |r|_1) / 2S + d / 4S^2, with |r|_1 <= sqrt(d) |r|_2.
         dims = self.dimensions
         l1 = math.fsum(map(abs, query))
         eps = (l1 + math.sqrt(dims) * (1 + 1e-6)) / (2 * _SCALE) + dims / (4 * _SCALE * _SCALE)
-        return _ListScores(approx, eps + _SLACK)
+        ones = self._bias_ones >> (_FIELD_BITS - 1)
+        return _FieldScores(total, self._built, ones, self._removed(), extra, eps + _SLACK)
 
-    def _column_scores(self, query: list[float]) -> list[float]:
+    def _removed(self) -> tuple[int, frozenset[int]] | None:
+        """(bit 30 set in the field of every live built slot, the removed built slots),
+        None when none was removed; cached until a slot is removed or columns change."""
+        if not self._dead_built:
+            return None
+        if self._alive_cache is None:
+            dead = frozenset(slot for slot in range(self._built) if self._ids[slot] is None)
+            field = bytearray(_FIELD_BYTES)
+            field[_TOP_BYTE] = 0x40
+            flags = bytearray(bytes(field) * self._built)
+            for slot in dead:
+                flags[_FIELD_BYTES * slot + _TOP_BYTE] = 0
+            self._alive_cache = (int.from_bytes(flags, sys.byteorder), dead)
+        return self._alive_cache
+
+    def _column_total(self, query: list[float]) -> int:
+        """One big int whose 32-bit field i is _FIELD_BIAS + the fixed-point score of slot i."""
         # Sum columns that share a fixed-point weight magnitude first: hashing
         # queries have ~9 distinct magnitudes among ~116 non-zeros, so most
         # big-int multiplications become additions.
@@ -518,13 +685,14 @@ class _PureBackend:
         total = self._bias_ones
         for step, column_sum in groups.items():
             total += step * column_sum
-        raw = total.to_bytes(_FIELD_BYTES * self._built, sys.byteorder)
-        fields = array(_FIELD_TYPE)
-        fields.frombytes(raw)
-        return list(map(_INV_SCALE_SQ.__mul__, map(sub, fields, repeat(_FIELD_BIAS))))
+        return total
 
     def exact(self, slot: int, query: list[float]) -> float:
         return exact_score(query, self._row(slot))
+
+    def row_values(self, slot: int) -> Sequence[float]:
+        """The stored row of a slot, as the packed array itself (no list)."""
+        return self._row(slot)
 
 
 class _NumpyBackend:
@@ -663,6 +831,11 @@ class _NumpyBackend:
     def exact(self, slot: int, query: list[float]) -> float:
         return exact_score(query, self._matrix[slot].tolist())
 
+    def row_values(self, slot: int) -> Sequence[float]:
+        """The stored row of a slot as Python floats."""
+        row: list[float] = self._matrix[slot].tolist()
+        return row
+
     def prefetch(self, slots: Iterable[int]) -> None:
         """Rows are all in memory (nothing to read)."""
         del slots
@@ -709,6 +882,23 @@ class VectorIndex:
         """The stored (normalised, float32) vector of a node, or None.  O(d)."""
         slot = self._backend.slot_of(node_id)
         return None if slot is None else self._backend.row(slot)
+
+    def similarities(self, query: VectorLike, node_ids: Iterable[str]) -> dict[str, float]:
+        """The index score (`exact_score` of the stored forms) of each stored id.
+
+        Input: a query vector (normalised like `search` does) and ids; ids
+        without a vector are left out.  Output: ``{node_id: score}`` in the
+        order given.  Rows still in a saved copy are read in one go.
+        Complexity: O(d + C * nnz(query)) for C ids.
+        """
+        backend = self._backend
+        slots = {node_id: backend.slot_of(node_id) for node_id in node_ids}
+        found = {node_id: slot for node_id, slot in slots.items() if slot is not None}
+        if not found:
+            return {}
+        score = sparse_scorer(normalized_f32(query, self.dimensions))
+        backend.prefetch(found.values())
+        return {node_id: score(backend.row_values(slot)) for node_id, slot in found.items()}
 
     def add(self, node_id: str, vector: VectorLike) -> None:
         """Store (or replace) the vector of ``node_id``.
@@ -899,8 +1089,9 @@ class VectorIndex:
             cut = _candidate_cut(approx, k, live, allowed)
         candidates = [slot for slot in approx.at_least(cut) if allowed(slot)]
         backend.prefetch(candidates)
+        score = sparse_scorer(vector)
         scored = sorted(
-            (-backend.exact(slot, vector), _id_of(backend, slot)) for slot in candidates
+            (-score(backend.row_values(slot)), _id_of(backend, slot)) for slot in candidates
         )
         return [(node_id, -negated + 0.0) for negated, node_id in scored[:k]]
 

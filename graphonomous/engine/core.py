@@ -16,8 +16,9 @@ Rules of this module:
   none of its own writes yet), so reads inside a write see every committed
   change and nothing uncommitted.
 - Indexes are loaded lazily in the order a query needs them: a saved copy
-  (`derived_indexes`, `VectorIndex.dump`, `Bm25Index.dump`) when its generation is still in the
-  log, else built from rows; a built index is saved back, best effort.
+  (`derived_indexes`, `VectorIndex.dump`, `Bm25Index.dump`, a `SavedMirror`'s `dump`)
+  when its generation is still in the log, else built from rows; a built index is
+  saved back, best effort.
 Layer: imports model, store, embed and index only (never retrieval, learning
 or the facade); the graph snapshot's builder is handed in by the facade.
 """
@@ -45,6 +46,13 @@ class TextMirror(Protocol):
     def add_many(self, items: Iterable[tuple[str, str]]) -> None: ...
 
     def remove(self, node_id: str) -> None: ...
+
+
+class SavedMirror(TextMirror, Protocol):
+    """A text mirror that can be saved: `dump` bytes; its factory's ``load(bytes)``
+    returns a mirror (or None for unreadable bytes)."""
+
+    def dump(self) -> bytes: ...
 
 
 class SavedSections:
@@ -96,6 +104,9 @@ RESAVE_AFTER_CHANGES: Final = 2_000
 VECTORS_NAME: Final = "vectors"
 _NONCE_BYTES: Final = 8
 TEXT_NAME: Final = "bm25"
+# A text mirror's saved copy is the derived index "mirror/<name>" (the entity
+# index: "mirror/entities"); only mirrors with `dump` and a `load` factory are saved.
+MIRROR_PREFIX: Final = "mirror/"
 
 
 class Engine(Generic[StorageT, SnapshotT]):
@@ -128,8 +139,10 @@ class Engine(Generic[StorageT, SnapshotT]):
         self._syncing = False
         # Other in-memory indexes derived from searchable content (the entity index
         # of the multi-hop walk): built with the BM25 index's rows and kept in step
-        # by the same change log; never saved (cheap to rebuild, nothing to erase).
+        # by the same change log; saved like the BM25 index when they can be
+        # (`SavedMirror`: extracting entities from 50K nodes takes minutes).
         self._mirrors: dict[str, TextMirror] = {}
+        self._mirrors_saved_at: dict[str, int] = {}
         store.on_begin(self._sync)
         store.on_commit(self._sync)
 
@@ -345,10 +358,55 @@ class Engine(Generic[StorageT, SnapshotT]):
             self.text_index()  # loaded and synced: the engine's generation is current
             mirror = self._mirrors.get(name)
             if mirror is None:
-                mirror = factory()
-                mirror.add_many(self.store.live_texts())
-                self._mirrors[name] = mirror
+                mirror = self._load_mirror(name, factory)
+                if mirror is None:
+                    mirror = factory()
+                    mirror.add_many(self.store.live_texts())
+                    self._mirrors[name] = mirror
+                    self._mirrors_saved_at[name] = -1
+                    self._save_mirror(name)
+                elif self._generation - self._mirrors_saved_at[name] > RESAVE_AFTER_CHANGES:
+                    self._save_mirror(name)
             return mirror
+
+    def _load_mirror(self, name: str, factory: Callable[[], TextMirror]) -> TextMirror | None:
+        """The saved copy of a mirror with the logged changes after it applied, or None
+        (not saveable, no copy, unreadable, or the log no longer reaches back)."""
+        load = getattr(factory, "load", None)
+        if not self._persist or load is None:
+            return None
+        store = self.store
+        with store.read_snapshot():
+            saved = store.load_derived(MIRROR_PREFIX + name, "")
+            if saved is None:
+                return None
+            changed = store.changes_since(saved[0])[1]
+        mirror: TextMirror | None = load(saved[1]) if changed is not None else None
+        if mirror is None or changed is None:
+            return None
+        # Changes after the engine's generation are applied again by the next `_sync`
+        # (harmless: each node is set to its row's current state).
+        rows = {row[0]: row for row in store.index_rows(changed, self.embedding_model)}
+        for node_id in changed:
+            row = rows.get(node_id)
+            if row is None or not row[2]:
+                mirror.remove(node_id)
+            else:
+                mirror.add(node_id, row[1])
+        self._mirrors[name] = mirror
+        self._mirrors_saved_at[name] = saved[0]
+        return mirror
+
+    def _save_mirror(self, name: str) -> bool:
+        """Save one mirror with the engine's generation (best effort); True when saved."""
+        mirror = self._mirrors[name]
+        dump = getattr(mirror, "dump", None)
+        if not self._persist or dump is None or self.store.in_transaction:
+            return False
+        if not self.store.save_derived(MIRROR_PREFIX + name, "", self._generation, dump()):
+            return False
+        self._mirrors_saved_at[name] = self._generation
+        return True
 
     # -- the BM25 index -------------------------------------------------------------------
 
@@ -422,6 +480,9 @@ class Engine(Generic[StorageT, SnapshotT]):
                     self._text_saved_at = self._generation
                 else:
                     ok = False
+            for name, mirror in self._mirrors.items():
+                if hasattr(mirror, "dump") and not self._save_mirror(name):
+                    ok = False
             # Saved copies now reach this generation: the log's old rows can go
             # (it keeps CHANGE_LOG_KEEP rows for processes further behind).
             self.store.try_write(self._prune_log)
@@ -464,6 +525,11 @@ class Engine(Generic[StorageT, SnapshotT]):
                     (self._text, self._text_saved_at),
                 )
                 if index is not None
+            ]
+            saved_at += [
+                self._mirrors_saved_at[name]
+                for name, mirror in self._mirrors.items()
+                if hasattr(mirror, "dump")
             ]
             if (
                 self._persist

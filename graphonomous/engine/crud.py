@@ -34,6 +34,7 @@ from ..model import (
 from ..records import edge_from_fields, node_from_fields
 from ..store import SCHEMA_VERSION, Store
 from ..store import apply_batch as apply_operations
+from ..store.sqlite import UPSERT_STATED
 from .core import Engine
 
 # The engine of an SQLite graph, whatever its snapshot type.
@@ -180,19 +181,11 @@ def store_edge(
         ):
             if engine.store.get_node(endpoint) is None:
                 raise ValidationError(field_name, f"no node with id {endpoint!r}")
-        existing = engine.store.find_edge(edge.source_id, edge.target_id, edge.relationship)
-        if existing is None:
-            engine.store.insert_edge(edge)
+        stated = [name for name in UPSERT_STATED if name in fields]
+        edge_id, created = engine.store.upsert_edge(edge, stated)
+        if created:
             return {"edge": edge.to_dict(), "created": True}
-        updates: dict[str, Any] = {"updated_at": utc_now()}
-        if "strength" in fields:
-            updates["strength"] = edge.strength
-        if "metadata" in fields:
-            updates["metadata"] = {**existing.metadata, **edge.metadata}
-        if "decay_rate" in fields:
-            updates["decay_rate"] = edge.decay_rate
-        engine.store.update_edge(existing.id, **updates)
-        stored = engine.store.get_edge(existing.id)
+        stored = engine.store.get_edge(edge_id)
         assert stored is not None
         return {"edge": stored.to_dict(), "created": False}
 
@@ -335,12 +328,11 @@ def graph_stats(engine: GraphStoreEngine) -> dict[str, Any]:
     """Counts by type / timescale / relationship, confidence summary, storage facts."""
     with engine.lock:
         store = engine.store
-        live = "WHERE forgotten_at IS NULL"
-        by_type = store.grouped_counts("nodes", "node_type", live)
-        by_timescale = store.grouped_counts("nodes", "timescale", live)
+        by_type = store.grouped_counts("nodes", "node_type", live_only=True)
+        by_timescale = store.grouped_counts("nodes", "timescale", live_only=True)
         by_relationship = store.grouped_counts("edges", "relationship")
         node_count = store.count_nodes()
-        mean_confidence = store.scalar(f"SELECT avg(confidence) FROM nodes {live}")
+        mean_confidence = store.mean_live_confidence()
         return {
             "node_count": node_count,
             "edge_count": store.count_edges(),
@@ -350,15 +342,8 @@ def graph_stats(engine: GraphStoreEngine) -> dict[str, Any]:
             "edges_by_relationship": {
                 r: by_relationship[r] for r in RELATIONSHIPS if r in by_relationship
             },
-            "mean_confidence": round(float(mean_confidence), 6)
-            if mean_confidence is not None
-            else None,
-            "embedding_count": int(
-                store.scalar(
-                    "SELECT count(*) FROM node_embeddings WHERE model = ?",
-                    (engine.embedding_model,),
-                )
-            ),
+            "mean_confidence": round(mean_confidence, 6) if mean_confidence is not None else None,
+            "embedding_count": store.embedding_count(engine.embedding_model),
             "embedder": engine.embedding_model,
             "agents": sorted(store.grouped_counts("nodes", "agent_id")),
             "schema_version": SCHEMA_VERSION,

@@ -376,7 +376,9 @@ class Bm25Index:
                 norm = k1 * (1.0 - b + b * doc_len[doc] / avgdl)
                 gain = weight * (tf * (k1 + 1.0) / (tf + norm))
                 totals[doc] = totals.get(doc, 0.0) + gain
-        return {_live_id(doc_ids, doc): score for doc, score in totals.items()}
+        # Every slot in `totals` holds a live document (a removed one left the postings).
+        live_ids = map(doc_ids.__getitem__, totals)
+        return dict(zip(live_ids, totals.values(), strict=True))  # type: ignore[arg-type]
 
     def search(
         self, query: str | Sequence[str], k: int, *, allow: Callable[[str], bool] | None = None
@@ -478,12 +480,6 @@ class Bm25Index:
         for doc in range(len(self._doc_terms)):
             self._terms_of(doc)
         self._saved = None
-
-
-def _live_id(doc_ids: list[str | None], doc: int) -> str:
-    doc_id = doc_ids[doc]
-    assert doc_id is not None
-    return doc_id
 
 
 def _typed(blob: bytes | memoryview) -> array[int]:

@@ -212,9 +212,17 @@ def markdown_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]
             starts.append((i, line.strip()))
             i += 1  # the underline belongs to the heading
         i += 1
+    return _sections_from_starts(starts, len(lines))
+
+
+def _sections_from_starts(
+    starts: Sequence[tuple[int, str | None]], line_count: int
+) -> list[tuple[int, int, str | None]]:
+    """(start, end, heading) ranges from section starts: each ends where the next starts;
+    empty ranges (the preamble when a heading opens the file) are dropped.  O(starts)."""
     sections: list[tuple[int, int, str | None]] = []
     for n, (start, heading) in enumerate(starts):
-        end = starts[n + 1][0] - 1 if n + 1 < len(starts) else len(lines) - 1
+        end = starts[n + 1][0] - 1 if n + 1 < len(starts) else line_count - 1
         if end >= start:
             sections.append((start, end, heading))
     return sections
@@ -257,12 +265,7 @@ def rst_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]:
                 i += 2
                 continue
         i += 1
-    sections: list[tuple[int, int, str | None]] = []
-    for n, (start, heading) in enumerate(starts):
-        end = starts[n + 1][0] - 1 if n + 1 < len(starts) else len(lines) - 1
-        if end >= start:
-            sections.append((start, end, heading))
-    return sections
+    return _sections_from_starts(starts, len(lines))
 
 
 def chunk_rst(text: str) -> list[Chunk]:

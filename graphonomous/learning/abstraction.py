@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Final
 from ..model import Node
 from ..records import node_from_fields
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
-from . import tables
 from .conflicts import EPISODE_TYPE, JUDGED_RELATIONSHIPS
 from .keywords import distinct_words
 from .similarity import NearPair
@@ -82,14 +81,7 @@ class _Components:
 
 def unabstracted_episodes(graph: GraphEngine) -> set[str]:
     """Ids of live episodic nodes that no consolidation summary is derived from.  One query."""
-    rows = tables.query(
-        graph.store,
-        "SELECT id FROM nodes WHERE node_type = ? AND forgotten_at IS NULL AND id NOT IN ("
-        "SELECT e.target_id FROM edges e JOIN nodes s ON s.id = e.source_id "
-        "WHERE e.relationship = ? AND s.creation_source = ?)",
-        (EPISODE_TYPE, GROUNDING_RELATIONSHIP, SUMMARY_SOURCE),
-    )
-    return {str(row[0]) for row in rows}
+    return graph.store.unabstracted_nodes(EPISODE_TYPE, GROUNDING_RELATIONSHIP, SUMMARY_SOURCE)
 
 
 def episode_clusters(
@@ -100,15 +92,7 @@ def episode_clusters(
 ) -> tuple[list[list[str]], int]:
     """Components of the episode link graph in the size window, and how many were too big."""
     components = _Components(episodes)
-    marks = ", ".join("?" * len(JUDGED_RELATIONSHIPS))
-    rows = tables.query(
-        graph.store,
-        "SELECT e.source_id, e.target_id FROM edges e "
-        "JOIN nodes a ON a.id = e.source_id JOIN nodes b ON b.id = e.target_id "
-        f"WHERE a.node_type = ? AND b.node_type = ? AND e.relationship NOT IN ({marks})",
-        (EPISODE_TYPE, EPISODE_TYPE, *JUDGED_RELATIONSHIPS),
-    )
-    for source, target in rows:
+    for source, target in graph.store.edges_within_type(EPISODE_TYPE, JUDGED_RELATIONSHIPS):
         if source in episodes and target in episodes:
             components.union(source, target)
     for pair in pairs:

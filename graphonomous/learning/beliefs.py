@@ -41,7 +41,6 @@ from ..model import (
     check_id_list,
     check_text,
     check_unit_interval,
-    new_id,
     utc_now,
 )
 from ..records import node_from_fields
@@ -362,31 +361,6 @@ def retract(
     return changed
 
 
-def _record(
-    store: Store,
-    operation: str,
-    old_id: str | None,
-    new_id_: str | None,
-    reason: str,
-    details: dict[str, Any],
-    now: str,
-) -> str:
-    revision_id = new_id()
-    tables.insert_revision(
-        store,
-        {
-            "id": revision_id,
-            "operation": operation,
-            "old_node_id": old_id,
-            "new_node_id": new_id_,
-            "reason": reason,
-            "details": details,
-            "created_at": now,
-        },
-    )
-    return revision_id
-
-
 # -- the three operations --------------------------------------------------------
 
 
@@ -498,7 +472,7 @@ def expand(
             _require_live(graph.store, explicit, "contradicts")
             insert_node(graph, node, vector)
             records = _store_contradictions(graph.store, node.id, detected, explicit, "expand", now)
-            revision_id = _record(
+            revision_id = tables.record_revision(
                 graph.store,
                 "expand",
                 None,
@@ -591,7 +565,7 @@ def revise(
                 graph.store.delete_edge(edge_id)
             after, propagated = supersede(graph.store, new.id, old, now)
             records = _store_contradictions(graph.store, new.id, detected, [], "revise", now)
-            revision_id = _record(
+            revision_id = tables.record_revision(
                 graph.store,
                 "revise",
                 old_id,
@@ -641,7 +615,7 @@ def contract(graph: GraphEngine, node_id: str, *, reason: str = "") -> dict[str,
         loss = 1.0 - after / node.confidence if node.confidence > 0.0 else 0.0
         graph.store.update_node(node_id, confidence=after, updated_at=now)
         propagated = retract(graph.store, node_id, loss, now)
-        revision_id = _record(
+        revision_id = tables.record_revision(
             graph.store,
             "contract",
             node_id,

@@ -48,13 +48,14 @@ from ..model import (
     utc_now,
 )
 from ..store import Store
+from ..store.queries import COUNTED_KEY, Protection
 from . import erasure, tables
 from .abstraction import abstract_episodes
 from .conflicts import merge_duplicates, resolve_conflicts
 from .consolidation_config import DEFAULT_CONFIG, ConsolidationConfig
 from .consolidation_config import with_config as with_config
 from .forgetting import PROTECTED_NODE_TYPES, PROTECTED_TIMESCALES, forget_by_policy
-from .retention import SOURCE_BACKED_SQL, budget_count
+from .retention import budget_count
 from .similarity import NearPair, Watermark, changed_nodes, neighbour_pairs
 
 if TYPE_CHECKING:
@@ -126,22 +127,14 @@ class _DryRun(Exception):
     """Raised at the end of a dry run to roll its transaction back."""
 
 
-def protected_clause() -> tuple[str, list[Any]]:
-    """SQL condition on a nodes row "this node is protected", and its parameters."""
-    types = ", ".join("?" * len(PROTECTED_NODE_TYPES))
-    scales = ", ".join("?" * len(PROTECTED_TIMESCALES))
-    sql = (
-        f"(node_type IN ({types}) OR timescale IN ({scales}) OR pinned = 1 OR {SOURCE_BACKED_SQL})"
-    )
-    return sql, [*PROTECTED_NODE_TYPES, *PROTECTED_TIMESCALES]
+# What consolidation never decays or prunes (policy of learning/forgetting.py; the SQL
+# shape, with pinned and source-backed nodes, is `store.queries.Protection`).
+PROTECTION: Final = Protection(PROTECTED_NODE_TYPES, PROTECTED_TIMESCALES)
 
 
 def protected_ids(store: Store) -> set[str]:
     """Ids of the protected nodes (usually few).  One query."""
-    clause, params = protected_clause()
-    return {
-        str(row[0]) for row in tables.query(store, f"SELECT id FROM nodes WHERE {clause}", params)
-    }
+    return store.protected_ids(PROTECTION)
 
 
 # -- stage 1: decay -------------------------------------------------------------------
@@ -161,8 +154,7 @@ def elapsed_intervals(since: str | None, now: str) -> float:
 
 def _graph_began(store: Store) -> str | None:
     """Creation time of the oldest live node (None for an empty graph).  One query."""
-    rows = tables.query(store, "SELECT min(created_at) FROM nodes WHERE forgotten_at IS NULL")
-    return str(rows[0][0]) if rows and rows[0][0] is not None else None
+    return store.oldest_live_creation()
 
 
 def stage_decay(run: Run) -> dict[str, Any]:
@@ -173,45 +165,17 @@ def stage_decay(run: Run) -> dict[str, Any]:
     "elapsed_intervals"}``.  Complexity: two UPDATE statements, O(N + E) rows.
     """
     units = elapsed_intervals(run.since or _graph_began(run.store), run.now)
-    cases = " ".join("WHEN ? THEN ?" for _ in TIMESCALE_DECAY_FACTOR)
-    case_params: list[Any] = [x for item in TIMESCALE_DECAY_FACTOR.items() for x in item]
-    case_params.append(units)
-    rate = f"min(1.0, decay_rate * (CASE timescale {cases} ELSE 1.0 END) * ?)"
-    protected, protected_params = protected_clause()
-    nodes = tables.execute(
-        run.store,
-        f"UPDATE nodes SET confidence = confidence * (1.0 - {rate}), "
-        f"q_value = q_value * (1.0 - ? * {rate}) "
-        f"WHERE forgotten_at IS NULL AND NOT {protected} "
-        "AND (? IS NULL OR last_accessed_at IS NULL OR last_accessed_at < ?)",
-        [*case_params, Q_DECAY_SHARE, *case_params, *protected_params, run.since, run.since],
+    nodes = run.store.decay_nodes(
+        PROTECTION, dict(TIMESCALE_DECAY_FACTOR), units, Q_DECAY_SHARE, run.since
     )
-    exempt = int(
-        tables.query(
-            run.store,
-            f"SELECT count(*) FROM nodes WHERE forgotten_at IS NULL AND NOT {protected} "
-            "AND ? IS NOT NULL AND last_accessed_at >= ?",
-            (*protected_params, run.since, run.since),
-        )[0][0]
-    )
-    edges = tables.execute(
-        run.store,
-        "UPDATE edges SET strength = strength * (1.0 - min(1.0, decay_rate * ?)) "
-        f"WHERE decay_rate > 0 AND {_unprotected_edge_clause()}",
-        [units, *protected_params, *protected_params],
-    )
+    exempt = run.store.accessed_unprotected_since(PROTECTION, run.since)
+    edges = run.store.decay_edges(PROTECTION, units)
     return {
         "nodes_decayed": nodes,
         "nodes_exempt_accessed": exempt,
         "edges_decayed": edges,
         "elapsed_intervals": round(units, 6),
     }
-
-
-def _unprotected_edge_clause() -> str:
-    protected, _ = protected_clause()
-    inner = f"SELECT id FROM nodes WHERE {protected}"
-    return f"source_id NOT IN ({inner}) AND target_id NOT IN ({inner})"
 
 
 # -- stage 2: prune nodes ----------------------------------------------------------
@@ -253,16 +217,7 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
             "node_ids": chosen[:ID_SAMPLE],
             "forgotten": chosen,
         }
-    protected, params = protected_clause()
-    doomed = [
-        str(row[0])
-        for row in tables.query(
-            run.store,
-            f"SELECT id FROM nodes WHERE forgotten_at IS NULL AND confidence < ? "
-            f"AND NOT {protected} ORDER BY id",
-            [run.config.min_confidence_threshold, *params],
-        )
-    ]
+    doomed = run.store.weak_unprotected_ids(PROTECTION, run.config.min_confidence_threshold)
     edges_before = run.store.count_edges()
     run.store.delete_nodes(doomed)
     return {
@@ -282,18 +237,11 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
 
 def stage_prune_edges(run: Run) -> dict[str, Any]:
     """Stage 3: delete weak edges.  Output ``{"edges_pruned"}``.  One DELETE, O(E)."""
-    _, params = protected_clause()
-    removed = tables.execute(
-        run.store,
-        f"DELETE FROM edges WHERE strength < ? AND {_unprotected_edge_clause()}",
-        [run.config.min_edge_strength_threshold, *params, *params],
-    )
+    removed = run.store.delete_weak_edges(PROTECTION, run.config.min_edge_strength_threshold)
     return {"edges_pruned": removed}
 
 
 # -- stage 4: strengthen --------------------------------------------------------------
-
-COUNTED_KEY: Final = "co_activation_counted"
 
 
 def strengthened(strength: float, new_coactivations: int, gain: float) -> float:
@@ -307,24 +255,16 @@ def stage_strengthen(run: Run) -> dict[str, Any]:
     Output: ``{"edges_strengthened", "co_activations_counted"}``.  Complexity:
     one scan of the edges, one UPDATE per boosted edge.
     """
-    rows = tables.query(
-        run.store,
-        "SELECT id, strength, co_activation_count, metadata FROM edges "
-        f"WHERE co_activation_count > COALESCE(json_extract(metadata, '$.{COUNTED_KEY}'), 0) "
-        "ORDER BY id",
-    )
     updates = []
     boosts = 0
-    for edge_id, strength, count, metadata_text in rows:
+    for edge_id, strength, count, metadata_text in run.store.coactivated_edges():
         metadata = json.loads(metadata_text)
         fresh = int(count) - int(metadata.get(COUNTED_KEY, 0))
         metadata[COUNTED_KEY] = int(count)
         boosts += fresh
         new_strength = strengthened(float(strength), fresh, run.config.coactivation_gain)
         updates.append((new_strength, json.dumps(metadata, sort_keys=True), edge_id))
-    tables.execute_many(
-        run.store, "UPDATE edges SET strength = ?, metadata = ? WHERE id = ?", updates
-    )
+    run.store.set_edge_strengths(updates)
     return {"edges_strengthened": len(updates), "co_activations_counted": boosts}
 
 
@@ -334,12 +274,7 @@ def stage_strengthen(run: Run) -> dict[str, Any]:
 def find_pairs(run: Run) -> dict[str, Any]:
     """Nearest neighbours of the nodes changed since the last run (see `similarity`)."""
     started = time.perf_counter()
-    rows = tables.query(
-        run.store,
-        "SELECT id, node_type, agent_id FROM nodes "
-        "WHERE forgotten_at IS NULL AND superseded_by IS NULL",
-    )
-    group_of = {str(r[0]): (str(r[1]), str(r[2])) for r in rows}
+    group_of = run.store.live_current_groups()
     keys, pending = changed_nodes(run.store, run.watermark, run.config.similarity_budget)
     floor = min(run.config.conflict_similarity_threshold, run.config.abstraction_similarity)
     index = run.graph.vector_index()
@@ -383,17 +318,8 @@ def stage_promote(run: Run) -> dict[str, Any]:
     Output: ``{"nodes_promoted", "by_tier", "node_ids"}``.  Complexity: one
     scan of the nodes (only those with enough accesses are returned).
     """
-    protected, params = protected_clause()
-    tiers = list(PROMOTION_RULES)
-    marks = ", ".join("?" * len(tiers))
     smallest = min(rule[0] for rule in PROMOTION_RULES.values())
-    rows = tables.query(
-        run.store,
-        "SELECT id, timescale, access_count, julianday(?) - julianday(created_at) FROM nodes "
-        f"WHERE forgotten_at IS NULL AND timescale IN ({marks}) AND access_count >= ? "
-        f"AND NOT {protected} ORDER BY id",
-        [run.now, *tiers, smallest, *params],
-    )
+    rows = run.store.promotion_candidates(PROTECTION, run.now, list(PROMOTION_RULES), smallest)
     moves: dict[str, int] = {}
     updates = []
     for node_id, timescale, access_count, age_days in rows:
@@ -408,7 +334,7 @@ def stage_promote(run: Run) -> dict[str, Any]:
             updates.append((target, node_id))
             key = f"{timescale}->{target}"
             moves[key] = moves.get(key, 0) + 1
-    tables.execute_many(run.store, "UPDATE nodes SET timescale = ? WHERE id = ?", updates)
+    run.store.set_timescales(updates)
     return {
         "nodes_promoted": len(updates),
         "by_tier": dict(sorted(moves.items())),

@@ -88,12 +88,7 @@ _SENTENCE: Final = re.compile(r"[^.!?\n]+[.!?]?")
 def survivor_of(store: Store, merged_id: str) -> Node | None:
     """The live node whose ``metadata.merged_from`` lists `merged_id` (consolidation merged
     it away), or None."""
-    rows = tables.query(
-        store,
-        "SELECT id, metadata FROM nodes WHERE instr(metadata, ?) > 0 ORDER BY id",
-        (merged_id,),
-    )
-    for node_id, metadata in rows:
+    for node_id, metadata in store.nodes_with_metadata_containing(merged_id):
         merged = json.loads(metadata).get("merged_from", [])
         if isinstance(merged, list) and merged_id in merged:
             return store.get_node(node_id)
@@ -113,17 +108,7 @@ def was_erased(store: Store, node_id: str) -> bool:
 def summaries_of(store: Store, node_ids: Iterable[str]) -> list[Node]:
     """Consolidation summaries grounded (``derived_from``) in any of `node_ids`, by id."""
     ids = sorted(set(node_ids))
-    if not ids:
-        return []
-    marks = ", ".join("?" * len(ids))
-    rows = tables.query(
-        store,
-        "SELECT DISTINCT e.source_id FROM edges e JOIN nodes s ON s.id = e.source_id "
-        f"WHERE e.relationship = ? AND s.creation_source = ? AND e.target_id IN ({marks}) "
-        "ORDER BY e.source_id",
-        (GROUNDING_RELATIONSHIP, SUMMARY_SOURCE, *ids),
-    )
-    found = store.get_nodes([row[0] for row in rows])
+    found = store.get_nodes(store.sources_pointing_at(GROUNDING_RELATIONSHIP, SUMMARY_SOURCE, ids))
     return [found[key] for key in sorted(found)]
 
 
@@ -187,8 +172,8 @@ def rewrite_goal_nodes(
     """Goal nodes whose content mentions the erased ids or content, rewritten with
     `scrub_text` (the same ``[erased]`` replacement as their goals row) and re-embedded."""
     store = graph.store
-    rows = tables.query(store, "SELECT id, content FROM nodes WHERE node_type = 'goal'")
-    targets = [(row[0], scrub_text(row[1])) for row in rows if mentions(row[1])]
+    rows = store.node_texts_of_type("goal")
+    targets = [(node_id, scrub_text(text)) for node_id, text in rows if mentions(text)]
     if not targets:
         return []
     vectors = graph.embed_texts([text for _, text in targets])
@@ -245,18 +230,12 @@ def quotes(content: str, other: str) -> bool:
     return _quotes(_prepare(content), other)
 
 
-def _candidate_sql(erased: _Quotable) -> tuple[str, list[str]]:
-    """A SQL condition no quoting node can fail (a cheap prefilter run in SQLite): it
-    holds a sentence, or at least MIN_SHARED_WORDS of the words (folded words are
-    prefixes of the written ones, so instr on the lower-cased text never misses)."""
-    parts = ["instr(content, ?) > 0" for _ in erased.sentences]
-    params = list(erased.sentences)
+def _candidates(store: Store, erased: _Quotable) -> list[tuple[str, str]]:
+    """Nodes no quoting node can be missing from (a cheap prefilter run in the store):
+    they hold a sentence, or at least MIN_SHARED_WORDS of the words (folded words are
+    prefixes of the written ones, so a search of the lower-cased text never misses)."""
     words = sorted(erased.words, key=lambda w: (-len(w), w))[:MAX_PREFILTER_WORDS]
-    if len(words) >= MIN_SHARED_WORDS:
-        hits = " + ".join("(instr(lower(content), ?) > 0)" for _ in words)
-        parts.append(f"({hits}) >= {MIN_SHARED_WORDS}")
-        params += words
-    return " OR ".join(parts) or "0", params
+    return store.node_texts_containing(erased.sentences, words, MIN_SHARED_WORDS)
 
 
 def quoting_nodes(store: Store, contents: Sequence[str], exclude: Iterable[str] = ()) -> list[str]:
@@ -268,9 +247,7 @@ def quoting_nodes(store: Store, contents: Sequence[str], exclude: Iterable[str] 
         if not content:
             continue
         erased = _prepare(content)
-        condition, params = _candidate_sql(erased)
-        rows = tables.query(store, f"SELECT id, content FROM nodes WHERE {condition}", params)
-        for node_id, other in rows:
+        for node_id, other in _candidates(store, erased):
             if node_id not in skip and _quotes(erased, other):
                 found.add(str(node_id))
     return sorted(found)

@@ -152,9 +152,7 @@ def _hard_delete(store: Store, node_ids: Iterable[str]) -> int:
     """Delete nodes with their edges and embeddings; clear superseded_by pointers to them."""
     edges = 0
     for node_id in node_ids:
-        tables.execute(
-            store, "UPDATE nodes SET superseded_by = NULL WHERE superseded_by = ?", (node_id,)
-        )
+        store.clear_superseded_by(node_id)
         edges += store.delete_node(node_id)
     return edges
 
@@ -228,14 +226,8 @@ def priority_score(
 
 def _live_degrees(store: Store) -> dict[str, int]:
     """Degree of every live node, counting edges whose both ends are live."""
-    rows = tables.query(
-        store,
-        "SELECT e.source_id, e.target_id FROM edges e "
-        "JOIN nodes s ON s.id = e.source_id AND s.forgotten_at IS NULL "
-        "JOIN nodes t ON t.id = e.target_id AND t.forgotten_at IS NULL",
-    )
     degrees: dict[str, int] = {}
-    for source, target in rows:
+    for source, target in store.live_edge_ends():
         degrees[source] = degrees.get(source, 0) + 1
         degrees[target] = degrees.get(target, 0) + 1
     return degrees
@@ -254,31 +246,26 @@ def score_nodes(store: Store, now: datetime | None = None) -> list[dict[str, Any
     degrees = _live_degrees(store)
     backed = retention.source_backed_ids(store)
     max_degree = max(degrees.values(), default=0)
-    rows = tables.query(
-        store,
-        "SELECT id, node_type, timescale, pinned, confidence, access_count, last_accessed_at, "
-        "created_at FROM nodes WHERE forgotten_at IS NULL",
-    )
     scored = []
-    for row in rows:
-        degree = degrees.get(row["id"], 0)
+    for row in store.retention_facts():
+        degree = degrees.get(row.id, 0)
         connectivity = degree / max_degree if max_degree else 0.0
-        recency = recency_factor(parse_time(row["last_accessed_at"] or row["created_at"]), moment)
-        priority = priority_score(row["confidence"], recency, row["access_count"], connectivity)
+        recency = recency_factor(parse_time(row.last_accessed_at or row.created_at), moment)
+        priority = priority_score(row.confidence, recency, row.access_count, connectivity)
         scored.append(
             {
-                "node_id": row["id"],
+                "node_id": row.id,
                 "priority": round(priority, PRIORITY_DIGITS),
-                "confidence": row["confidence"],
+                "confidence": row.confidence,
                 "recency": round(recency, PRIORITY_DIGITS),
-                "access_count": row["access_count"],
+                "access_count": row.access_count,
                 "degree": degree,
                 "connectivity": round(connectivity, PRIORITY_DIGITS),
                 "protected": is_protected(
-                    row["node_type"], row["timescale"], bool(row["pinned"]), row["id"] in backed
+                    row.node_type, row.timescale, row.pinned, row.id in backed
                 ),
-                "exempt": bool(row["pinned"]) or row["id"] in backed,
-                "created_at": row["created_at"],
+                "exempt": row.pinned or row.id in backed,
+                "created_at": row.created_at,
             }
         )
     scored.sort(key=lambda s: (s["priority"], s["created_at"], s["node_id"]))
@@ -563,8 +550,7 @@ def _rows_mentioning(
 ) -> list[Any]:
     """(key, column) of the rows whose column contains an id or the content (SQL instr)."""
     needles = sorted(ids) + ([content] if content is not None else [])
-    condition = " OR ".join(f"instr({column}, ?) > 0" for _ in needles)
-    return tables.query(store, f"SELECT {key}, {column} FROM {table} WHERE {condition}", needles)
+    return store.rows_mentioning(table, key, column, needles)
 
 
 def _scrub_json_column(
@@ -585,7 +571,7 @@ def _scrub_json_column(
         if not _mentions(text, ids, content):
             continue
         cleaned = json.dumps(_scrub(json.loads(text), ids, content), sort_keys=True)
-        tables.execute(store, f"UPDATE {table} SET {column} = ? WHERE {key} = ?", (cleaned, row[0]))
+        store.set_text(table, key, column, row[0], cleaned)
         changed += 1
     return changed
 
@@ -600,7 +586,7 @@ def _scrub_text_column(
         if not _mentions(text, ids, content):
             continue
         cleaned = _scrub_text(text, ids, content)
-        tables.execute(store, f"UPDATE {table} SET {column} = ? WHERE {key} = ?", (cleaned, row[0]))
+        store.set_text(table, key, column, row[0], cleaned)
         changed += 1
     return changed
 
@@ -649,9 +635,7 @@ def _scrub_references(
     counts["outcomes_goal_cleared"] = tables.execute(
         store, f"UPDATE outcomes SET goal_id = NULL WHERE goal_id IN ({placeholders})", sorted(ids)
     )
-    counts["superseded_by_cleared"] = tables.execute(
-        store, "UPDATE nodes SET superseded_by = NULL WHERE superseded_by = ?", (node_id,)
-    )
+    counts["superseded_by_cleared"] = store.clear_superseded_by(node_id)
     counts["revisions_cleared"] = tables.execute(
         store,
         "UPDATE revisions SET "
@@ -696,27 +680,18 @@ def residual_references(store: Store, node_id: str, content: str | None) -> list
     :func:`nodes_quoting`).  Complexity: one scan of each table.
     """
     found: list[str] = []
-    tables_rows = tables.query(
-        store, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-    )
-    for (table,) in tables_rows:
+    for table, columns in store.table_columns():
         pairs: list[tuple[str, str]] = []
-        for (column,) in tables.query(store, f"SELECT name FROM pragma_table_info('{table}')"):
+        for column in columns:
             if table != "audit_log":
                 pairs.append((column, node_id))
             if content is not None and (table, column) != ("nodes", "content"):
                 pairs.append((column, content))
         if not pairs:
             continue
-        # One scan per table: max() over a flag per (column, needle) pair.
-        flags = ", ".join(
-            f"max(typeof(\"{column}\") IN ('text', 'blob') AND instr(\"{column}\", ?) > 0)"
-            for column, _ in pairs
-        )
-        row = tables.query(store, f'SELECT {flags} FROM "{table}"', [n for _, n in pairs])[0]
-        hits = zip(pairs, tuple(row), strict=True)
-        for (column, needle), flag in hits:
-            if flag and (needle != node_id or _id_token_in(store, table, column, node_id)):
+        # One scan per table: a flag per (column, needle) pair.
+        for column, needle in store.columns_holding(table, pairs):
+            if needle != node_id or _id_token_in(store, table, column, node_id):
                 found.append(f"{table}.{column}")
     return sorted(set(found))
 
@@ -724,10 +699,7 @@ def residual_references(store: Store, node_id: str, content: str | None) -> list
 def _id_token_in(store: Store, table: str, column: str, node_id: str) -> bool:
     """Whether some value of the column holds `node_id` as a whole token (not inside a word)."""
     pattern = _id_pattern(frozenset({node_id}))
-    rows = tables.query(
-        store, f'SELECT "{column}" FROM "{table}" WHERE instr("{column}", ?) > 0', (node_id,)
-    )
-    for (value,) in rows:
+    for value in store.values_containing(table, column, node_id):
         text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
         if pattern.search(text):
             return True

@@ -140,6 +140,17 @@ def _require_goal(graph: GraphEngine, goal_id: object) -> dict[str, Any]:
     return goal
 
 
+def _require_open_goal(
+    graph: GraphEngine, goal_id: object, field: str, refused: str
+) -> dict[str, Any]:
+    """The goal, unless it is terminal (then ValidationError naming `field`: "goal is
+    <status>; <refused>")."""
+    goal = _require_goal(graph, goal_id)
+    if goal["status"] in TERMINAL_STATUSES:
+        raise ValidationError(field, f"goal is {goal['status']}; {refused}")
+    return goal
+
+
 def _title(value: object) -> str:
     title = " ".join(check_text("title", value).split())
     if len(title) > MAX_TITLE_CHARS:
@@ -425,9 +436,7 @@ def set_progress(graph: GraphEngine, goal_id: str, progress: float) -> dict[str,
     """Set progress in [0, 1] of a goal that is not terminal.  ``{"goal"}``."""
     value = check_unit_interval("progress", progress)
     with graph.lock:
-        goal = _require_goal(graph, goal_id)
-        if goal["status"] in TERMINAL_STATUSES:
-            raise ValidationError("progress", f"goal is {goal['status']}; progress is final")
+        goal = _require_open_goal(graph, goal_id, "progress", "progress is final")
         now = utc_now()
         with graph.store.transaction():
             tables.update_goal_row(graph.store, goal_id, progress=value, updated_at=now)
@@ -492,9 +501,7 @@ def decompose_goal(graph: GraphEngine, goal_id: str, subgoals: Sequence[object])
         prepared.append(_new_goal(graph, {**fields, "parent_goal_id": goal_id}))
     vectors = graph.embed_texts([content for _, content in prepared])
     with graph.lock:
-        parent = _require_goal(graph, goal_id)
-        if parent["status"] in TERMINAL_STATUSES:
-            raise ValidationError("goal_id", f"goal is {parent['status']}; cannot decompose it")
+        parent = _require_open_goal(graph, goal_id, "goal_id", "cannot decompose it")
         now = utc_now()
         with graph.store.transaction():
             for (goal, content), vector in zip(prepared, vectors, strict=True):

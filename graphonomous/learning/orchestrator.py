@@ -140,12 +140,10 @@ def plasticity_metrics(
             "SELECT details FROM audit_log WHERE action = ? AND at >= ? ORDER BY seq",
             (AUDIT_ACTION, since),
         )
-        created = int(store.scalar("SELECT count(*) FROM nodes WHERE created_at >= ?", (since,)))
-        forgotten = int(
-            store.scalar("SELECT count(*) FROM nodes WHERE forgotten_at >= ?", (since,))
-        )
+        created = store.nodes_created_since(since)
+        forgotten = store.nodes_forgotten_since(since)
         live = store.count_nodes()
-        by_timescale = store.grouped_counts("nodes", "timescale", "WHERE forgotten_at IS NULL")
+        by_timescale = store.grouped_counts("nodes", "timescale", live_only=True)
     details = [json.loads(row[0]) for row in rows]
     counts = {d: sum(1 for x in details if x.get("decision") == d) for d in DECISIONS}
     total = sum(counts.values())

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from ..embed import VectorIndex
 from ..store import Store
-from . import tables
 
 Watermark = tuple[str, str]
 """``(updated_at, node_id)`` of the last node examined; runs resume after it."""
@@ -44,18 +43,7 @@ def changed_nodes(
     order, and how many more are waiting.  ``watermark`` None means every
     node has changed (first run).  Complexity: one scan of the nodes table.
     """
-    where = "forgotten_at IS NULL AND superseded_by IS NULL"
-    params: list[str] = []
-    if watermark is not None:
-        where += " AND (updated_at > ? OR (updated_at = ? AND id > ?))"
-        params = [watermark[0], watermark[0], watermark[1]]
-    rows = tables.query(
-        store,
-        f"SELECT updated_at, id FROM nodes WHERE {where} ORDER BY updated_at, id LIMIT ?",
-        [*params, budget],
-    )
-    total = int(tables.query(store, f"SELECT count(*) FROM nodes WHERE {where}", params)[0][0])
-    keys = [(str(row[0]), str(row[1])) for row in rows]
+    keys, total = store.nodes_changed_after(watermark, budget)
     return keys, total - len(keys)
 
 

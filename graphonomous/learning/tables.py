@@ -112,24 +112,6 @@ def goal_node_of(store: Store, goal_id: str) -> str | None:
 # -- revisions ---------------------------------------------------------------
 
 
-def insert_revision(store: Store, row: Mapping[str, Any]) -> None:
-    """One revisions row: id, operation, old_node_id, new_node_id, reason, details, created_at."""
-    execute(
-        store,
-        "INSERT INTO revisions (id, operation, old_node_id, new_node_id, reason, details, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            row["id"],
-            row["operation"],
-            row["old_node_id"],
-            row["new_node_id"],
-            row["reason"],
-            _dumps(row["details"]),
-            row["created_at"],
-        ),
-    )
-
-
 def revisions_touching(store: Store, node_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Revision records naming any of `node_ids` as old or new node, oldest first (then id)."""
     wanted = sorted(set(node_ids))

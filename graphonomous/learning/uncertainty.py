@@ -149,9 +149,8 @@ def evidence_counts(store: Store, node_ids: list[str] | None = None) -> dict[str
                 entry = counts.setdefault(node_id, [0.0, 0.0])
                 entry[0] += credit
                 entry[1] += 1.0
-    rows = tables.query(store, "SELECT id, metadata FROM nodes WHERE forgotten_at IS NULL")
     live = set()
-    for node_id, metadata_text in rows:
+    for node_id, metadata_text in store.live_metadata():
         live.add(node_id)
         if wanted is not None and node_id not in wanted:
             continue
@@ -210,17 +209,8 @@ def node_uncertainty(graph: GraphEngine, node_id: str) -> dict[str, Any]:
 def _rests_on(store: Store) -> dict[str, list[str]]:
     """X -> sorted ids of the live nodes X rests on (PROPAGATION_* kinds)."""
     kinds = PROPAGATION_OUT_KINDS + PROPAGATION_IN_KINDS
-    marks = ", ".join("?" * len(kinds))
-    rows = tables.query(
-        store,
-        "SELECT e.source_id, e.target_id, e.relationship FROM edges e "
-        "JOIN nodes s ON s.id = e.source_id AND s.forgotten_at IS NULL "
-        "JOIN nodes t ON t.id = e.target_id AND t.forgotten_at IS NULL "
-        f"WHERE e.relationship IN ({marks})",
-        kinds,
-    )
     parents: dict[str, set[str]] = {}
-    for source, target, relationship in rows:
+    for source, target, relationship in store.live_edges_of_kinds(kinds):
         if relationship in PROPAGATION_OUT_KINDS:
             parents.setdefault(source, set()).add(target)
         else:

@@ -41,33 +41,24 @@ def link(
     strength: float | None = None,
     metadata: Mapping[str, Any] | None = None,
 ) -> tuple[str, bool]:
-    """Create the edge, or refresh an existing (source, target, relationship) edge.
-
-    A refreshed edge keeps the larger strength and gets `metadata` merged
-    over its own.  Returns (edge id, created).  Inside a transaction.  O(1).
+    """Create the edge, or re-assert an existing (source, target, relationship) edge
+    (`Store.upsert_edge`: it keeps the larger strength and gets `metadata` merged
+    over its own).  Returns (edge id, created).  Inside a transaction.  O(1).
     """
-    existing = store.find_edge(source_id, target_id, relationship)
-    if existing is None:
-        edge = Edge(
-            id=new_id(),
-            source_id=source_id,
-            target_id=target_id,
-            relationship=relationship,
-            metadata=dict(metadata or {}),
-            created_at=now,
-            updated_at=now,
-        )
-        if strength is not None:
-            edge.strength = strength
-        store.insert_edge(edge)
-        return edge.id, True
-    updates: dict[str, Any] = {"updated_at": now}
-    if strength is not None and strength > existing.strength:
-        updates["strength"] = strength
-    if metadata:
-        updates["metadata"] = {**existing.metadata, **metadata}
-    store.update_edge(existing.id, **updates)
-    return existing.id, False
+    edge = Edge(
+        id=new_id(),
+        source_id=source_id,
+        target_id=target_id,
+        relationship=relationship,
+        metadata=dict(metadata or {}),
+        created_at=now,
+        updated_at=now,
+    )
+    stated = ["metadata"]
+    if strength is not None:
+        edge.strength = strength
+        stated.append("strength")
+    return store.upsert_edge(edge, stated)
 
 
 def bounded_step(value: float, step: float) -> float:

@@ -14,18 +14,30 @@ Layers, each usable on its own:
 
 from __future__ import annotations
 
+import importlib
 import time
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from ..learning.timer import ConsolidationTimer
-from .jsonrpc import encode, parse_message
-from .resources import RESOURCE_TEMPLATES, RESOURCES
-from .server import McpServer
-from .stdio import serve_stdio
-from .surfaces import DEFAULT_SURFACE, SURFACES, surface_instructions, surface_tools
+from .names import DEFAULT_PORT, DEFAULT_SURFACE, TRANSPORTS
 
-TRANSPORTS: Final = ("stdio", "http")
-DEFAULT_PORT: Final = 4100
+if TYPE_CHECKING:
+    from .server import McpServer
+
+# Imported on first use (PEP 562), so the package itself stays light: the CLI
+# reads `names` through it on every command, `recall` included.
+_LAZY_EXPORTS: Final = {
+    "McpServer": ".server",
+    "SURFACES": ".surfaces",
+    "encode": ".jsonrpc",
+    "parse_message": ".jsonrpc",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
 
 
 def build_server(
@@ -37,6 +49,10 @@ def build_server(
 ) -> McpServer:
     """An McpServer over `graph` exposing the tools of `surface` (with that surface's
     instructions) and every resource."""
+    from .resources import RESOURCE_TEMPLATES, RESOURCES
+    from .server import McpServer
+    from .surfaces import surface_instructions, surface_tools
+
     return McpServer(
         graph,
         surface_tools(surface),
@@ -67,6 +83,10 @@ def serve(
     Raises ValueError for an unknown transport or surface, or a non-loopback
     host without ``$GRAPHONOMOUS_HTTP_TOKEN``.
     """
+    from ..learning.timer import ConsolidationTimer
+    from .stdio import serve_stdio
+    from .surfaces import surface_tools
+
     surface_tools(surface)  # fail before binding anything
     if transport not in TRANSPORTS:
         raise ValueError(f"unknown transport {transport!r} (known: {', '.join(TRANSPORTS)})")

@@ -13,6 +13,8 @@ from typing import Final
 
 from .machines import MACHINE_TOOLS
 from .memory_compat import MEMORY_TOOLS
+from .names import DEFAULT_SURFACE as DEFAULT_SURFACE
+from .names import SURFACE_NAMES
 from .tools import ToolSpec, describe_tool
 from .v1 import V1_TOOLS
 
@@ -38,7 +40,9 @@ SURFACES: Final[Mapping[str, tuple[ToolSpec, ...]]] = {
     "memory": MEMORY_TOOLS,
     "all": (*MACHINE_TOOLS, *V1_TOOLS, *MEMORY_TOOLS),
 }
-DEFAULT_SURFACE: Final = "v2"
+# names.py holds the CLI's copy of the keys (the parser must not import the tool sets).
+if tuple(SURFACES) != SURFACE_NAMES or DEFAULT_SURFACE not in SURFACES:
+    raise ImportError("mcp.names.SURFACE_NAMES does not list mcp.surfaces.SURFACES")
 
 _KAPPA_ADVICE: Final = (
     "routing 'fast' (κ=0) means one retrieval pass is enough, 'deliberate' (κ>0) means "

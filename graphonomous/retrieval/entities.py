@@ -25,8 +25,10 @@ Rules of this file:
 * A key is the lower-cased, `stem.light_stem`-ed tokens joined by a space,
   so "Pottery Classes" and "pottery class" are one entity.
 * The index is derived state: built from the nodes table on first use, kept
-  current on every committed write (with the BM25 index), never persisted —
-  erasing a node leaves nothing behind (as for the BM25 index).  It adds no
+  current on every committed write (with the BM25 index) and saved with it
+  (`dump` / `load`, in `derived_indexes`, so a fresh process does not
+  re-extract 50K nodes) — a GDPR erase drops every saved index, so erasing a
+  node leaves nothing behind (as for the BM25 index).  It adds no
   node to the graph, so entities never compete with memories in results and
   never count against the forgetting budget.
 * Query entities are found by looking every 1–`MAX_QUERY_NGRAM`-gram of the
@@ -35,6 +37,7 @@ Rules of this file:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -45,6 +48,8 @@ from ..engine import Engine
 from .attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
 from .stem import light_stem
 
+# The saved copy's layout (`EntityIndex.dump`, kept by the engine like the BM25 index).
+_DUMP_FORMAT: Final = "graphonomous-entities/1"
 MAX_QUOTED_WORDS: Final = 6
 MAX_PHRASE_WORDS: Final = 3
 MIN_CONTENT_CHARS: Final = 3
@@ -236,6 +241,37 @@ class EntityIndex:
             posting.pop(node_id, None)
             if not posting:
                 del self._postings[key]
+
+    def dump(self) -> bytes:
+        """The whole index as bytes (`load` restores it, dict orders included).  O(size)."""
+        state = {
+            "format": _DUMP_FORMAT,
+            "postings": [[key, list(nodes.items())] for key, nodes in self._postings.items()],
+            "entities": list(self._entities.items()),
+            "speaker": list(self._speaker.items()),
+        }
+        return json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    @classmethod
+    def load(cls, data: bytes) -> EntityIndex | None:
+        """An index from `dump` bytes; None when they are not a readable dump.  O(size):
+        no content is parsed again (the extraction is the expensive part)."""
+        try:
+            state = json.loads(data.decode("utf-8"))
+            if not isinstance(state, dict) or state.get("format") != _DUMP_FORMAT:
+                return None
+            index = cls()
+            index._postings = {
+                str(key): {str(node): int(count) for node, count in nodes}
+                for key, nodes in state["postings"]
+            }
+            index._entities = {str(node): tuple(map(str, keys)) for node, keys in state["entities"]}
+            for node, speaker in state["speaker"]:
+                index._speaker[str(node)] = str(speaker)
+                index._authored.setdefault(str(speaker), set()).add(str(node))
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+            return None
+        return index
 
     def entities_of(self, node_id: str) -> tuple[str, ...]:
         """The node's entity keys in first-mention order (() if none)."""

@@ -16,7 +16,7 @@ else; so does the list of structural (part-of) kinds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, TypeAlias
 
@@ -158,22 +158,13 @@ def leaky_transitions(graph: WeightedGraph, degrees: Mapping[str, float]) -> Tra
     return out
 
 
-# Ids per SQL statement (SQLite's default variable limit is 999).
-SQL_CHUNK: Final = 450
-
-
-def _chunked(ids: Sequence[str], size: int = SQL_CHUNK) -> Iterator[Sequence[str]]:
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
-
-
 class GraphReader:
     """Node rows and incident edges for one retrieval call, loaded in batches.
 
     A node is *visible* when it is live (``forgotten_at`` is null) and, with
     `agent_id`, belongs to that agent; invisible nodes are never returned,
     traversed or analysed.  Each ``load_*`` method issues one query per
-    `SQL_CHUNK` ids it has not seen yet.  Links are read light (no edge
+    `store.queries.ID_CHUNK` ids it has not seen yet.  Links are read light (no edge
     metadata) and their far ends are checked with a light visibility query
     (id and agent only), so walking past a node never parses its row; full
     rows are read only for nodes asked for with `node` / `load_nodes`.
@@ -223,19 +214,12 @@ class GraphReader:
     def _load_visibility(self, node_ids: Iterable[str]) -> None:
         """Visibility of ids not known yet, from their id and agent only (no row parsing)."""
         missing = sorted({node_id for node_id in node_ids if node_id not in self._visible})
-        for chunk in _chunked(missing):
-            marks = ", ".join("?" * len(chunk))
-            # forgotten_at is tested here, not in SQL: "forgotten_at IS NULL" would
-            # make SQLite scan the forgotten_at index (every live node) instead of
-            # looking the ids up by key.
-            rows = self.store.query(
-                f"SELECT id, agent_id, forgotten_at FROM nodes WHERE id IN ({marks})", list(chunk)
+        rows = self.store.node_visibility(missing)
+        live = {node_id: agent for node_id, agent, forgotten in rows if not forgotten}
+        for node_id in missing:
+            self._visible[node_id] = node_id in live and (
+                self._agent_id is None or live[node_id] == self._agent_id
             )
-            live = {row[0]: row[1] for row in rows if row[2] is None}
-            for node_id in chunk:
-                self._visible[node_id] = node_id in live and (
-                    self._agent_id is None or live[node_id] == self._agent_id
-                )
 
     def visible(self, node_id: str) -> bool:
         """Whether a node exists for this call (light query if not known yet)."""
@@ -252,16 +236,10 @@ class GraphReader:
         """Whether ids not classified yet are retrieval aids (outcomes, consolidation
         summaries: `AID_NODE_TYPES`, `AID_CREATION_SOURCES`).  Light query."""
         missing = sorted({node_id for node_id in node_ids if node_id not in self._aid})
-        for chunk in _chunked(missing):
-            marks = ", ".join("?" * len(chunk))
-            rows = self.store.query(
-                f"SELECT id, node_type, creation_source FROM nodes WHERE id IN ({marks})",
-                list(chunk),
-            )
-            kinds = {row[0]: (row[1], row[2]) for row in rows}
-            for node_id in chunk:
-                node_type, source = kinds.get(node_id, ("", ""))
-                self._aid[node_id] = node_type in AID_NODE_TYPES or source in AID_CREATION_SOURCES
+        kinds = self.store.node_kinds(missing)
+        for node_id in missing:
+            node_type, source = kinds.get(node_id, ("", ""))
+            self._aid[node_id] = node_type in AID_NODE_TYPES or source in AID_CREATION_SOURCES
 
     def load_links(self, node_ids: Iterable[str]) -> None:
         """Fetch the edges of ids not fetched yet; keep links whose other end is visible.
@@ -297,7 +275,7 @@ class GraphReader:
         What graph support reads: for every id, its links to the other ids
         (both directions) and its outgoing `STRUCTURAL_RELATIONSHIPS` links
         (``v part_of P``).  Ids must be visible nodes.  Reads only the
-        out-edges of the ids (one light query per `SQL_CHUNK` ids), not the
+        out-edges of the ids (one light query per `store.queries.ID_CHUNK` ids), not the
         rows of their neighbours; the wholes' visibility is checked with the
         light query.  Output: ``{id: links strongest first}`` for ids with
         any.  O(out-edges of the ids).
@@ -339,28 +317,16 @@ class GraphReader:
 
     def _light_edges(self, node_ids: Sequence[str], *, outgoing_only: bool = False) -> list[Edge]:
         """Edges touching the ids (or leaving them), by id, without metadata (not needed here)."""
-        found: dict[str, Edge] = {}
-        for chunk in _chunked(node_ids):
-            marks = ", ".join("?" * len(chunk))
-            condition = f"source_id IN ({marks})"
-            params = list(chunk)
-            if not outgoing_only:
-                condition += f" OR target_id IN ({marks})"
-                params += chunk
-            rows = self.store.query(
-                "SELECT id, source_id, target_id, relationship, strength FROM edges "
-                f"WHERE {condition}",
-                params,
+        return [
+            Edge(
+                id=e.id,
+                source_id=e.source_id,
+                target_id=e.target_id,
+                relationship=e.relationship,
+                strength=e.strength,
             )
-            for row in rows:
-                found[row[0]] = Edge(
-                    id=row[0],
-                    source_id=row[1],
-                    target_id=row[2],
-                    relationship=row[3],
-                    strength=float(row[4]),
-                )
-        return [found[key] for key in sorted(found)]
+            for e in self.store.light_edges(node_ids, outgoing_only=outgoing_only)
+        ]
 
     def links(self, node_id: str) -> list[Link]:
         """Links of a node to visible neighbours, strongest first (loads them if needed)."""

@@ -415,11 +415,7 @@ def hybrid_search(
         return fused, embedded, counts
     cosine = dict(embedding_hits)
     if vector is not None:
-        query = normalized_f32(vector, index.dimensions)
-        for node_id, _ in bm25_hits:
-            stored = index.get(node_id) if node_id not in cosine else None
-            if stored is not None:
-                cosine[node_id] = exact_score(query, stored)
+        cosine.update(index.similarities(vector, (n for n, _ in bm25_hits if n not in cosine)))
     pool = sorted(set(cosine) | {node_id for node_id, _ in bm25_hits})
     keyword = {node_id: keyword_scores.get(node_id, 0.0) for node_id in pool}
     fused = score_fusion([keyword, cosine], (weight, 1.0 - weight))
@@ -1126,11 +1122,7 @@ def record_access(graph: GraphEngine, result_ids: Sequence[str]) -> None:
     now = utc_now()
 
     def bump() -> None:
-        rows = store.get_nodes(result_ids)
-        for node_id in sorted(rows):
-            store.update_node(
-                node_id, access_count=rows[node_id].access_count + 1, last_accessed_at=now
-            )
+        store.bump_access(result_ids, now)
 
     store.try_write(bump)
     graph.snapshot_writes_done(before)

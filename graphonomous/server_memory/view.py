@@ -23,10 +23,11 @@ if a call repeats it; relations must join existing entities (server-memory
 accepts dangling ones); every call is one transaction, so pipelined or
 concurrent calls never lose writes.
 
-Reads are served from :class:`MemoryView`, an in-memory copy of the entities
-and relations that is checked against the database on every call (SQLite's
-change counters), so search is a substring scan over precomputed lower-case
-text rather than a file re-read.
+:class:`MemoryView` keeps no copy of the graph: every call queries the store
+(entities by name through an index, relations through the edges between entity
+nodes; whole-graph reads a page at a time), so memory does not grow with the
+graph; only small read_graph answers are cached, checked against SQLite's
+change counters on every call.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
 from ..model import (
@@ -47,6 +49,7 @@ from ..model import (
     utc_now,
 )
 from .jsonl import IMPORT_CHUNK, MemoryFile, chunked
+from .names import NameSet
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -61,8 +64,11 @@ RELATION_METADATA_KEY: Final = "relation_types"
 # Separates the fields of an entity's search text; a query containing it is
 # matched field by field instead (see Entity.matches).
 _FIELD_SEPARATOR: Final = "\x00"
-# Where the copy files a self-relation instead of an edge id.
-_SELF: Final = ""
+# read_graph keeps its last answer (until the graph changes) only up to this many
+# entities + relations: agents re-read their graph often, and an answer holds about
+# 0.5 KB per item (measured: 25K items, 13 MB), so the cache is at most ~26 MB however
+# large the graph grows.
+READ_GRAPH_CACHE_ITEMS: Final = 50_000
 
 # Common relation verbs of memory graphs → our relationship kinds.  Keys are
 # normalised by normalize_relation_type; every kind also maps from its own name.
@@ -165,12 +171,13 @@ class Entity:
     self_relations: Mapping[str, str] = field(default_factory=dict)
     # The node's other metadata keys, kept when the entity changes.
     extra: Mapping[str, Any] = field(default_factory=dict)
-    # Lower-case name, type and observations joined by _FIELD_SEPARATOR.
-    search_text: str = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+    @cached_property
+    def search_text(self) -> str:
+        """Lower-case name, type and observations joined by _FIELD_SEPARATOR (made on
+        first use: read_graph never needs it)."""
         parts = (self.name, self.entity_type, *self.observations)
-        object.__setattr__(self, "search_text", _FIELD_SEPARATOR.join(parts).lower())
+        return _FIELD_SEPARATOR.join(parts).lower()
 
     def matches(self, query: str) -> bool:
         """server-memory's test: the lower-cased query is a substring of the lower-cased
@@ -249,6 +256,31 @@ def _entity_from_node(node_id: str, metadata: Mapping[str, Any]) -> Entity | Non
     )
 
 
+# Characters a stored JSON text shows as themselves (canonical_json escapes non-ASCII,
+# quotes, backslashes and control characters), and the escapes of the two characters
+# whose lower case holds an ASCII letter (U+0130 → "i̇", U+212A KELVIN SIGN → "k").
+_LITERAL_IN_JSON: Final = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\"}
+_ASCII_LOWERING_ESCAPES: Final = ("\\u0130", "\\u212a")
+
+
+def _prefilter(needle: str) -> tuple[str, ...]:
+    """Strings one of which the lower-cased metadata JSON text of any entity matching
+    the lower-case `needle` contains; () when no such test is safe.  A needle of literal
+    characters found in a field's lower case is a run of literal characters of the
+    lower-cased JSON text too — unless it came from a character lowering to ASCII,
+    whose escape is then present."""
+    if not needle or not set(needle) <= _LITERAL_IN_JSON:
+        return ()
+    return (needle, *_ASCII_LOWERING_ESCAPES)
+
+
+def _may_match(needle: str, text: str) -> bool:
+    """The prefilter on one stored JSON text (what the store's query tests)."""
+    terms = _prefilter(needle)
+    lowered = text.lower()
+    return not terms or any(term in lowered for term in terms)
+
+
 def _link_from_edge(
     edge_id: str, source: str, target: str, relationship: str, metadata: Mapping[str, Any]
 ) -> Link:
@@ -259,17 +291,26 @@ def _link_from_edge(
     return Link(edge_id, source, target, relationship, kinds, extra)
 
 
-# One relation in the copy's listing: (stamp, (from, to, relationType), edge id or _SELF).
-_Stamped = tuple[str, tuple[str, str, str], str]
+# One relation of a listing: (stamp, (from, to, relationType)); listings sort by stamp.
+_Stamped = tuple[str, tuple[str, str, str]]
 
 
 def _self_stamped(entity: Entity, kinds: Iterable[str]) -> list[_Stamped]:
     name = entity.name
-    return [(entity.self_relations[k], (name, name, k), _SELF) for k in kinds]
+    return [(entity.self_relations[k], (name, name, k)) for k in kinds]
 
 
 def _link_stamped(link: Link, kinds: Iterable[str]) -> list[_Stamped]:
-    return [(link.relation_types[k], (link.source, link.target, k), link.edge_id) for k in kinds]
+    return [(link.relation_types[k], (link.source, link.target, k)) for k in kinds]
+
+
+def _listing(stamped: list[_Stamped]) -> list[dict[str, str]]:
+    """Relations in stamp (creation) order, each (from, to, relationType) once (at its
+    first stamp).  Sorts `stamped` in place.  O(R log R)."""
+    stamped.sort()
+    keys = dict.fromkeys(key for _, key in stamped)
+    # (dict literals inline: this list can hold every relation of the graph)
+    return [{"from": source, "to": target, "relationType": kind} for source, target, kind in keys]
 
 
 @dataclass
@@ -319,105 +360,120 @@ class _Change:
 class MemoryView:
     """The entities and relations of one graph, as server-memory's tools see them.
 
-    Holds an in-memory copy (entities by name and relations, both in creation
-    order) tagged with a *change token*: SQLite's ``total_changes()`` of our
-    connection and ``PRAGMA data_version`` (which moves when another
-    connection commits).  Every call compares the token first and reloads
-    the copy if anything else wrote to the database, so the copy is never
-    stale; memory-tool writes update it in place.  Writes run under the
-    facade lock inside one ``BEGIN IMMEDIATE`` transaction and are planned
-    against the copy as of that transaction, so concurrent calls and other
-    processes sharing the file never lose or duplicate writes.  Get it with
-    :meth:`graphonomous.Graphonomous.memory_view`.
+    Holds no copy of the graph: every call reads the store (entities by name
+    through ``idx_nodes_entity_name``, relations through the edges between
+    entity nodes; see the ``entity_*`` methods of the store), so memory does
+    not grow with the graph.  What it keeps is bounded: the entities and links
+    looked up during the current call (dropped when the call ends) and
+    :meth:`read_graph`'s last answer when that answer is small
+    (READ_GRAPH_CACHE_ITEMS), tagged with a *change token* (SQLite's
+    ``total_changes()`` of our connection and ``PRAGMA data_version``, which
+    moves when another connection commits) so it is never stale.  Writes run
+    under the facade lock inside one ``BEGIN IMMEDIATE`` transaction and are
+    planned against the store as of that transaction, so concurrent calls and
+    other processes sharing the file never lose or duplicate writes.  Get it
+    with :func:`memory_view`.
     """
 
     def __init__(self, graph: Graphonomous) -> None:
         self.graph = graph
-        self._token: tuple[int, int] | None = None
-        self._entities: dict[str, Entity] = {}
-        self._names_by_node: dict[str, str] = {}
-        # edge id → link; (from, to, relationship) → edge id
-        self._links: dict[str, Link] = {}
-        self._links_by_key: dict[tuple[str, str, str], str] = {}
-        # (from, to, relationType) → edge id or _SELF, in creation (stamp) order
-        self._relations: dict[tuple[str, str, str], str] = {}
-        self._writing_started = False
-        # read_graph's answer for the copy as of `_token` (agents re-read the
-        # whole graph often; it only changes when the token does).
-        self._whole_graph: tuple[tuple[int, int] | None, dict[str, Any]] | None = None
+        # name → the entity as stored (None: no entity of that name), for this call only.
+        self._known: dict[str, Entity | None] = {}
+        # (from, to, relationship) → the stored link (None: no edge), for this call only.
+        self._known_links: dict[tuple[str, str, str], Link | None] = {}
+        # read_graph's answer as of a change token, kept only when it is small.
+        self._whole_graph: tuple[tuple[int, int], dict[str, Any]] | None = None
 
-    # -- keeping the copy fresh ---------------------------------------------
+    # -- reading the store ---------------------------------------------------------
 
     def _read_token(self) -> tuple[int, int]:
         store = self.graph.store
         changes = int(store.scalar("SELECT total_changes()"))
         return changes, int(store.scalar("PRAGMA data_version"))
 
-    def _sync(self) -> None:
-        """Reload the copy if the database changed behind it.  O(1) when it did not,
-        O(V + E) store reads when it did."""
-        token = self._read_token()  # before loading: a write in between forces a reload
-        if token != self._token:
-            self._load()
-            self._token = token
-
-    def _load(self) -> None:
-        store = self.graph.store
-        self._entities, self._names_by_node = {}, {}
-        self._links, self._links_by_key = {}, {}
-        stamped: list[_Stamped] = []
-        for node in store.list_nodes(agent_id=MEMORY_AGENT_ID):
-            entity = _entity_from_node(node.id, node.metadata)
-            if entity is not None and entity.name not in self._entities:
-                self._entities[entity.name] = entity
-                self._names_by_node[node.id] = entity.name
-                stamped += _self_stamped(entity, entity.self_relations)
-        for edge in store.list_edges():
-            source = self._names_by_node.get(edge.source_id)
-            target = self._names_by_node.get(edge.target_id)
-            if source is not None and target is not None:
-                link = _link_from_edge(edge.id, source, target, edge.relationship, edge.metadata)
-                self._links[edge.id] = link
-                self._links_by_key[(source, target, edge.relationship)] = edge.id
-                stamped += _link_stamped(link, link.relation_types)
-        stamped.sort()
-        self._relations = {key: ref for _, key, ref in stamped}
+    @contextmanager
+    def _call(self) -> Iterator[None]:
+        """The per-call lookups live exactly as long as one call."""
+        self._known, self._known_links = {}, {}
+        try:
+            yield
+        finally:
+            self._known, self._known_links = {}, {}
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
-        with self.graph.lock:
-            self._sync()
+        """Facade lock + one consistent snapshot of the store."""
+        with self.graph.lock, self.graph.store.read_snapshot(), self._call():
             yield
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """Facade lock + one write transaction over a fresh copy.  If anything fails
-        after writing started, the copy is dropped (reloaded by the next call)."""
-        graph = self.graph
-        with graph.lock:
-            self._writing_started = False
-            try:
-                with graph.store.transaction():
-                    self._sync()
-                    yield
-                    self._token = self._read_token()
-            except BaseException:
-                if self._writing_started:
-                    self._token = None
-                raise
+        """Facade lock + one write transaction (a savepoint inside an open one)."""
+        with self.graph.lock, self._call():
+            self._whole_graph = None
+            with self.graph.store.transaction():
+                yield
+
+    def _prefetch(self, names: Iterable[str]) -> None:
+        """Look the names not looked up yet in this call up in one indexed read."""
+        wanted = [name for name in _unique(names) if name not in self._known]
+        if not wanted:
+            return
+        nodes = self.graph.store.entity_nodes_named(MEMORY_AGENT_ID, wanted)
+        for name in wanted:
+            node = nodes.get(name)
+            self._known[name] = None if node is None else _entity_from_node(node.id, node.metadata)
+
+    def entity(self, name: str) -> Entity | None:
+        """The stored entity named `name` (call inside a read or write)."""
+        if name not in self._known:
+            self._prefetch([name])
+        return self._known[name]
+
+    def _iter_entities(self, needle: str | None = None) -> Iterator[Entity]:
+        """Every entity in graph (creation) order, a page of rows at a time; with
+        `needle` (lower case) only those that match it (the store skips the rows that
+        provably cannot, see _prefilter)."""
+        terms = () if needle is None else _prefilter(needle)
+        for node_id, text in self.graph.store.iter_entity_rows(MEMORY_AGENT_ID, terms):
+            entity = _entity_from_node(node_id, json.loads(text))
+            if entity is not None and (needle is None or entity.matches(needle)):
+                yield entity
+
+    def _iter_links(self, node_ids: Iterable[str] | None = None) -> Iterator[Link]:
+        """The links between entities (touching `node_ids` when given), by edge id."""
+        store = self.graph.store
+        for edge_id, source, target, relationship, text in store.iter_entity_edges(
+            MEMORY_AGENT_ID, node_ids
+        ):
+            yield _link_from_edge(edge_id, source, target, relationship, json.loads(text))
+
+    def _stored_link(self, key: tuple[str, str, str]) -> Link | None:
+        """The stored link of (from, to, relationship) between two stored entities."""
+        if key not in self._known_links:
+            source, target = self.entity(key[0]), self.entity(key[1])
+            edge = None
+            if source is not None and target is not None:
+                edge = self.graph.store.find_edge(source.node_id, target.node_id, key[2])
+            self._known_links[key] = (
+                None
+                if edge is None
+                else _link_from_edge(edge.id, key[0], key[1], edge.relationship, edge.metadata)
+            )
+        return self._known_links[key]
 
     # -- writing a change -----------------------------------------------------
 
     def _node_id(self, name: str, change: _Change) -> str:
-        entity = change.new_entities.get(name) or self._entities[name]
+        entity = change.new_entities.get(name) or self._known[name]
+        assert entity is not None, "callers check the names first"
         return entity.node_id
 
     def _commit(self, change: _Change, source: str | None) -> None:
-        """Write `change` (one apply_batch plus edge metadata updates), then mirror it
-        in the copy.  Must run inside _writing.  O(size of the change) statements."""
+        """Write `change` (one apply_batch plus edge metadata updates).  Must run inside
+        _writing.  O(size of the change) statements."""
         if change.is_empty():
             return
-        self._writing_started = True
         removed = set(change.removed_entities)
         operations: list[dict[str, Any]] = [
             {"op": "add_node", "node": entity.node_fields(source)}
@@ -425,11 +481,13 @@ class MemoryView:
         ]
         for name, entity in change.updated_entities.items():
             fields: dict[str, Any] = {"metadata": entity.metadata()}
-            if entity.content() != self._entities[name].content():
+            stored = self._known[name]
+            assert stored is not None, "only stored entities are updated"
+            if entity.content() != stored.content():
                 fields["content"] = entity.content()  # (re-embedded)
             operations.append({"op": "update_node", "id": entity.node_id, "fields": fields})
         operations += [
-            {"op": "remove_node", "id": self._entities[name].node_id} for name in sorted(removed)
+            {"op": "remove_node", "id": self._node_id(name, change)} for name in sorted(removed)
         ]
         for link in change.new_links.values():
             edge = {
@@ -452,66 +510,19 @@ class MemoryView:
             self.graph.apply_batch(operations, defer_embeddings=True)
         now = utc_now()
         for link in kept:  # the batch format has no edge update
+            if link.source in removed or link.target in removed:
+                continue
             self.graph.store.update_edge(link.edge_id, metadata=link.metadata(), updated_at=now)
-        self._mirror(change, removed)
-
-    def _mirror(self, change: _Change, removed: set[str]) -> None:
-        """Apply a committed change to the copy.  New relations are appended in stamp
-        order, which keeps the listing in creation order (new stamps are the newest)."""
-        added: list[_Stamped] = []
-        for entity in change.new_entities.values():
-            self._entities[entity.name] = entity
-            self._names_by_node[entity.node_id] = entity.name
-            added += _self_stamped(entity, entity.self_relations)
-        for name, entity in change.updated_entities.items():
-            old = self._entities[name]
-            for kind in set(old.self_relations) - set(entity.self_relations):
-                del self._relations[(name, name, kind)]
-            added += _self_stamped(entity, set(entity.self_relations) - set(old.self_relations))
-            self._entities[name] = entity
-        for name in removed:
-            entity = self._entities.pop(name)
-            del self._names_by_node[entity.node_id]
-            for kind in entity.self_relations:
-                del self._relations[(name, name, kind)]
-        gone = [
-            Link(link.edge_id, link.source, link.target, link.relationship, {})
-            for link in self._links.values()
-            if link.source in removed or link.target in removed
-        ]
-        for link in gone:
-            self._put_link(link)
-        # (an updated link that went with a removed entity stays gone)
-        updated = [link for link in change.updated_links.values() if link.edge_id in self._links]
-        for link in [*change.new_links.values(), *updated]:
-            added += self._put_link(link)
-        added.sort()
-        for _, key, ref in added:
-            self._relations[key] = ref
-
-    def _put_link(self, link: Link) -> list[_Stamped]:
-        """Add, replace or (no relation types) drop a link; drops its removed relations
-        from the listing and returns its new ones."""
-        key = (link.source, link.target, link.relationship)
-        old = self._links.get(link.edge_id)
-        old_kinds = set() if old is None else set(old.relation_types)
-        for kind in old_kinds - set(link.relation_types):
-            del self._relations[(link.source, link.target, kind)]
-        if link.relation_types:
-            self._links[link.edge_id] = link
-            self._links_by_key[key] = link.edge_id
-        elif old is not None:
-            del self._links[link.edge_id]
-            del self._links_by_key[key]
-        return _link_stamped(link, set(link.relation_types) - old_kinds)
 
     # -- planning (pure: raises ValidationError before anything is written) ----
 
     def _plan_entities(self, entities: Iterable[Mapping[str, Any]], change: _Change) -> None:
         """New entities for the names not yet known; the first of a repeated name wins."""
-        for index, item in enumerate(entities):
+        items = list(entities)
+        self._prefetch(item["name"] for item in items)
+        for index, item in enumerate(items):
             name = item["name"]
-            if name in self._entities or name in change.new_entities:
+            if self.entity(name) is not None or name in change.new_entities:
                 continue
             observations = tuple(_unique(item["observations"]))
             entity = Entity(new_id(), name, item["entityType"], observations)
@@ -572,14 +583,34 @@ class MemoryView:
         """The link of (from, to, relationship) with this change's edits so far."""
         if key in change.new_links:
             return change.new_links[key]
-        edge_id = self._links_by_key.get(key)
-        if edge_id is None:
+        stored = self._stored_link(key)
+        if stored is None:
             return None
-        return change.updated_links.get(edge_id) or self._links[edge_id]
+        return change.updated_links.get(stored.edge_id) or stored
+
+    def _link_carrying(self, source: str, target: str, kind: str, change: _Change) -> Link | None:
+        """The link from `source` to `target` that carries relationType `kind` (with this
+        change's edits), or None: the edge of relationship_for(kind) first, then any other
+        edge between the two (an edge another tool made or relabelled)."""
+        link = self._planned_link((source, target, relationship_for(kind)), change)
+        if link is not None and kind in link.relation_types:
+            return link
+        start, end = self.entity(source), self.entity(target)
+        if start is None or end is None:
+            return None
+        for edge in self.graph.store.list_edges_between([start.node_id, end.node_id]):
+            if edge.source_id == start.node_id:
+                key = (source, target, edge.relationship)
+                found = self._planned_link(key, change)
+                if found is not None and kind in found.relation_types:
+                    return found
+        return None
 
     def _require_entities(self, field_name: str, names: Iterable[str], change: _Change) -> None:
+        wanted = list(names)
+        self._prefetch(wanted)
         missing = _unique(
-            n for n in names if n not in self._entities and n not in change.new_entities
+            n for n in wanted if self.entity(n) is None and n not in change.new_entities
         )
         if len(missing) == 1:
             raise ValidationError(field_name, f"Entity with name {missing[0]} not found")
@@ -609,7 +640,7 @@ class MemoryView:
 
         Input: ``[{from, to, relationType}]``.  Every endpoint must be an
         existing entity, else ValidationError naming the missing ones and
-        nothing is created.  O(n) plus one write transaction.
+        nothing is created.  O(n) indexed reads plus one write transaction.
         """
         with self._writing():
             change = _Change()
@@ -633,16 +664,18 @@ class MemoryView:
 
     def delete_entities(self, names: Sequence[str]) -> None:
         """Delete the named entities with every relation touching them (unknown names
-        are ignored, as in server-memory).  O(n + E) in memory, one transaction."""
+        are ignored, as in server-memory).  O(n) indexed reads, one transaction."""
         with self._writing():
-            change = _Change(removed_entities=[n for n in _unique(names) if n in self._entities])
-            self._commit(change, None)
+            self._prefetch(names)
+            known = [name for name in _unique(names) if self.entity(name) is not None]
+            self._commit(_Change(removed_entities=known), None)
 
     def delete_observations(self, deletions: Sequence[Mapping[str, Any]]) -> None:
         """Remove observations ``[{entityName, observations}]``; unknown entities and
         observations are ignored, as in server-memory."""
         with self._writing():
             change = _Change()
+            self._prefetch(item["entityName"] for item in deletions)
             for item in deletions:
                 entity = change.current(item["entityName"], self)
                 if entity is None:
@@ -658,54 +691,59 @@ class MemoryView:
         relation type goes.  Unknown relations are ignored, as in server-memory."""
         with self._writing():
             change = _Change()
+            self._prefetch(_endpoints(relations))
             for relation in relations:
                 source, target, kind = relation["from"], relation["to"], relation["relationType"]
-                ref = self._relations.get((source, target, kind))
-                if ref == _SELF:
+                if source == target:
                     entity = change.current(source, self)
-                    assert entity is not None
-                    kinds = {k: s for k, s in entity.self_relations.items() if k != kind}
-                    change.put(replace(entity, self_relations=kinds))
-                elif ref is not None:
-                    link = change.updated_links.get(ref) or self._links[ref]
+                    if entity is not None and kind in entity.self_relations:
+                        kinds = {k: s for k, s in entity.self_relations.items() if k != kind}
+                        change.put(replace(entity, self_relations=kinds))
+                    continue
+                link = self._link_carrying(source, target, kind, change)
+                if link is not None:
                     kinds = {k: s for k, s in link.relation_types.items() if k != kind}
-                    change.updated_links[ref] = replace(link, relation_types=kinds)
+                    change.updated_links[link.edge_id] = replace(link, relation_types=kinds)
             self._commit(change, None)
 
     def read_graph(self) -> dict[str, Any]:
-        """Every entity and relation: ``{entities, relations}`` in creation order.  O(V + E)."""
+        """Every entity and relation: ``{entities, relations}`` in creation order.
+        O(V + E) rows read a page at a time; the answer is cached while the graph does
+        not change if it has at most READ_GRAPH_CACHE_ITEMS entities + relations."""
         with self._reading():
-            if self._whole_graph is not None and self._whole_graph[0] == self._token:
+            token = self._read_token()
+            if self._whole_graph is not None and self._whole_graph[0] == token:
                 return self._whole_graph[1]
-            entities = [entity.to_dict() for entity in self._entities.values()]
-            relations = [
-                {"from": source, "to": target, "relationType": kind}
-                for source, target, kind in self._relations
-            ]
-            result = {"entities": entities, "relations": relations}
-            self._whole_graph = (self._token, result)
+            self._whole_graph = None
+            entities: list[dict[str, Any]] = []
+            stamped: list[_Stamped] = []
+            for entity in self._iter_entities():
+                entities.append(entity.to_dict())
+                stamped += _self_stamped(entity, entity.self_relations)
+            for link in self._iter_links():
+                stamped += _link_stamped(link, link.relation_types)
+            result = {"entities": entities, "relations": _listing(stamped)}
+            if len(entities) + len(result["relations"]) <= READ_GRAPH_CACHE_ITEMS:
+                self._whole_graph = (token, result)
             return result
 
     def search_nodes(self, query: str) -> dict[str, Any]:
         """server-memory's search: entities whose name, type or an observation contains
         `query` ignoring case (Unicode lower case), with every relation that has at
-        least one matching endpoint.  O(total text + E)."""
+        least one matching endpoint.  O(total text) scanned a page at a time, plus the
+        edges of the matches."""
         needle = query.lower()
         with self._reading():
-            found = [entity for entity in self._entities.values() if entity.matches(needle)]
-            return self._subgraph(found)
+            return self._subgraph(list(self._iter_entities(needle)))
 
     def open_nodes(self, names: Sequence[str]) -> dict[str, Any]:
         """The named entities (in graph order; unknown names ignored) with every relation
-        that has at least one of them as an endpoint.  O(n + V + E)."""
+        that has at least one of them as an endpoint.  O(n) indexed reads plus their edges."""
         with self._reading():
-            wanted = set(names)
-            found = [entity for entity in self._entities.values() if entity.name in wanted]
-            return self._subgraph(found)
-
-    def entity(self, name: str) -> Entity | None:
-        """The entity named `name` in the copy (call inside a read or write)."""
-        return self._entities.get(name)
+            nodes = self.graph.store.entity_nodes_named(MEMORY_AGENT_ID, names)
+            ordered = sorted(nodes.values(), key=lambda node: (node.created_at, node.id))
+            found = [_entity_from_node(node.id, node.metadata) for node in ordered]
+            return self._subgraph([entity for entity in found if entity is not None])
 
     def provenance(self, names: Sequence[str]) -> list[dict[str, Any]]:
         """Where each named entity came from (SPEC "memory-compat", provenance):
@@ -713,36 +751,29 @@ class MemoryView:
         names left out.  ``source`` is the import file's path for ``import-memory``, else
         the memory tool that wrote it (``create_entities``).  O(len(names)) lookups."""
         with self._reading():
-            ids = {name: self._entities[name].node_id for name in names if name in self._entities}
-            nodes = self.graph.store.get_nodes(list(ids.values()))
-        out = []
-        for name, node_id in ids.items():
-            node = nodes.get(node_id)
-            if node is not None:
-                out.append(
-                    {
-                        "name": name,
-                        "node_id": node_id,
-                        "source": node.source,
-                        "created_at": node.created_at,
-                        "updated_at": node.updated_at,
-                    }
-                )
-        return out
+            nodes = self.graph.store.entity_nodes_named(MEMORY_AGENT_ID, names)
+        return [
+            {
+                "name": name,
+                "node_id": node.id,
+                "source": node.source,
+                "created_at": node.created_at,
+                "updated_at": node.updated_at,
+            }
+            for name, node in ((name, nodes.get(name)) for name in _unique(names))
+            if node is not None
+        ]
 
     def _subgraph(self, found: Sequence[Entity]) -> dict[str, Any]:
-        names = {entity.name for entity in found}
-        # (dict literals inline: this list can hold every relation of the graph)
-        relations = (
-            [
-                {"from": source, "to": target, "relationType": kind}
-                for source, target, kind in self._relations
-                if source in names or target in names
-            ]
-            if names
-            else []
-        )
-        return {"entities": [entity.to_dict() for entity in found], "relations": relations}
+        """`found` with every relation that has at least one endpoint among them."""
+        if not found:
+            return {"entities": [], "relations": []}
+        stamped: list[_Stamped] = []
+        for entity in found:
+            stamped += _self_stamped(entity, entity.self_relations)
+        for link in self._iter_links(entity.node_id for entity in found):
+            stamped += _link_stamped(link, link.relation_types)
+        return {"entities": [entity.to_dict() for entity in found], "relations": _listing(stamped)}
 
     # -- import --------------------------------------------------------------------
 
@@ -755,12 +786,14 @@ class MemoryView:
         entity that is neither in the graph nor in the file are skipped and
         reported with their line numbers (server-memory writes such lines).
         Re-importing a file changes nothing.  Returns counts (SPEC
-        memory-compat).  O(lines) plus embedding the new and changed nodes.
+        memory-compat).  O(lines) indexed reads plus embedding the new and
+        changed nodes.
         """
         with self._writing():
             change = _Change()
             file_names = _unique(item["name"] for _, item in records.entities)
-            new_names = {name for name in file_names if name not in self._entities}
+            self._prefetch(file_names)
+            new_names = {name for name in file_names if self.entity(name) is None}
             self._plan_entities((item for _, item in records.entities), change)
             additions = [
                 (item["name"], item["observations"])
@@ -771,11 +804,12 @@ class MemoryView:
             results = self._plan_observations(additions, change)
             skipped: list[dict[str, Any]] = []
             usable: list[Mapping[str, str]] = []
+            self._prefetch(_endpoints(relation for _, relation in records.relations))
             for line, relation in records.relations:
                 missing = _unique(
                     name
                     for name in (relation["from"], relation["to"])
-                    if name not in self._entities and name not in change.new_entities
+                    if self.entity(name) is None and name not in change.new_entities
                 )
                 if missing:
                     reason = f"unknown entity {_name_list(missing)}"
@@ -803,31 +837,31 @@ class MemoryView:
         """Import a memory file read twice by `open_records` (a fresh iterator of
         :func:`.jsonl.iter_records` each call): entities, then relations, each in chunks
         of IMPORT_CHUNK lines, all inside one transaction (all or nothing).  Results as
-        :meth:`import_records`.  Memory: one chunk plus the view's entity table, not the
-        file.
+        :meth:`import_records`.  Memory: one chunk (the names seen so far are counted in
+        a disk-backed :class:`.names.NameSet`, the graph is read per chunk), plus the
+        skipped relations it reports.
         """
         totals = {"entities_created": 0, "observations_added": 0, "relations_created": 0}
         relations_seen = 0
-        names: set[str] = set()
         skipped: list[dict[str, Any]] = []
         graph = self.graph
-        with graph.lock:
+        with graph.lock, NameSet() as names:
             try:
                 with graph.store.transaction():
                     for part in chunked(open_records(), "entity", chunk):
-                        names.update(item["name"] for _, item in part.entities)
+                        names.add(item["name"] for _, item in part.entities)
                         self._add_counts(totals, self.import_records(part, source=source))
                     for part in chunked(open_records(), "relation", chunk):
                         relations_seen += len(part.relations)
                         result = self.import_records(part, source=source)
                         self._add_counts(totals, result)
                         skipped += result["relations_skipped"]
-            except BaseException:
-                self._token = None  # the copy may hold rolled-back chunks: reload it
-                raise
+            finally:
+                self._whole_graph = None
+            distinct_names = len(names)
         return {
             "entities_created": totals["entities_created"],
-            "entities_existing": len(names) - totals["entities_created"],
+            "entities_existing": distinct_names - totals["entities_created"],
             "observations_added": totals["observations_added"],
             "relations_created": totals["relations_created"],
             "relations_existing": relations_seen - len(skipped) - totals["relations_created"],

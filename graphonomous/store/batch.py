@@ -200,26 +200,22 @@ def merge_into(store: Store, keep_id: str, merge_ids: Sequence[str], now: str) -
             target = keep_id if edge.target_id == other.id else edge.target_id
             if source == target:
                 continue
-            existing = store.find_edge(source, target, edge.relationship)
-            if existing is None:
-                store.insert_edge(
-                    Edge(
-                        id=new_id(),
-                        source_id=source,
-                        target_id=target,
-                        relationship=edge.relationship,
-                        strength=edge.strength,
-                        co_activation_count=edge.co_activation_count,
-                        decay_rate=edge.decay_rate,
-                        metadata=edge.metadata,
-                        agent_id=edge.agent_id,
-                        created_at=edge.created_at,
-                        updated_at=now,
-                    )
-                )
-                moved += 1
-            elif edge.strength > existing.strength:
-                store.update_edge(existing.id, strength=edge.strength, updated_at=now)
+            moved_edge = Edge(
+                id=new_id(),
+                source_id=source,
+                target_id=target,
+                relationship=edge.relationship,
+                strength=edge.strength,
+                co_activation_count=edge.co_activation_count,
+                decay_rate=edge.decay_rate,
+                metadata=edge.metadata,
+                agent_id=edge.agent_id,
+                created_at=edge.created_at,
+                updated_at=now,
+            )
+            # A duplicate keeps the survivor's edge, with the larger strength (the upsert rule).
+            _, created = store.upsert_edge(moved_edge, ["strength"])
+            moved += created
         store.delete_node(other.id)
     metadata = dict(keep.metadata)
     metadata["merged_from"] = merged_from

@@ -152,7 +152,7 @@ _TYPED_INSTR: Final = re.compile(
     r"max\(typeof\(\"(\w+)\"\) IN \('text', 'blob'\) AND instr\(\"\w+\", \?\) > 0\)"
 )
 _JSON_NUMBER: Final = re.compile(r"COALESCE\(json_extract\((\w+), '\$\.(\w+)'\), 0\)")
-_JSON_EXTRACT: Final = re.compile(r"json_extract\((\w+), '\$\.(\w+)'\)")
+_JSON_EXTRACT: Final = re.compile(r"json_extract\(([\w.]+), '\$\.(\w+)'\)")
 _JSON_EACH: Final = re.compile(r"json_each\(([\w.]+)\) AS (\w+)")
 _JULIANDAY: Final = re.compile(r"julianday\((\?|\w+)\)")
 _SUMMED_INSTR: Final = re.compile(r"\(instr\(((?:[^()]|\([^()]*\))*)\) > 0\)")
@@ -219,6 +219,7 @@ def translate(sql: str) -> str:
         r"COALESCE(CAST(CAST(\1 AS JSONB) ->> '\2' AS DOUBLE PRECISION), 0)", text
     )
     text = _JSON_EXTRACT.sub(r"(CAST(\1 AS JSONB) ->> '\2')", text)
+    text = re.sub(r" INDEXED BY \w+", "", text)  # SQLite planner hints only
     text = _JSON_EACH.sub(r"jsonb_array_elements_text(CAST(\1 AS JSONB)) AS \2(value)", text)
     text = _JULIANDAY.sub(
         r"(EXTRACT(EPOCH FROM CAST(\1 AS TIMESTAMPTZ)) / 86400.0 + 2440587.5)", text

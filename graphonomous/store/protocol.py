@@ -8,15 +8,16 @@ Rules of this module:
   fingerprint a transaction id) and nothing above the engine changes.
 - Every method is what `Store` already does; see its docstrings for the
   contracts (transactions, ordering, missing ids).
-- Bookkeeping tables of learning and ingestion still reach SQL through
-  `Store.execute` / `Store.query`; they are not part of this protocol yet
-  (moving them behind typed methods is the next step of issue #11).
+- Bookkeeping tables of learning and ingestion (outcomes, goals, revisions,
+  source_files, ...) still reach SQL through `Store.execute` / `Store.query`;
+  every statement on nodes/edges is a named `Store` method (store/sqlite.py,
+  store/queries.py), not yet listed in this protocol.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
@@ -94,6 +95,8 @@ class GraphStorage(Protocol):
 
     def update_node(self, node_id: str, **fields: Any) -> None: ...
 
+    def bump_access(self, node_ids: Sequence[str], now: str) -> None: ...
+
     def delete_node(self, node_id: str) -> int: ...
 
     def delete_nodes(self, node_ids: Sequence[str]) -> int: ...
@@ -137,6 +140,8 @@ class GraphStorage(Protocol):
     def get_edge(self, edge_id: str) -> Edge | None: ...
 
     def find_edge(self, source_id: str, target_id: str, relationship: str) -> Edge | None: ...
+
+    def upsert_edge(self, edge: Edge, stated: Collection[str] = ...) -> tuple[str, bool]: ...
 
     def update_edge(self, edge_id: str, **fields: Any) -> None: ...
 

@@ -12,7 +12,8 @@ adds the consolidation log, attention items and the source-file table of
 ingestion.  Migration 5 adds the change log that keeps every process's
 in-memory indexes fresh (triggers write it in the same transaction as the
 change, whichever process or statement made it) and the table of persisted
-derived indexes.
+derived indexes.  Migration 6 indexes entity names (metadata.entity_name) for
+the memory-compat view.
 """
 
 from __future__ import annotations
@@ -251,6 +252,15 @@ _MIGRATION_5: Final = [
     )
     """,
 ]
+# The memory-compat view (server_memory) finds entities by name in the store on every
+# call instead of holding a copy of the graph: a partial expression index on the
+# entity name (only entity nodes carry one), with agent_id and created_at for "the
+# oldest of the agent wins".
+_MIGRATION_6: Final = [
+    "CREATE INDEX idx_nodes_entity_name ON nodes("
+    "json_extract(metadata, '$.entity_name'), agent_id, created_at) "
+    "WHERE json_extract(metadata, '$.entity_name') IS NOT NULL",
+]
 
 MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_1,
@@ -258,6 +268,7 @@ MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_3,
     _MIGRATION_4,
     _MIGRATION_5,
+    _MIGRATION_6,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -20,7 +20,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -38,6 +38,7 @@ from ..model import (
     check_choice,
 )
 from . import verify
+from .queries import GraphQueries
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
 # "n is searchable": not a retrieval aid (model.AID_*; literals from constants).
@@ -67,6 +68,8 @@ _CACHE_BUSY_TIMEOUT_MS: Final = 100
 
 _NODE_SELECT: Final = f"SELECT {', '.join(NODE_COLUMNS)} FROM nodes"
 _EDGE_SELECT: Final = f"SELECT {', '.join(EDGE_COLUMNS)} FROM edges"
+# The fields of an edge an upsert may change on an existing edge (`Store.upsert_edge`).
+UPSERT_STATED: Final = ("strength", "metadata", "decay_rate")
 _NODE_JSON_FIELDS: Final = ("metadata", "causal_parent_ids")
 _JSON_COLUMNS: Final = frozenset({*_NODE_JSON_FIELDS, "metadata"})
 _NODE_ORDERS: Final = {
@@ -150,6 +153,38 @@ def _row_to_edge(row: sqlite3.Row) -> Edge:
     return Edge(**values)
 
 
+# A node's memory-compat entity name (server_memory); idx_nodes_entity_name indexes it.
+# The entity queries name their index (INDEXED BY) and join order (CROSS JOIN): without
+# ANALYZE statistics SQLite's planner prefers idx_nodes_agent / idx_nodes_forgotten,
+# a scan of every node per lookup.  (The PostgreSQL translation drops INDEXED BY.)
+_ENTITY_NAME: Final = "json_extract(metadata, '$.entity_name')"
+# Rows of entity nodes / edges read per query by the memory view's whole-graph scans:
+# bounds the rows alive at once (a page of nodes with observations is a few MB at most).
+ENTITY_PAGE: Final = 2000
+
+
+def _entity_condition(alias: str) -> str:
+    """SQL: node `alias` is an entity of the agent bound by one ``?``: live, with an
+    entity name, and no older live node of that agent carries the same name."""
+    name = f"json_extract({alias}.metadata, '$.entity_name')"
+    older = f"o_{alias}"
+    return (
+        f"{alias}.agent_id = ? AND {alias}.forgotten_at IS NULL AND {name} IS NOT NULL "
+        f"AND NOT EXISTS (SELECT 1 FROM nodes {older} WHERE "
+        f"json_extract({older}.metadata, '$.entity_name') = {name} "
+        f"AND {older}.agent_id = {alias}.agent_id AND {older}.forgotten_at IS NULL "
+        f"AND ({older}.created_at < {alias}.created_at OR "
+        f"({older}.created_at = {alias}.created_at AND {older}.id < {alias}.id)))"
+    )
+
+
+def _entity_edges(rows: Iterable[sqlite3.Row]) -> Iterator[tuple[str, str, str, str, str]]:
+    """The `iter_entity_edges` rows whose two entity names are strings."""
+    for edge_id, source, target, relationship, metadata in rows:
+        if isinstance(source, str) and isinstance(target, str):
+            yield edge_id, source, target, relationship, metadata
+
+
 def _node_params(node: Node) -> list[Any]:
     params: list[Any] = []
     for column in NODE_COLUMNS:
@@ -169,7 +204,7 @@ def _edge_params(edge: Edge) -> list[Any]:
     ]
 
 
-class Store:
+class Store(GraphQueries):
     """Nodes, edges, embeddings and bookkeeping tables in one SQLite file.
 
     `Store(":memory:")` gives a private in-memory database.  Use as a context
@@ -711,6 +746,19 @@ class Store:
         """Set columns of one node.  Unknown column names are a programming error."""
         self._update_row("node", node_id, fields, NODE_COLUMNS[1:])
 
+    def bump_access(self, node_ids: Sequence[str], now: str) -> None:
+        """access_count += 1 and last_accessed_at = `now` on each existing node, once per id.
+
+        The increment is done by SQL inside the caller's write transaction, so
+        concurrent processes never lose one.  One statement per 900 ids.
+        """
+        for chunk in _chunks(sorted(set(node_ids))):
+            self.execute(
+                "UPDATE nodes SET access_count = access_count + 1, last_accessed_at = ? "
+                f"WHERE id IN ({_placeholders(len(chunk))})",
+                [now, *chunk],
+            )
+
     def delete_node(self, node_id: str) -> int:
         """Delete a node; its edges and embedding go with it (ON DELETE CASCADE).
 
@@ -895,6 +943,41 @@ class Store:
         )
         return _row_to_edge(rows[0]) if rows else None
 
+    def upsert_edge(self, edge: Edge, stated: Collection[str] = UPSERT_STATED) -> tuple[str, bool]:
+        """Store `edge`, or re-assert the existing (source, target, relationship) edge.
+
+        The one edge upsert (store_edge, learning's links, the merge of nodes;
+        SPEC "Edge upsert").  `stated`: which of ``strength``, ``metadata``,
+        ``decay_rate`` the caller gave (the others of `edge` are defaults and
+        leave an existing edge alone).  An existing edge gets
+        - strength: max(existing, stated) — a re-assertion is more support,
+          never evidence against, so it never weakens an edge (weakening is
+          `manage_edge update` or decay) and the result does not depend on
+          which of two writers came last;
+        - metadata: the stated keys merged over its own;
+        - decay_rate: the stated one;
+        - updated_at: the edge's.
+        Returns (edge id, created).  Runs in a transaction (a savepoint inside
+        the caller's).  O(1).
+        """
+        unknown = set(stated) - set(UPSERT_STATED)
+        if unknown:
+            raise ValueError(f"not upserted edge fields: {sorted(unknown)}")
+        with self.transaction():
+            existing = self.find_edge(edge.source_id, edge.target_id, edge.relationship)
+            if existing is None:
+                self.insert_edge(edge)
+                return edge.id, True
+            updates: dict[str, Any] = {"updated_at": edge.updated_at}
+            if "strength" in stated and edge.strength > existing.strength:
+                updates["strength"] = edge.strength
+            if "metadata" in stated and edge.metadata:
+                updates["metadata"] = {**existing.metadata, **edge.metadata}
+            if "decay_rate" in stated:
+                updates["decay_rate"] = edge.decay_rate
+            self.update_edge(existing.id, **updates)
+            return existing.id, False
+
     def update_edge(self, edge_id: str, **fields: Any) -> None:
         """Set mutable columns of one edge (not its endpoints or relationship)."""
         self._update_row("edge", edge_id, fields, EDGE_COLUMNS[4:])
@@ -1002,6 +1085,86 @@ class Store:
             params += [limit, offset]
         return [_row_to_edge(row) for row in self.query(sql, params)]
 
+    # -- memory-compat entities (server_memory): nodes with metadata.entity_name ----------
+
+    def entity_nodes_named(self, agent_id: str, names: Iterable[str]) -> dict[str, Node]:
+        """name → the entity node of each given name that has one: the oldest live node of
+        `agent_id` whose metadata.entity_name is that string (idx_nodes_entity_name).
+        Names without an entity are left out.  O(len(names) · log V)."""
+        unique = sorted(set(names))
+        found: dict[str, Node] = {}
+        for chunk in _chunks(unique, SQL_VARIABLE_CHUNK - 1):
+            rows = self.query(
+                f"{_NODE_SELECT} INDEXED BY idx_nodes_entity_name "
+                f"WHERE {_ENTITY_NAME} IN ({_placeholders(len(chunk))}) "
+                "AND agent_id = ? AND forgotten_at IS NULL ORDER BY created_at, id",
+                [*chunk, agent_id],
+            )
+            for node in map(_row_to_node, rows):
+                name = node.metadata.get("entity_name")
+                if isinstance(name, str):
+                    found.setdefault(name, node)
+        return found
+
+    def iter_entity_rows(
+        self, agent_id: str, containing: Sequence[str] = (), page: int = ENTITY_PAGE
+    ) -> Iterator[tuple[str, str]]:
+        """(node id, metadata JSON text) of every entity node of `agent_id` (the oldest
+        live node per entity_name; the caller checks the name is a string), oldest first
+        (created_at, id), read `page` rows at a time (keyset paging: memory is one page).
+        With `containing`: only rows whose ASCII-lower-cased metadata text contains one
+        of those strings (the stored JSON is ASCII, so this is Python's lower case too).
+        Run inside `read_snapshot` for one consistent state."""
+        after: tuple[str, str] = ("", "")
+        wanted = " OR ".join("instr(lower(n.metadata), ?) > 0" for _ in containing)
+        having = f" AND ({wanted})" if containing else ""
+        while True:
+            rows = self.query(
+                "SELECT n.id, n.metadata, n.created_at FROM nodes n INDEXED BY idx_nodes_created "
+                f"WHERE {_entity_condition('n')} AND n.created_at >= ? "
+                f"AND (n.created_at > ? OR n.id > ?){having} ORDER BY n.created_at, n.id LIMIT ?",
+                [agent_id, after[0], after[0], after[1], *containing, page],
+            )
+            yield from ((row[0], row[1]) for row in rows)
+            if len(rows) < page:
+                return
+            after = (rows[-1][2], rows[-1][0])
+
+    def iter_entity_edges(
+        self, agent_id: str, node_ids: Iterable[str] | None = None, page: int = ENTITY_PAGE
+    ) -> Iterator[tuple[str, str, str, str, str]]:
+        """(edge id, source name, target name, relationship, metadata JSON text) of every
+        edge joining two entity nodes of `agent_id` (see `iter_entity_rows`) with string
+        names, by edge id; only the edges touching `node_ids` when given.  Paged; run
+        inside `read_snapshot`."""
+        select = (
+            "SELECT e.id, json_extract(s.metadata, '$.entity_name'), "
+            "json_extract(t.metadata, '$.entity_name'), e.relationship, e.metadata "
+            "FROM edges e CROSS JOIN nodes s CROSS JOIN nodes t "
+            "WHERE s.id = e.source_id AND t.id = e.target_id "
+            f"AND {_entity_condition('s')} AND {_entity_condition('t')}"
+        )
+        if node_ids is None:
+            after = ""
+            while True:
+                rows = self.query(
+                    f"{select} AND e.id > ? ORDER BY e.id LIMIT ?",
+                    [agent_id, agent_id, after, page],
+                )
+                yield from _entity_edges(rows)
+                if len(rows) < page:
+                    return
+                after = rows[-1][0]
+        found: dict[str, tuple[str, str, str, str, str]] = {}
+        for chunk in _chunks(sorted(set(node_ids)), SQL_VARIABLE_CHUNK // 2 - 1):
+            marks = _placeholders(len(chunk))
+            rows = self.query(
+                f"{select} AND (e.source_id IN ({marks}) OR e.target_id IN ({marks}))",
+                [agent_id, agent_id, *chunk, *chunk],
+            )
+            found.update((item[0], item) for item in _entity_edges(rows))
+        yield from (found[key] for key in sorted(found))
+
     def live_node_facts(self) -> list[tuple[str, float, str]]:
         """(id, confidence, agent_id) of every live node, by id: a light whole-graph read."""
         rows = self.query(
@@ -1045,8 +1208,9 @@ class Store:
 
     # -- statistics ----------------------------------------------------------
 
-    def grouped_counts(self, table: str, column: str, where: str = "") -> dict[str, int]:
-        """{value: count} of one column — table and column come from our code, never input."""
+    def grouped_counts(self, table: str, column: str, *, live_only: bool = False) -> dict[str, int]:
+        """{value: count} of one column — table and column come from our code, never input.
+        `live_only`: nodes only, soft-forgotten ones left out."""
         if (table, column) not in {
             ("nodes", "node_type"),
             ("nodes", "timescale"),
@@ -1054,6 +1218,9 @@ class Store:
             ("edges", "relationship"),
         }:
             raise ValueError(f"no grouped count for {table}.{column}")
+        if live_only and table != "nodes":
+            raise ValueError(f"live_only counts nodes, not {table}")
+        where = "WHERE forgotten_at IS NULL" if live_only else ""
         rows = self.query(
             f"SELECT {column}, count(*) FROM {table} {where} GROUP BY {column} ORDER BY {column}"
         )

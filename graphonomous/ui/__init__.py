@@ -11,6 +11,21 @@
 
 from __future__ import annotations
 
-from .server import DEFAULT_UI_PORT, CanvasServer, make_ui_server, serve_ui
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .names import DEFAULT_UI_PORT
+
+if TYPE_CHECKING:
+    from .server import CanvasServer, make_ui_server, serve_ui
+
+
+def __getattr__(name: str) -> Any:
+    """The server's names, imported on first use (PEP 562): the CLI's parser reads
+    `DEFAULT_UI_PORT` on every command and must not load the HTTP server."""
+    if name in ("CanvasServer", "make_ui_server", "serve_ui"):
+        return getattr(importlib.import_module(".server", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["DEFAULT_UI_PORT", "CanvasServer", "make_ui_server", "serve_ui"]

@@ -39,12 +39,12 @@ from ..mcp.http import LOOPBACK_NAMES, MAX_BODY_BYTES, admission_error
 from ..model import HTTP_TOKEN_ENV_VAR, GraphonomousError, NotFoundError, ValidationError
 from ..store import BatchError, StoreError
 from . import views
+from .names import DEFAULT_UI_PORT
 from .relationships import STATIC_DIR, relationship_table
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
 
-DEFAULT_UI_PORT: Final = 4200
 UI_HOST: Final = "127.0.0.1"
 INDEX_FILE: Final = "index.html"
 CONTENT_TYPES: Final = {
