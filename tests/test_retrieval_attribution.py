@@ -96,3 +96,37 @@ def test_demotion_is_exactly_the_factor(graph: Graphonomous) -> None:
     assert after["theirs"] == pytest.approx(before["theirs"] * 0.5, abs=2e-6)
     assert after["hers"] == pytest.approx(before["hers"], abs=2e-6)
     assert after["plain"] == pytest.approx(before["plain"], abs=2e-6)
+
+
+def test_a_turn_saying_what_the_named_speaker_never_said_is_kept() -> None:
+    """Adversarial questions name the wrong person: the other speaker's turn is the evidence."""
+    query = "What did Caroline realize after her charity race?"
+    with Graphonomous(":memory:") as graph:
+        said = "Melanie: I ran a charity race and realized self-care matters."
+        graph.store_node(said, node_id="m")
+        graph.store_node("Caroline: Thanks, Melanie! I realize you are great.", node_id="c")
+        for i in range(MIN_SPEAKER_PASSAGES - 1):
+            graph.store_node(f"Melanie: the weather today {i}", node_id=f"m{i}")
+            graph.store_node(f"Caroline: the weather today {i}", node_id=f"c{i}")
+        deep = graph.retrieve_context(query, effort=6)
+        assert "speaker_attribution" in deep["stats"]["mechanisms"]
+        assert deep["stats"]["other_speaker_kept"] == 1
+        off = with_settings(other_speaker_factor=1.0)
+        plain = {
+            r["node_id"]: r["score"]
+            for r in graph.retrieve_context(query, effort=6, settings=off)["results"]
+        }
+        scores = {r["node_id"]: r["score"] for r in deep["results"]}
+        assert scores["m"] == pytest.approx(plain["m"], abs=2e-6)  # kept: it says "charity race"
+        assert scores["m0"] < plain["m0"]  # Melanie's other turns are still demoted
+        assert deep["results"][0]["node_id"] == "m"
+        strict = with_settings(said_it_ratio=100.0)  # nobody out-says 100x: all demoted
+        demoted = graph.retrieve_context(query, effort=6, settings=strict)
+        assert demoted["stats"]["other_speaker_kept"] == 0
+
+
+def test_a_reply_repeating_the_named_speakers_words_is_still_demoted(graph: Graphonomous) -> None:
+    """ "Wow Melanie, pottery sounds fun!" covers no more of the question than her own turn."""
+    deep = graph.retrieve_context(QUERY, effort=6)
+    assert deep["stats"]["other_speaker_kept"] == 0
+    assert deep["stats"]["other_speaker_demoted"] >= 1

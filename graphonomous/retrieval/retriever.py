@@ -65,7 +65,7 @@ from ..model import (
 from ..topology import analyze, build_adjacency
 from .auto_effort import is_document_query
 from .bm25 import bm25_tokens
-from .entities import entity_index
+from .entities import entity_index, entity_key
 from .experience import (
     experience_index,
     experienced_score,
@@ -176,6 +176,15 @@ ENTITY_PUSH_EPSILON: Final = 1e-5
 # its score (unattributed candidates are untouched; 1 switches it off).
 # Tuned on the LoCoMo dev half only (SPEC "Retrieval quality").
 OTHER_SPEAKER_FACTOR: Final = 0.75
+# ... unless that candidate says more of the question than the named speaker
+# ever did: its coverage (Σ idf of the distinct query terms it holds, the
+# named speakers' names left out) is above SAID_IT_RATIO × the best coverage
+# among the named speaker's candidates.  Such a question names the wrong
+# person (LoCoMo's adversarial category: "What did Caroline realize after her
+# charity race?" when Melanie ran it), and the turn is the evidence.  1 =
+# "more than", not tuned; 0 keeps every candidate with a content word, a
+# large value demotes them all.
+SAID_IT_RATIO: Final = 1.0
 # Pseudo-relevance feedback (effort >= 5, `prf.expansion_terms`): the
 # PRF_TERMS best RM3 terms of the PRF_DOCS best candidates are searched with
 # BM25; a hit's evidence PRF_WEIGHT × best own × (its score / best score)
@@ -227,6 +236,7 @@ class RetrievalSettings:
     entity_query_weight: float = ENTITY_QUERY_WEIGHT
     entity_restart: float = ENTITY_RESTART
     other_speaker_factor: float = OTHER_SPEAKER_FACTOR
+    said_it_ratio: float = SAID_IT_RATIO
     prf_docs: int = PRF_DOCS
     prf_terms: int = PRF_TERMS
     prf_weight: float = PRF_WEIGHT
@@ -867,24 +877,59 @@ def _speaker_stage(run: _Run, text: str) -> None:
     """Stage 4c: candidates said by a speaker the query does not name × `other_speaker_factor`.
 
     Runs only when the query names (capitalised) a speaker of the entity
-    index and the index knows at least two speakers (`attribution`).
+    index and the index knows at least two speakers (`attribution`).  A
+    candidate of another speaker that says more of the question than the
+    named speakers did (`_said_by_someone_else`) is kept as it is.
     """
     factor = run.settings.other_speaker_factor
     run.stats["other_speaker_demoted"] = 0
+    run.stats["other_speaker_kept"] = 0
     if factor >= 1.0 or not run.entries:
         return
     index = entity_index(run.graph)
     named = set(index.query_speakers(text))
     if not named or index.speakers() < 2:
         return
-    demoted = 0
-    for node_id, entry in run.entries.items():
-        speaker = index.speaker(node_id)
-        if speaker is not None and speaker not in named:
-            entry.score *= factor
-            demoted += 1
+    others = [
+        node_id
+        for node_id in sorted(run.entries)
+        if (speaker := index.speaker(node_id)) is not None and speaker not in named
+    ]
+    kept = _said_by_someone_else(run, text, named, others)
+    for node_id in others:
+        if node_id not in kept:
+            run.entries[node_id].score *= factor
     run.mechanisms.append("speaker_attribution")
-    run.stats["other_speaker_demoted"] = demoted
+    run.stats["other_speaker_demoted"] = len(others) - len(kept)
+    run.stats["other_speaker_kept"] = len(kept)
+
+
+def _said_by_someone_else(run: _Run, text: str, named: set[str], others: Sequence[str]) -> set[str]:
+    """The `others` whose coverage beats `said_it_ratio` × the named speakers' best coverage.
+
+    Coverage of a candidate = Σ idf of the distinct query terms it contains,
+    the words of the named speakers' keys left out (every turn of a speaker
+    opens with her name, so the name says nothing about *what* was said).
+    Term presence, not BM25: a short reply ("Wow, pottery!") must not out-say
+    a longer turn that holds the same words.  O(postings of the query terms).
+    """
+    names = {word for key in named for word in key.split()}
+    tokens = [token for token in bm25_tokens(text) if entity_key([token]) not in names]
+    if not tokens or not others:
+        return set()
+    text_index = run.graph.text_index()
+    coverage: dict[str, float] = {}
+    for term, token in sorted(dict(zip(text_index.terms(tokens), tokens, strict=True)).items()):
+        idf = text_index.idf(term)
+        for node_id in text_index.scores([token], allow=run.entries.__contains__):
+            coverage[node_id] = coverage.get(node_id, 0.0) + idf
+    index = entity_index(run.graph)
+    said = max(
+        (coverage.get(node_id, 0.0) for node_id in run.entries if index.speaker(node_id) in named),
+        default=0.0,
+    )
+    bar = run.settings.said_it_ratio * said
+    return {node_id for node_id in others if coverage.get(node_id, 0.0) > bar}
 
 
 # -- stage 5: utility rerank ------------------------------------------------------
@@ -1271,6 +1316,7 @@ def retrieve_context(
         "ppr_nodes": run.stats.get("ppr_nodes", 0),
         "entity_nodes": run.stats.get("entity_nodes", 0),
         "other_speaker_demoted": run.stats.get("other_speaker_demoted", 0),
+        "other_speaker_kept": run.stats.get("other_speaker_kept", 0),
         "communities": run.stats.get("communities", 0),
         "utility_rerank": run.stats["utility_rerank"],
         "experience": run.stats["experience"],
