@@ -43,11 +43,17 @@ def test_runs_when_idle_and_stops_quickly(graph: Graphonomous) -> None:
 
 
 def test_waits_while_the_graph_is_busy(graph: Graphonomous) -> None:
-    with ConsolidationTimer(graph.engine, interval_s=0.01, idle_s=0.3) as timer:
+    idle_s = 1.0
+    with ConsolidationTimer(graph.engine, interval_s=0.01, idle_s=idle_s) as timer:
+        longest_gap, last = 0.0, time.monotonic()
         for _ in range(20):
             graph.touch()
+            now = time.monotonic()
+            longest_gap, last = max(longest_gap, now - last), now
             time.sleep(0.01)
-        assert timer.runs == 0
+        # A loaded machine may stall this loop past the idle window; then the graph
+        # really was idle for that long and a run is allowed.
+        assert timer.runs == 0 or longest_gap >= idle_s
         assert _wait_for(lambda: timer.runs >= 1)
 
 
