@@ -36,6 +36,11 @@ def _failure_text(status: int, body: Any) -> str:
     return " ".join(str(part.get("text", "")) for part in result.get("content", []))
 
 
+def _store(client: McpClient, content: str, acknowledged: dict[str, str]) -> None:
+    """Store one note; once the server acknowledged it, it must survive."""
+    acknowledged[client.tool("store_node", {"content": content})["node"]["id"]] = content
+
+
 def _present(url: str, acknowledged: dict[str, str]) -> None:
     with Graphonomous(url) as graph:
         found = graph.store.get_nodes(list(acknowledged))
@@ -49,8 +54,7 @@ def test_server_reports_the_outage_and_reconnects_after_a_restart(pg_cluster: Cl
         client = McpClient(port)
         acknowledged: dict[str, str] = {}
         for index in range(5):
-            content = f"before the restart {index}"
-            acknowledged[client.tool("store_node", {"content": content})["node"]["id"]] = content
+            _store(client, f"before the restart {index}", acknowledged)
         client.tool("retrieve_context", {"query": "before the restart"})
         pg_cluster.stop()
         try:
@@ -67,8 +71,7 @@ def test_server_reports_the_outage_and_reconnects_after_a_restart(pg_cluster: Cl
             pg_cluster.start()
         # The same session, the same server: it reconnects on the next call.
         for index in range(5):
-            content = f"after the restart {index}"
-            acknowledged[client.tool("store_node", {"content": content})["node"]["id"]] = content
+            _store(client, f"after the restart {index}", acknowledged)
         found = client.tool("retrieve_context", {"query": "after the restart"})["results"]
         assert any(r["content"].startswith("after the restart") for r in found)
         assert client.tool("graph_stats", {})["node_count"] >= len(acknowledged)
@@ -86,8 +89,7 @@ def test_server_reconnects_after_its_sessions_are_killed(pg_cluster: Cluster) ->
         client = McpClient(port)
         acknowledged: dict[str, str] = {}
         for round_ in range(3):
-            content = f"round {round_} before the kill"
-            acknowledged[client.tool("store_node", {"content": content})["node"]["id"]] = content
+            _store(client, f"round {round_} before the kill", acknowledged)
             killed = pg_cluster.sql(
                 pg_cluster.base_url,
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
@@ -96,8 +98,7 @@ def test_server_reconnects_after_its_sessions_are_killed(pg_cluster: Cluster) ->
             assert killed[0][0] >= 1  # the server's session(s) really went
             # A statement outside a transaction is retried on a fresh connection: the
             # next call simply works (a write, then a read that uses the search).
-            content = f"round {round_} after the kill"
-            acknowledged[client.tool("store_node", {"content": content})["node"]["id"]] = content
+            _store(client, f"round {round_} after the kill", acknowledged)
             found = client.tool("retrieve_context", {"query": f"round {round_}"})["results"]
             assert found
         assert process.poll() is None

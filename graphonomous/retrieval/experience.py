@@ -41,6 +41,7 @@ from ..embed.index import normalized_f32
 from ..engine import Engine
 from ..model import AID_CREATION_SOURCES, AID_NODE_TYPES, Node
 from ..store import Store
+from .fusion import combine_evidence
 
 # Retrievals remembered per process: an agent reports an outcome shortly after
 # it retrieved; 256 covers a long burst of parallel questions.
@@ -272,8 +273,7 @@ def experienced_score(score: float, evidence: Evidence, gain: float, penalty: fl
     >>> experienced_score(0.5, Evidence(support=0.0, objection=1.0), 0.25, 0.5)
     0.25
     """
-    lifted = score + gain * evidence.support * (1.0 - score)
-    return lifted * (1.0 - penalty * evidence.objection)
+    return combine_evidence(score, gain * evidence.support) * (1.0 - penalty * evidence.objection)
 
 
 __all__ = [

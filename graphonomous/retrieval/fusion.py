@@ -112,6 +112,16 @@ def score_fusion(
     return sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
+def combine_evidence(own: float, support: float) -> float:
+    """Noisy-OR of two pieces of evidence in [0, 1]: own + support × (1 − own).
+
+    Bounded by 1, never below either input, equal to ``own`` when there is
+    no support (Pearl, "Probabilistic Reasoning in Intelligent Systems",
+    1988, §4.3.2).  O(1).
+    """
+    return own + support * (1.0 - own)
+
+
 __all__ = [
     "DEFAULT_FUSION",
     "DEFAULT_KEYWORD_WEIGHT",
@@ -120,6 +130,7 @@ __all__ = [
     "RRF_FUSION",
     "RRF_K",
     "SCORE_FUSION",
+    "combine_evidence",
     "embedder_family",
     "embedder_keyword_weight",
     "reciprocal_rank_fusion",

@@ -79,6 +79,7 @@ from .fusion import (
     RRF_FUSION,
     RRF_K,
     SCORE_FUSION,
+    combine_evidence,
     embedder_keyword_weight,
     reciprocal_rank_fusion,
     score_fusion,
@@ -515,16 +516,6 @@ def transfer(link: Link, gain: float, decay: float) -> float:
     vouches for it, as in expansion.  O(1).
     """
     return decay * min(1.0, gain * link.strength * EDGE_KIND_WEIGHTS[link.relationship])
-
-
-def combine_evidence(own: float, support: float) -> float:
-    """Noisy-OR of two pieces of evidence in [0, 1]: own + support × (1 − own).
-
-    Bounded by 1, never below either input, equal to ``own`` when there is
-    no support (Pearl, "Probabilistic Reasoning in Intelligent Systems",
-    1988, §4.3.2).  O(1).
-    """
-    return own + support * (1.0 - own)
 
 
 def support_scores(
