@@ -38,7 +38,6 @@ BM25 and Beyond", FnTIR 3(4), 2009; rank-bm25 (D. Brown), ``BM25Okapi``.
 from __future__ import annotations
 
 import functools
-import heapq
 import math
 import sys
 from array import array
@@ -48,6 +47,8 @@ from typing import Final
 
 from ..embed import tokenize
 from ..embed.vectors import pack_sections, unpack_sections
+from .maxscore import Scoring, Term
+from .maxscore import top_k as maxscore_top_k
 from .stem import light_stem
 
 BM25_K1: Final = 1.5
@@ -150,6 +151,10 @@ class Bm25Index:
         # document frequency -> how many terms have exactly that frequency
         self._df_histogram: dict[int, int] = {}
         self._mean_idf: float | None = None
+        # term slot -> (>= its largest tf, <= its shortest document's length):
+        # MaxScore's bound inputs, computed on first use; adds keep them
+        # current, removals leave them (a stale bound is still a bound).
+        self._bounds: dict[int, tuple[int, int]] = {}
 
     # -- contents ------------------------------------------------------------
 
@@ -239,6 +244,8 @@ class Bm25Index:
             self._doc_terms.append(None)
         self._doc_slot[doc_id] = doc
         slots = array(_SLOT)
+        length = sum(counts.values())
+        bounds = self._bounds
         for term, tf in counts.items():
             slot = self._term_slot_of(term)
             docs, tfs = self._postings(slot)
@@ -251,8 +258,10 @@ class Bm25Index:
                 self._bump_histogram(old_df, -1)
                 self._bump_histogram(old_df + 1, +1)
             slots.append(slot)
+            bound = bounds.get(slot)
+            if bound is not None:
+                bounds[slot] = (max(bound[0], tf), min(bound[1], length))
         self._doc_terms[doc] = slots
-        length = sum(counts.values())
         self._doc_len[doc] = length
         self._total_len += length
         self._mean_idf = None
@@ -380,6 +389,58 @@ class Bm25Index:
         live_ids = map(doc_ids.__getitem__, totals)
         return dict(zip(live_ids, totals.values(), strict=True))  # type: ignore[arg-type]
 
+    def _term_bound(self, slot: int) -> tuple[int, int]:
+        """(max tf, min document length) of a term's postings, cached.  O(df) once."""
+        bound = self._bounds.get(slot)
+        if bound is None:
+            docs, tfs = self._postings(slot)
+            bound = self._bounds[slot] = (max(tfs), min(map(self._doc_len.__getitem__, docs)))
+        return bound
+
+    def top_k(
+        self,
+        query_tokens: Sequence[str],
+        k: int,
+        *,
+        allow: Callable[[str], bool] | None = None,
+        also: Iterable[str] = (),
+    ) -> tuple[list[tuple[str, float]], dict[str, float]]:
+        """The k best documents and the scores of ``also``, exactly as `scores` gives them.
+
+        Input: query tokens (as for `scores`), k, optional ``allow(doc_id)``,
+        document ids whose scores are wanted as well.  Output: ``(hits,
+        extra)`` — hits = the k best ``(doc_id, score)`` with score > 0, by
+        score descending then id ascending (what `search` returns), extra =
+        ``{doc_id: score}`` for each id of ``also`` (0.0 without a query term,
+        unknown or not allowed) — every float equal to `scores`' bit for bit.
+        Complexity: MaxScore pruning (`maxscore.top_k`): the postings of the
+        rare terms are scored, the common terms' only scanned for candidates.
+        """
+        n = len(self._doc_slot)
+        wanted = list(dict.fromkeys(also))
+        if n == 0:
+            return [], {doc_id: 0.0 for doc_id in wanted}
+        terms = []
+        for term, repeats in _term_counts(self.terms(query_tokens)).items():
+            slot = self._term_slot.get(term)
+            if slot is None or not self._df_of(slot):
+                continue
+            docs, tfs = self._postings(slot)
+            max_tf, min_len = self._term_bound(slot)
+            terms.append(Term(self.idf(term) * repeats, docs, tfs, max_tf, min_len))
+        scoring = Scoring(self.k1, self.b, self._doc_len, self._total_len / n)
+        doc_ids, doc_slot = self._doc_ids, self._doc_slot
+        slots = [doc_slot[doc_id] for doc_id in wanted if doc_id in doc_slot]
+        hits, extra = maxscore_top_k(
+            terms,
+            scoring,
+            k,
+            doc_ids,
+            allow=None if allow is None else lambda doc: allow(doc_ids[doc]),  # type: ignore[arg-type]
+            also=slots,
+        )
+        return hits, {doc_id: extra.get(doc_slot.get(doc_id, -1), 0.0) for doc_id in wanted}
+
     def search(
         self, query: str | Sequence[str], k: int, *, allow: Callable[[str], bool] | None = None
     ) -> list[tuple[str, float]]:
@@ -388,15 +449,13 @@ class Bm25Index:
         Input: query text (tokenised with `bm25_tokens`) or tokens, k >= 0,
         optional ``allow(doc_id)`` filter.  Output: up to k ``(doc_id, score)``
         pairs with score > 0, by score descending then id ascending.
-        Complexity: O(P + P' log k) with P the postings of the query terms and
-        P' the documents they reach.
+        Complexity: `top_k` (MaxScore); at most O(P + P' log k) with P the
+        postings of the query terms and P' the documents they reach.
         """
         tokens = bm25_tokens(query) if isinstance(query, str) else query
         if k <= 0:
             return []
-        totals = self.scores(tokens, allow=allow)
-        positive = ((-score, doc_id) for doc_id, score in totals.items() if score > 0.0)
-        return [(doc_id, -negated) for negated, doc_id in heapq.nsmallest(k, positive)]
+        return self.top_k(tokens, k, allow=allow)[0]
 
     # -- persistence -------------------------------------------------------------
 

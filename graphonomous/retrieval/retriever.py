@@ -40,7 +40,6 @@ to every stage.
 
 from __future__ import annotations
 
-import heapq
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -398,13 +397,12 @@ def hybrid_search(
     embedding_hits: list[tuple[str, float]] = []
     if vector is not None:
         embedding_hits = [hit for hit in index.search(vector, k, allow=allow) if hit[1] > 0.0]
-    keyword_scores = graph.text_index().scores(tokens, allow=allow)
-    bm25_hits = [
-        (node_id, -negated)
-        for negated, node_id in heapq.nsmallest(
-            k, ((-score, node_id) for node_id, score in keyword_scores.items() if score > 0.0)
-        )
-    ]
+    # Exact BM25 top-k by MaxScore pruning, plus the embedding hits' exact
+    # scores (score fusion needs them); equal to scoring every posting.
+    bm25_hits, keyword_scores = graph.text_index().top_k(
+        tokens, k, allow=allow, also=[node_id for node_id, _ in embedding_hits]
+    )
+    keyword_scores.update(bm25_hits)
     counts = {"embedding": len(embedding_hits), "bm25": len(bm25_hits)}
     embedded = {node_id for node_id, _ in embedding_hits}
     if fusion == RRF_FUSION:
@@ -480,8 +478,8 @@ def _feedback(run: _Run, tokens: list[str], pool: int, allowed: set[str] | None)
     run.stats["feedback_terms"] = len(terms)
     if not terms:
         return
-    scores = index.scores(terms, allow=None if allowed is None else allowed.__contains__)
-    top = heapq.nsmallest(pool, ((-v, n) for n, v in scores.items() if v > 0.0))
+    hits, _ = index.top_k(terms, pool, allow=None if allowed is None else allowed.__contains__)
+    top = [(-score, node_id) for node_id, score in hits]
     if not top:
         return
     best_score = -top[0][0]
