@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphonomous.index import Bm25Index
-from graphonomous.index.maxscore import Scoring, Term, top_k
+from graphonomous.index.maxscore import Scoring, Term, norms_of, top_k
 
 # A Zipf-like vocabulary: a few very common words (long postings, low bounds)
 # and a long tail of rare ones, the shape MaxScore prunes on.
@@ -116,7 +116,8 @@ def test_pruning_skips_postings_of_common_terms() -> None:
     assert_same(index, tokens, 5)
     common = index._postings(index._term_slot["the"])
     rare = index._postings(index._term_slot["x7"])
-    scoring = Scoring(index.k1, index.b, index._doc_len, index._total_len / len(index))
+    avgdl = index._total_len / len(index)
+    scoring = Scoring(index.k1, index.b, avgdl, norms_of(index.k1, index.b, avgdl, index._doc_len))
     calls: list[int] = []
 
     def allow(slot: int) -> bool:

@@ -138,6 +138,11 @@ class Engine(Generic[StorageT, SnapshotT]):
         self._snapshot_fingerprint: tuple[int, int] | None = None
         self._last_activity = 0.0
         self._syncing = False
+        # (store fingerprint, generation) after the last full `_sync` outside a
+        # transaction: while both are unchanged nothing was committed anywhere
+        # (the fingerprint counts this connection's writes and other connections'
+        # commits), so the change log is not read again.
+        self._synced: tuple[tuple[int, int], int] | None = None
         # Other in-memory indexes derived from searchable content (the entity index
         # of the multi-hop walk): built with the BM25 index's rows and kept in step
         # by the same change log; saved like the BM25 index when they can be
@@ -220,6 +225,10 @@ class Engine(Generic[StorageT, SnapshotT]):
     def _sync(self) -> None:
         if self._syncing or (self._vectors is None and self._text is None):
             return
+        outside = not self.store.in_transaction
+        fingerprint = self.store.fingerprint() if outside else None
+        if fingerprint is not None and self._synced == (fingerprint, self._generation):
+            return  # nothing committed since the last sync: the log has nothing new
         self._syncing = True
         try:
             generation, changed = self.store.changes_since(self._generation)
@@ -232,6 +241,8 @@ class Engine(Generic[StorageT, SnapshotT]):
             if changed:
                 self._apply(changed)
             self._generation = generation
+            # taken before the log was read: a commit after it changes it again
+            self._synced = None if fingerprint is None else (fingerprint, generation)
         finally:
             self._syncing = False
 

@@ -47,7 +47,7 @@ from typing import Final
 
 from ..embed import tokenize
 from ..embed.vectors import pack_sections, unpack_sections
-from .maxscore import Scoring, Term
+from .maxscore import Scoring, Term, norms_of
 from .maxscore import top_k as maxscore_top_k
 from .stem import light_stem
 
@@ -155,6 +155,10 @@ class Bm25Index:
         # MaxScore's bound inputs, computed on first use; adds keep them
         # current, removals leave them (a stale bound is still a bound).
         self._bounds: dict[int, tuple[int, int]] = {}
+        # every document slot's length normalisation for the current lengths,
+        # keyed by `_version` (bumped by every add and remove)
+        self._version = 0
+        self._norms: tuple[int, array[float]] | None = None
 
     # -- contents ------------------------------------------------------------
 
@@ -265,6 +269,7 @@ class Bm25Index:
         self._doc_len[doc] = length
         self._total_len += length
         self._mean_idf = None
+        self._version += 1
 
     def add_many(self, documents: Iterable[tuple[str, str]]) -> None:
         """`add` for each (id, text) pair; the df histogram is recounted once at the end.
@@ -313,6 +318,7 @@ class Bm25Index:
         self._doc_ids[doc] = None
         self._free.append(doc)
         self._mean_idf = None
+        self._version += 1
         return True
 
     # -- scoring -------------------------------------------------------------
@@ -428,7 +434,10 @@ class Bm25Index:
             docs, tfs = self._postings(slot)
             max_tf, min_len = self._term_bound(slot)
             terms.append(Term(self.idf(term) * repeats, docs, tfs, max_tf, min_len))
-        scoring = Scoring(self.k1, self.b, self._doc_len, self._total_len / n)
+        avgdl = self._total_len / n
+        if self._norms is None or self._norms[0] != self._version:
+            self._norms = (self._version, norms_of(self.k1, self.b, avgdl, self._doc_len))
+        scoring = Scoring(self.k1, self.b, avgdl, self._norms[1])
         doc_ids, doc_slot = self._doc_ids, self._doc_slot
         slots = [doc_slot[doc_id] for doc_id in wanted if doc_id in doc_slot]
         hits, extra = maxscore_top_k(

@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import compress
 from typing import Final
@@ -61,12 +62,13 @@ class Term:
 
 @dataclass(frozen=True)
 class Scoring:
-    """The BM25 constants of one query: k1, b, the document lengths and their mean."""
+    """The BM25 constants of one query: k1, b, the mean document length, and each
+    document slot's length normalisation ``norms[slot] = norm(length)``."""
 
     k1: float
     b: float
-    doc_len: Sequence[int]
     avgdl: float
+    norms: Sequence[float]
 
     def norm(self, length: int) -> float:
         """Length normalisation (the reference's expression, operand for operand)."""
@@ -74,12 +76,18 @@ class Scoring:
 
     def gain(self, weight: float, tf: int, doc: int) -> float:
         """One term's contribution to one document (the reference's expression)."""
-        return weight * (tf * (self.k1 + 1.0) / (tf + self.norm(self.doc_len[doc])))
+        return weight * (tf * (self.k1 + 1.0) / (tf + self.norms[doc]))
 
     def bound(self, term: Term) -> float:
-        """An upper bound of `gain` over the term's postings (weight > 0)."""
+        """An upper bound of `gain` over the term's postings (weight > 0): `norm` is
+        monotone in the length operation by operation, so norm(min_len) <= every norm."""
         m = term.max_tf
         return term.weight * (m * (self.k1 + 1.0) / (m + self.norm(term.min_len)))
+
+
+def norms_of(k1: float, b: float, avgdl: float, doc_len: Iterable[int]) -> array[float]:
+    """`Scoring.norm` of every length (a free slot's 0 gives an unused value).  O(N)."""
+    return array("d", [k1 * (1.0 - b + b * length / avgdl) for length in doc_len])
 
 
 def top_k(
@@ -125,28 +133,46 @@ def top_k(
     remaining: list[int] = []
     theta = 0.0
     for position, i in enumerate(order):
-        gains[i] = _score_term(terms[i], scoring, partial, None if allow is None else allowed)
+        _score_term(terms[i], scoring, partial, None if allow is None else allowed)
         rest = suffix[position]
         if position + 1 == len(order) or len(partial) < k:
             continue
         ceiling = rest * (1.0 + _MARGIN)
         if ceiling >= max(partial.values()) * (1.0 - _MARGIN):
             continue
-        theta = heapq.nlargest(k, partial.values())[-1]
+        theta = _kth(partial.values(), k)
         if ceiling < theta * (1.0 - _MARGIN):
             remaining = order[position + 1 :]
             break
-    if not remaining:  # every term scored: the current k-th partial score
-        theta = heapq.nlargest(k, partial.values())[-1] if len(partial) >= k else 0.0
-    floor = theta * (1.0 - _MARGIN) - rest * (1.0 + _MARGIN)
-    candidates = {doc for doc, value in partial.items() if value >= floor}
     extra_slots = list(dict.fromkeys(also))
-    wanted = candidates | {doc for doc in extra_slots if allowed(doc)}
-    for i in remaining:
-        gains[i] = _lookup_term(terms[i], scoring, wanted)
+    extras = {doc for doc in extra_slots if allowed(doc)}
+    if not remaining:  # every term scored: the current k-th partial score
+        theta = _kth(partial.values(), k)
+    pool = partial
+    for step, i in enumerate(remaining):
+        # Drop the documents that cannot reach θ even with every term left,
+        # then look this term up for the rest (and the extras) only.
+        ahead = sum(bounds[j] for j in remaining[step:])
+        floor = theta * (1.0 - _MARGIN) - ahead * (1.0 + _MARGIN)
+        pool = {doc: value for doc, value in pool.items() if value >= floor}
+        gains[i] = found = _lookup_term(terms[i], scoring, pool.keys() | extras)
+        for doc in found.keys() & pool.keys():
+            pool[doc] += found[doc]
+        theta = max(theta, _kth(pool.values(), k))
+    floor = theta * (1.0 - _MARGIN)
+    candidates = [doc for doc, value in pool.items() if value >= floor]
+    wanted = extras.union(candidates)
+    for i, term in enumerate(terms):  # the scored terms' gains, for these documents only
+        if gains[i] is None:
+            gains[i] = _lookup_term(term, scoring, wanted)
     exact = {doc: _exact(gains, doc) for doc in wanted}
     positive = ((-exact[doc], ids[doc]) for doc in candidates if exact[doc] > 0.0)
     return _ranked(positive, k), {doc: exact.get(doc, 0.0) for doc in extra_slots}
+
+
+def _kth(values: Collection[float], k: int) -> float:
+    """The k-th largest value (0.0 when there are fewer than k)."""
+    return heapq.nlargest(k, values)[-1] if len(values) >= k else 0.0
 
 
 def _ranked(positive: Iterable[tuple[float, str | None]], k: int) -> list[tuple[str, float]]:
@@ -159,24 +185,24 @@ def _score_term(
     scoring: Scoring,
     partial: dict[int, float],
     allowed: Callable[[int], bool] | None,
-) -> dict[int, float]:
-    """Every posting's gain of one term (allowed documents), added to ``partial``.  O(df)."""
-    k1, b, avgdl, doc_len = scoring.k1, scoring.b, scoring.avgdl, scoring.doc_len
-    weight = term.weight
-    out: dict[int, float] = {}
+) -> None:
+    """Every posting's gain of one term (allowed documents) added to ``partial``.  O(df)."""
+    norms, weight, k1p1 = scoring.norms, term.weight, scoring.k1 + 1.0
+    get = partial.get
+    if allowed is None:
+        for doc, tf in zip(term.docs, term.tfs, strict=True):
+            partial[doc] = get(doc, 0.0) + weight * (tf * k1p1 / (tf + norms[doc]))
+        return
     for doc, tf in zip(term.docs, term.tfs, strict=True):
-        if allowed is not None and not allowed(doc):
-            continue
-        norm = k1 * (1.0 - b + b * doc_len[doc] / avgdl)
-        gain = out[doc] = weight * (tf * (k1 + 1.0) / (tf + norm))
-        partial[doc] = partial.get(doc, 0.0) + gain
-    return out
+        if allowed(doc):
+            partial[doc] = get(doc, 0.0) + weight * (tf * k1p1 / (tf + norms[doc]))
 
 
-def _lookup_term(term: Term, scoring: Scoring, wanted: set[int]) -> dict[int, float]:
+def _lookup_term(term: Term, scoring: Scoring, wanted: AbstractSet[int]) -> dict[int, float]:
     """The gains of one term in the wanted documents only (a C-speed scan).  O(df)."""
     found = compress(zip(term.docs, term.tfs, strict=True), map(wanted.__contains__, term.docs))
-    return {doc: scoring.gain(term.weight, tf, doc) for doc, tf in found}
+    norms, weight, k1p1 = scoring.norms, term.weight, scoring.k1 + 1.0
+    return {doc: weight * (tf * k1p1 / (tf + norms[doc])) for doc, tf in found}
 
 
 def _exact(gains: Sequence[dict[int, float] | None], doc: int) -> float:

@@ -139,17 +139,28 @@ def _placeholders(count: int) -> str:
     return ", ".join("?" * count)
 
 
+# The JSON texts most rows hold, decoded without the parser (a fresh container
+# each time: callers may mutate it).  Retrieval parses ~50 node rows per query.
+_EMPTY_JSON: Final[dict[str, Callable[[], Any]]] = {"{}": dict, "[]": list}
+
+
+def _json_column(text: str) -> Any:
+    empty = _EMPTY_JSON.get(text)
+    return empty() if empty is not None else json.loads(text)
+
+
 def _row_to_node(row: sqlite3.Row) -> Node:
-    values = dict(row)
+    # dict(zip(keys, values)): 3x faster than dict(row), the same mapping
+    values = dict(zip(row.keys(), row, strict=True))
     for key in _NODE_JSON_FIELDS:
-        values[key] = json.loads(values[key])
+        values[key] = _json_column(values[key])
     values["pinned"] = bool(values["pinned"])
     return Node(**values)
 
 
 def _row_to_edge(row: sqlite3.Row) -> Edge:
-    values = dict(row)
-    values["metadata"] = json.loads(values["metadata"])
+    values = dict(zip(row.keys(), row, strict=True))
+    values["metadata"] = _json_column(values["metadata"])
     return Edge(**values)
 
 
@@ -542,9 +553,9 @@ class Store(GraphQueries):
     def fingerprint(self) -> tuple[int, int]:
         """A value that changes whenever the database may have changed: rows written
         through this connection and commits by other connections.  O(1)."""
-        row = self.query("SELECT total_changes(), 0")[0]
-        version = self.query("PRAGMA data_version")[0][0]
-        return int(row[0]), int(version)
+        with self._lock:  # total_changes: sqlite3_total_changes, no statement needed
+            version = self._conn.execute("PRAGMA data_version").fetchall()[0][0]
+            return int(self._conn.total_changes), int(version)
 
     # -- change log ----------------------------------------------------------
 
@@ -1058,7 +1069,7 @@ class Store(GraphQueries):
             rows = self.query(
                 f"{_EDGE_SELECT} WHERE source_id IN ({_placeholders(len(chunk))})", chunk
             )
-            found.extend(edge for edge in map(_row_to_edge, rows) if edge.target_id in wanted)
+            found.extend(_row_to_edge(row) for row in rows if row["target_id"] in wanted)
         found.sort(key=lambda edge: edge.id)
         return found
 
