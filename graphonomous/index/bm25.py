@@ -59,6 +59,9 @@ BM25_EPSILON: Final = 0.25
 # LoCoMo dev half: BM25 R@5 0.445 -> see SPEC "Retrieval quality".
 BM25_STEM: Final = True
 _STEM_CACHE_SIZE: Final = 1 << 16
+# Postings whose impacts (8 bytes each) `top_k` keeps between queries until the
+# next change: the common words recur in most queries; 4 MB at most.
+_IMPACT_CACHE_POSTINGS: Final = 500_000
 
 
 def bm25_tokens(text: str) -> list[str]:
@@ -159,6 +162,10 @@ class Bm25Index:
         # keyed by `_version` (bumped by every add and remove)
         self._version = 0
         self._norms: tuple[int, array[float]] | None = None
+        # term slot -> its postings' impacts for `_norms` (maxscore.Term.impacts),
+        # dropped with the norms, bounded by `_IMPACT_CACHE_POSTINGS`
+        self._impacts: dict[int, array[float]] = {}
+        self._impact_postings = 0
 
     # -- contents ------------------------------------------------------------
 
@@ -424,20 +431,30 @@ class Bm25Index:
         """
         n = len(self._doc_slot)
         wanted = list(dict.fromkeys(also))
-        if n == 0:
+        if n == 0 or self._total_len == 0:  # no postings at all
             return [], {doc_id: 0.0 for doc_id in wanted}
-        terms = []
+        avgdl = self._total_len / n
+        if self._norms is None or self._norms[0] != self._version:
+            self._norms = (self._version, norms_of(self.k1, self.b, avgdl, self._doc_len))
+            self._impacts, self._impact_postings = {}, 0
+        scoring = Scoring(self.k1, self.b, avgdl, self._norms[1])
+        terms, term_slots = [], []
         for term, repeats in _term_counts(self.terms(query_tokens)).items():
             slot = self._term_slot.get(term)
             if slot is None or not self._df_of(slot):
                 continue
             docs, tfs = self._postings(slot)
             max_tf, min_len = self._term_bound(slot)
-            terms.append(Term(self.idf(term) * repeats, docs, tfs, max_tf, min_len))
-        avgdl = self._total_len / n
-        if self._norms is None or self._norms[0] != self._version:
-            self._norms = (self._version, norms_of(self.k1, self.b, avgdl, self._doc_len))
-        scoring = Scoring(self.k1, self.b, avgdl, self._norms[1])
+            weight = self.idf(term) * repeats
+            terms.append(Term(weight, docs, tfs, max_tf, min_len, self._impacts.get(slot)))
+            term_slots.append(slot)
+
+        def remember(i: int, impacts: array[float]) -> None:
+            if self._impact_postings + len(impacts) > _IMPACT_CACHE_POSTINGS:
+                self._impacts, self._impact_postings = {}, 0
+            self._impacts[term_slots[i]] = impacts
+            self._impact_postings += len(impacts)
+
         doc_ids, doc_slot = self._doc_ids, self._doc_slot
         slots = [doc_slot[doc_id] for doc_id in wanted if doc_id in doc_slot]
         hits, extra = maxscore_top_k(
@@ -447,6 +464,7 @@ class Bm25Index:
             doc_ids,
             allow=None if allow is None else lambda doc: allow(doc_ids[doc]),  # type: ignore[arg-type]
             also=slots,
+            remember=remember,
         )
         return hits, {doc_id: extra.get(doc_slot.get(doc_id, -1), 0.0) for doc_id in wanted}
 

@@ -58,6 +58,10 @@ class Term:
     tfs: array[int]  # term frequencies, parallel to docs
     max_tf: int  # >= every tf in tfs
     min_len: int  # <= the length of every document in docs
+    # tf (k1 + 1) / (tf + norm) per posting for the current norms (the gain
+    # without its weight, the same double the gain's parenthesis computes),
+    # when the caller has it cached; None: computed while scoring
+    impacts: array[float] | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,7 @@ def top_k(
     *,
     allow: Callable[[int], bool] | None = None,
     also: Iterable[int] = (),
+    remember: Callable[[int, array[float]], None] | None = None,
 ) -> tuple[list[tuple[str, float]], dict[int, float]]:
     """The k best documents by BM25 and the exact scores of some others.
 
@@ -107,7 +112,9 @@ def top_k(
     document slots ``also`` whose exact scores are wanted too.  Output:
     ``(hits, extra)`` — hits as (id, score) for score > 0, by score
     descending then id ascending; extra ``{slot: score}`` for every slot of
-    ``also`` (0.0 when it has no query term or is not allowed).
+    ``also`` (0.0 when it has no query term or is not allowed).  ``remember(i,
+    impacts)`` receives the impacts computed for ``terms[i]`` (when it had
+    none and every posting was visited), for the caller to cache.
     Complexity: see the module docstring.
     """
     if k <= 0:
@@ -133,7 +140,9 @@ def top_k(
     remaining: list[int] = []
     theta = 0.0
     for position, i in enumerate(order):
-        _score_term(terms[i], scoring, partial, None if allow is None else allowed)
+        impacts = _score_term(terms[i], scoring, partial, None if allow is None else allowed)
+        if impacts is not None and remember is not None:
+            remember(i, impacts)
         rest = suffix[position]
         if position + 1 == len(order) or len(partial) < k:
             continue
@@ -185,23 +194,41 @@ def _score_term(
     scoring: Scoring,
     partial: dict[int, float],
     allowed: Callable[[int], bool] | None,
-) -> None:
-    """Every posting's gain of one term (allowed documents) added to ``partial``.  O(df)."""
-    norms, weight, k1p1 = scoring.norms, term.weight, scoring.k1 + 1.0
-    get = partial.get
+) -> array[float] | None:
+    """Every posting's gain of one term (allowed documents) added to ``partial``;
+    returns the impacts when it computed them for every posting (no filter).  O(df)."""
+    weight, get = term.weight, partial.get
+    if term.impacts is not None:
+        pairs = zip(term.docs, term.impacts, strict=True)
+        if allowed is None:
+            for doc, impact in pairs:
+                partial[doc] = get(doc, 0.0) + weight * impact
+        else:
+            for doc, impact in pairs:
+                if allowed(doc):
+                    partial[doc] = get(doc, 0.0) + weight * impact
+        return None
+    norms, k1p1 = scoring.norms, scoring.k1 + 1.0
     if allowed is None:
-        for doc, tf in zip(term.docs, term.tfs, strict=True):
-            partial[doc] = get(doc, 0.0) + weight * (tf * k1p1 / (tf + norms[doc]))
-        return
+        pairs = zip(term.docs, term.tfs, strict=True)
+        impacts = array("d", [tf * k1p1 / (tf + norms[doc]) for doc, tf in pairs])
+        for doc, impact in zip(term.docs, impacts, strict=True):
+            partial[doc] = get(doc, 0.0) + weight * impact
+        return impacts
     for doc, tf in zip(term.docs, term.tfs, strict=True):
         if allowed(doc):
             partial[doc] = get(doc, 0.0) + weight * (tf * k1p1 / (tf + norms[doc]))
+    return None
 
 
 def _lookup_term(term: Term, scoring: Scoring, wanted: AbstractSet[int]) -> dict[int, float]:
     """The gains of one term in the wanted documents only (a C-speed scan).  O(df)."""
-    found = compress(zip(term.docs, term.tfs, strict=True), map(wanted.__contains__, term.docs))
-    norms, weight, k1p1 = scoring.norms, term.weight, scoring.k1 + 1.0
+    weight, keep = term.weight, map(wanted.__contains__, term.docs)
+    if term.impacts is not None:
+        hits = compress(zip(term.docs, term.impacts, strict=True), keep)
+        return {doc: weight * impact for doc, impact in hits}
+    found = compress(zip(term.docs, term.tfs, strict=True), keep)
+    norms, k1p1 = scoring.norms, scoring.k1 + 1.0
     return {doc: weight * (tf * k1p1 / (tf + norms[doc])) for doc, tf in found}
 
 
