@@ -1,4 +1,4 @@
-"""In-memory text indexes below the engine: BM25 keyword ranking and its stemmer.
+"""In-memory text indexes below the engine: BM25 ranking (exact MaxScore top-k), stemmer.
 
 Layer: imports only `model` and `embed` (the tokenizer).  The engine owns the
 instances; retrieval reads them through the engine.
