@@ -15,7 +15,51 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from graphonomous.contract.checker import (
+        DOCUMENT_KINDS,
+        DRIFTED_KEYS,
+        FLOAT_TOLERANCE,
+        camel_to_snake,
+        check_analyze_topology,
+        check_document,
+        check_preview,
+        check_retrieve_context,
+        check_topology,
+        contract_validator,
+        detect_kind,
+        drift_hint,
+        expected_budget,
+        expected_routing,
+        format_report,
+        topology_schema,
+    )
+    from graphonomous.contract.cli import cli_check, cli_contract, cli_fixtures
+    from graphonomous.contract.fixtures import (
+        FIXTURE_FORMATS,
+        FIXTURE_MODES,
+        FixtureReport,
+        FixtureResult,
+        compare_preview,
+        compare_topology,
+        discover_fixtures,
+        first_difference,
+        format_fixture_report,
+        run_fixtures,
+    )
+    from graphonomous.contract.positions import json_pointer, locate
+    from graphonomous.contract.report import REPORT_FORMATS, RunReport
+    from graphonomous.contract.run import SCHEMA_KINDS, check_inputs, published_schema, run_check
+    from graphonomous.contract.schema import (
+        SchemaError,
+        SchemaValidator,
+        Violation,
+        json_equal,
+        load_package_schema,
+        parse_json,
+    )
 
 # Imported on first use (PEP 562): the package stays light, so the CLI's parser
 # (contract/options.py) and the MCP tools' schema reader (contract/schema.py)
