@@ -43,7 +43,8 @@ import json
 import math
 import sys
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import compress
 from operator import itemgetter, mul
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
@@ -351,6 +352,7 @@ class _PureBackend:
         self._lazy_columns = bytearray()
         self._row_cache: dict[int, array[float]] = {}
         self._lazy_searches = 0
+        self._batch_depth = 0  # inside `batch`: searches count once (`begin_batch`)
 
     # -- storage ----------------------------------------------------------
     def __len__(self) -> int:
@@ -630,12 +632,29 @@ class _PureBackend:
         self._bias_ones = bias_ones
 
     # -- scoring ------------------------------------------------------------
-    def approximate(self, query: list[float]) -> _FieldScores:
-        """Approximate score per slot (-inf for removed slots) and its error bound."""
+    def _count_search(self) -> None:
+        """One more search answered from a lazily read dump; past `LAZY_SEARCHES`
+        (a long-lived process) the rest of the dump is read at once."""
         if self._source is not None:
             self._lazy_searches += 1
             if self._lazy_searches > LAZY_SEARCHES:
-                self._materialize()  # a long-lived process: read the rest once
+                self._materialize()
+
+    def begin_batch(self) -> None:
+        """The searches until `end_batch` count as one (`_count_search`): a batch
+        (consolidation's neighbour searches) reads only the columns and row
+        blocks its queries need, as a single search does."""
+        if self._batch_depth == 0:
+            self._count_search()
+        self._batch_depth += 1
+
+    def end_batch(self) -> None:
+        self._batch_depth -= 1
+
+    def approximate(self, query: list[float]) -> _FieldScores:
+        """Approximate score per slot (-inf for removed slots) and its error bound."""
+        if self._batch_depth == 0:
+            self._count_search()
         if self._needs_build():
             self.build()
         total = self._column_total(query) if self._built else 0
@@ -843,6 +862,12 @@ class _NumpyBackend:
     def source_current(self) -> bool:
         return True
 
+    def begin_batch(self) -> None:
+        """Rows are all in memory (no read policy)."""
+
+    def end_batch(self) -> None:
+        """Rows are all in memory (no read policy)."""
+
 
 class VectorIndex:
     """Exact top-k cosine similarity over vectors keyed by node id.
@@ -1039,6 +1064,18 @@ class VectorIndex:
         """False when the saved copy a lazily loaded index reads from was replaced
         (the engine then loads the newer copy).  One small read; True when none."""
         return self._backend.source_current()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Searches inside the block count as one search for the lazy reading of a
+        saved copy (`LAZY_SEARCHES`): a one-shot process running a few searches
+        (a cold ``consolidate``) reads what they need, not the whole copy.
+        Results are unchanged.  Nests."""
+        self._backend.begin_batch()
+        try:
+            yield
+        finally:
+            self._backend.end_batch()
 
     def search(
         self,
