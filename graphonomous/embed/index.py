@@ -839,6 +839,30 @@ class _NumpyBackend:
         self._ids = list(ids)
         self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
 
+    def restore_blocks(self, ids: list[str], reader: DumpReader, blocks: int) -> bool:
+        """Take a dump's ids and its row blocks (sections 1..blocks), read
+        `_MATERIALIZE_SECTIONS` at a time straight into the matrix: the peak is
+        the matrix plus one chunk, not the rows joined and then copied (≈ 150 MB
+        less at 50K x 384).  False when the rows do not fill the ids exactly."""
+        np = self._np
+        count = len(ids)
+        matrix = np.zeros((max(16, count), self.dimensions), dtype=np.float32)
+        target = matrix.reshape(-1).view(np.uint8)
+        filled, size = 0, 4 * count * self.dimensions
+        for start in range(1, 1 + blocks, _MATERIALIZE_SECTIONS):
+            chunk = list(range(start, min(1 + blocks, start + _MATERIALIZE_SECTIONS)))
+            for blob in reader.read_sections(chunk):
+                if filled + len(blob) > size:
+                    return False
+                target[filled : filled + len(blob)] = np.frombuffer(blob, dtype=np.uint8)
+                filled += len(blob)
+        if filled != size:
+            return False
+        self._matrix = matrix
+        self._ids = list(ids)
+        self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
+        return True
+
     def approximate(self, query: list[float]) -> _ArrayScores:
         np = self._np
         vector = np.asarray(query, dtype=np.float32)
@@ -1053,7 +1077,10 @@ class VectorIndex:
         if isinstance(target, _PureBackend) and with_columns:
             lazy = _LazySource(reader, block, 1 + blocks, fallback or _no_fallback)
             target.restore_lazy(ids, lazy)
-        else:  # NumPy (rows only), or a copy without columns
+        elif isinstance(target, _NumpyBackend):
+            if not target.restore_blocks(ids, reader, blocks):
+                return None
+        else:  # a copy without columns
             rows = b"".join(reader.read_sections(list(range(1, 1 + blocks))))
             if len(rows) != 4 * dimensions * count:
                 return None
