@@ -31,19 +31,13 @@ from .learning import (
 )
 from .model import DEFAULT_AGENT_ID, Node
 from .model import MAX_LIST_LIMIT as MAX_LIST_LIMIT
-from .retrieval import (
-    Bm25Index,
-    GraphSnapshot,
-    RetrievalSettings,
-    build_snapshot,
-)
-from .retrieval.entities import EntityIndex, entity_index
 from .retrieval.experience import (
     ExperienceIndex,
     RetrievalTrace,
     experience_index,
     retrieval_trace,
 )
+from .retrieval.graph_view import GraphSnapshot, build_snapshot
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
 from .retrieval.region import analyze_region
 from .store import Store, is_postgres_url, open_store, storage_url_from_env
@@ -52,13 +46,17 @@ from .store import Store, is_postgres_url, open_store, storage_url_from_env
 # only its own modules (a `consolidate` neither the attention cycle, coverage nor
 # deliberation, nor the retriever and topology they import).
 if TYPE_CHECKING:
+    from .index import Bm25Index
     from .learning import attention, consolidator, coverage, deliberation
-    from .retrieval import metrics
+    from .retrieval import entities, metrics
+    from .retrieval.entities import EntityIndex
+    from .retrieval.retriever import RetrievalSettings
 else:
     attention = lazy_module("graphonomous.learning.attention")
     consolidator = lazy_module("graphonomous.learning.consolidator")
     coverage = lazy_module("graphonomous.learning.coverage")
     deliberation = lazy_module("graphonomous.learning.deliberation")
+    entities = lazy_module("graphonomous.retrieval.entities")
     metrics = lazy_module("graphonomous.retrieval.metrics")
 
 DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
@@ -289,7 +287,7 @@ class Graphonomous:
     def entity_index(self) -> EntityIndex:
         """The entity index of searchable content (the multi-hop walk), kept current with
         the database by the engine like the BM25 index."""
-        return entity_index(self.engine)
+        return entities.entity_index(self.engine)
 
     @property
     def retrieval_trace(self) -> RetrievalTrace:
