@@ -9,7 +9,7 @@ import pytest
 from graphonomous import Graphonomous
 from graphonomous.retrieval.attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
 from graphonomous.retrieval.entities import EntityIndex, entity_key
-from graphonomous.retrieval.retriever import OTHER_SPEAKER_FACTOR, with_settings
+from graphonomous.retrieval.retriever import CONTENT_FLOOR, OTHER_SPEAKER_FACTOR, with_settings
 
 QUERY = "What did Melanie say about pottery?"
 
@@ -130,3 +130,44 @@ def test_a_reply_repeating_the_named_speakers_words_is_still_demoted(graph: Grap
     deep = graph.retrieve_context(QUERY, effort=6)
     assert deep["stats"]["other_speaker_kept"] == 0
     assert deep["stats"]["other_speaker_demoted"] >= 1
+
+
+def _destress_graph(opened: Graphonomous) -> None:
+    """Her short turns match only her name and the question's function words."""
+    opened.store_node("Melanie: What does it mean to you? What do you do?", node_id="short1")
+    opened.store_node("Melanie: Cool! What do you do?", node_id="short2")
+    opened.store_node(
+        "Melanie: I signed up for a pottery class, it helps me relax and destress after work.",
+        node_id="pottery",
+    )
+    opened.store_node(
+        "Melanie: Running farther helps me destress; it has been great for my headspace.",
+        node_id="running",
+    )
+    for i in range(MIN_SPEAKER_PASSAGES):
+        opened.store_node(f"Caroline: Thanks Melanie, see you soon {i}!", node_id=f"c{i}")
+
+
+def test_name_free_content_lifts_her_turns_that_say_it_above_name_only_matches() -> None:
+    with Graphonomous(":memory:") as opened:
+        _destress_graph(opened)
+        query = "What does Melanie do to destress?"
+        deep = opened.retrieve_context(query, effort=6)
+        off = opened.retrieve_context(query, effort=6, settings=with_settings(content_floor=1.0))
+        shallow = opened.retrieve_context(query, effort=3)
+    order = [r["node_id"] for r in deep["results"]]
+    assert set(order[:2]) == {"running", "pottery"}
+    assert "speaker_content" in deep["stats"]["mechanisms"]
+    assert deep["stats"]["content_scaled"] >= 2
+    # Without the stage her shortest turn wins on the name alone (what it repairs).
+    assert off["results"][0]["node_id"] == "short1"
+    assert "speaker_content" not in off["stats"]["mechanisms"]
+    assert off["stats"]["content_scaled"] == 0
+    assert "speaker_content" not in shallow["stats"]["mechanisms"]
+    assert CONTENT_FLOOR < 1.0
+
+
+def test_name_free_content_needs_a_named_speaker(graph: Graphonomous) -> None:
+    unnamed = graph.retrieve_context("what about pottery", effort=6)
+    assert "speaker_content" not in unnamed["stats"]["mechanisms"]
+    assert unnamed["stats"]["content_scaled"] == 0

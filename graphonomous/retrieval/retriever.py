@@ -26,7 +26,9 @@ The pipeline (SPEC "Retrieval" is normative; every knob is a field of
    `_graph_walk`.
    Then the entity walk (`_entity_stage`, `multihop`) and speaker
    attribution (`_speaker_stage`, `attribution`: a query naming a speaker
-   demotes other speakers' turns).
+   demotes other speakers' turns; `_content_stage`: the name matches every
+   turn of that speaker, so candidates are scaled by how much of the *rest*
+   of the question they hold).
 5. **Utility rerank** (seed 004 phase 2) — score = (1 − α)·score + α·q_value
    when some candidate has ``q_update_count > 0``; superseded nodes × `SUPERSEDED_FACTOR`.
 6. **Topology** of the results plus their strongest 1-hop neighbours
@@ -65,7 +67,7 @@ from ..model import (
 from ..topology import analyze, build_adjacency
 from .auto_effort import is_document_query
 from .bm25 import bm25_tokens
-from .entities import entity_index, entity_key
+from .entities import FUNCTION_WORDS, entity_index, entity_key
 from .experience import (
     experience_index,
     experienced_score,
@@ -186,6 +188,15 @@ OTHER_SPEAKER_FACTOR: Final = 0.75
 # "more than", not tuned; 0 keeps every candidate with a content word, a
 # large value demotes them all.
 SAID_IT_RATIO: Final = 1.0
+# Name-free content (effort >= 5, `_content_stage`): when the query names a
+# known speaker, her name matches every one of her turns (the "Melanie:"
+# label) in both channels, and BM25's length normalisation then favours
+# her shortest turns ("Melanie: Cool! What type of music do you play?").
+# Every candidate keeps CONTENT_FLOOR + (1 − CONTENT_FLOOR) × c / max c of
+# its score, c = Σ idf of the distinct query terms it holds, the speakers'
+# names and function words left out.  Chosen on the LoCoMo dev half only
+# from {0.3, 0.5, 0.75} (SPEC "Retrieval quality"); 1 switches it off.
+CONTENT_FLOOR: Final = 0.5
 # Pseudo-relevance feedback (effort >= 5, `prf.expansion_terms`): the
 # PRF_TERMS best RM3 terms of the PRF_DOCS best candidates are searched with
 # BM25; a hit's evidence PRF_WEIGHT × best own × (its score / best score)
@@ -238,6 +249,7 @@ class RetrievalSettings:
     entity_restart: float = ENTITY_RESTART
     other_speaker_factor: float = OTHER_SPEAKER_FACTOR
     said_it_ratio: float = SAID_IT_RATIO
+    content_floor: float = CONTENT_FLOOR
     prf_docs: int = PRF_DOCS
     prf_terms: int = PRF_TERMS
     prf_weight: float = PRF_WEIGHT
@@ -908,12 +920,7 @@ def _said_by_someone_else(run: _Run, text: str, named: set[str], others: Sequenc
     tokens = [token for token in bm25_tokens(text) if entity_key([token]) not in names]
     if not tokens or not others:
         return set()
-    text_index = run.graph.text_index()
-    coverage: dict[str, float] = {}
-    for term, token in sorted(dict(zip(text_index.terms(tokens), tokens, strict=True)).items()):
-        idf = text_index.idf(term)
-        for node_id in text_index.scores([token], allow=run.entries.__contains__):
-            coverage[node_id] = coverage.get(node_id, 0.0) + idf
+    coverage = _coverage(run, tokens)
     index = entity_index(run.graph)
     said = max(
         (coverage.get(node_id, 0.0) for node_id in run.entries if index.speaker(node_id) in named),
@@ -921,6 +928,58 @@ def _said_by_someone_else(run: _Run, text: str, named: set[str], others: Sequenc
     )
     bar = run.settings.said_it_ratio * said
     return {node_id for node_id in others if coverage.get(node_id, 0.0) > bar}
+
+
+def _coverage(run: _Run, tokens: Sequence[str]) -> dict[str, float]:
+    """Candidate -> Σ idf (the BM25 index's) of the distinct `tokens` it contains.
+
+    Term presence, not BM25 (no length normalisation).  O(postings of the tokens).
+    """
+    text_index = run.graph.text_index()
+    coverage: dict[str, float] = {}
+    for term, token in sorted(dict(zip(text_index.terms(tokens), tokens, strict=True)).items()):
+        idf = text_index.idf(term)
+        for node_id in text_index.scores([token], allow=run.entries.__contains__):
+            coverage[node_id] = coverage.get(node_id, 0.0) + idf
+    return coverage
+
+
+def _content_stage(run: _Run, text: str) -> None:
+    """Stage 4d: scale candidates by their name-free content when the query names a speaker.
+
+    score × (floor + (1 − floor) × c / max c), c = `_coverage` of the query
+    tokens that are neither a named speaker's name nor a function word
+    (`entities.FUNCTION_WORDS`).  Same gate as `_speaker_stage` (a named
+    speaker, >= 2 speakers); nothing happens when no candidate holds a
+    content word.  Adds ``"speaker_content"`` to the mechanisms and counts
+    the scaled candidates in ``stats.content_scaled``.
+    """
+    floor = run.settings.content_floor
+    run.stats["content_scaled"] = 0
+    if floor >= 1.0 or not run.entries:
+        return
+    index = entity_index(run.graph)
+    named = set(index.query_speakers(text))
+    if not named or index.speakers() < 2:
+        return
+    names = {word for key in named for word in key.split()}
+    tokens = [
+        token
+        for token in bm25_tokens(text)
+        if entity_key([token]) not in names and token not in FUNCTION_WORDS
+    ]
+    coverage = _coverage(run, tokens) if tokens else {}
+    best = max(coverage.values(), default=0.0)
+    if best <= 0.0:
+        return
+    scaled = 0
+    for node_id, entry in run.entries.items():
+        share = coverage.get(node_id, 0.0) / best
+        if share < 1.0:
+            entry.score *= floor + (1.0 - floor) * share
+            scaled += 1
+    run.mechanisms.append("speaker_content")
+    run.stats["content_scaled"] = scaled
 
 
 # -- stage 5: utility rerank ------------------------------------------------------
@@ -1262,6 +1321,7 @@ def retrieve_context(
             _graph_walk(run)
             _entity_stage(run, text)
             _speaker_stage(run, text)
+            _content_stage(run, text)
         started = time.perf_counter()
         _utility_rerank(run, vector)
         chosen = _select(run, limit, min_score)
@@ -1308,6 +1368,7 @@ def retrieve_context(
         "entity_nodes": run.stats.get("entity_nodes", 0),
         "other_speaker_demoted": run.stats.get("other_speaker_demoted", 0),
         "other_speaker_kept": run.stats.get("other_speaker_kept", 0),
+        "content_scaled": run.stats.get("content_scaled", 0),
         "communities": run.stats.get("communities", 0),
         "utility_rerank": run.stats["utility_rerank"],
         "experience": run.stats["experience"],
