@@ -197,6 +197,14 @@ SAID_IT_RATIO: Final = 1.0
 # names and function words left out.  Chosen on the LoCoMo dev half only
 # from {0.3, 0.5, 0.75} (SPEC "Retrieval quality"); 1 switches it off.
 CONTENT_FLOOR: Final = 0.5
+# ... and before that scaling, the named speakers' own candidates gain
+# SPEAKER_FOCUS_GAIN × best score × (name-free BM25 / best name-free BM25
+# among them), noisy-OR'd — BM25 over *her* turns alone, so a fact she said
+# in another session competes with what she said here.  Not when some other
+# speaker's candidate says more of the question than she did (the question
+# may name the wrong person, `SAID_IT_RATIO`).  Chosen on the LoCoMo dev half
+# only from {0.25, 0.5, 1}; 0 switches it off.
+SPEAKER_FOCUS_GAIN: Final = 0.5
 # Pseudo-relevance feedback (effort >= 5, `prf.expansion_terms`): the
 # PRF_TERMS best RM3 terms of the PRF_DOCS best candidates are searched with
 # BM25; a hit's evidence PRF_WEIGHT × best own × (its score / best score)
@@ -250,6 +258,7 @@ class RetrievalSettings:
     other_speaker_factor: float = OTHER_SPEAKER_FACTOR
     said_it_ratio: float = SAID_IT_RATIO
     content_floor: float = CONTENT_FLOOR
+    speaker_focus_gain: float = SPEAKER_FOCUS_GAIN
     prf_docs: int = PRF_DOCS
     prf_terms: int = PRF_TERMS
     prf_weight: float = PRF_WEIGHT
@@ -945,18 +954,21 @@ def _coverage(run: _Run, tokens: Sequence[str]) -> dict[str, float]:
 
 
 def _content_stage(run: _Run, text: str) -> None:
-    """Stage 4d: scale candidates by their name-free content when the query names a speaker.
+    """Stage 4d: the named speaker's content, when the query names a speaker.
 
-    score × (floor + (1 − floor) × c / max c), c = `_coverage` of the query
-    tokens that are neither a named speaker's name nor a function word
-    (`entities.FUNCTION_WORDS`).  Same gate as `_speaker_stage` (a named
-    speaker, >= 2 speakers); nothing happens when no candidate holds a
-    content word.  Adds ``"speaker_content"`` to the mechanisms and counts
-    the scaled candidates in ``stats.content_scaled``.
+    Query tokens here are those that are neither a named speaker's name nor
+    a function word (`entities.FUNCTION_WORDS`).  First `_speaker_focus`
+    (her candidates gain from name-free BM25 over her turns), then every
+    candidate × (floor + (1 − floor) × c / max c), c = `_coverage` of those
+    tokens.  Same gate as `_speaker_stage` (a named speaker, >= 2 speakers)
+    and a query token left; the scaling does nothing when no candidate holds
+    one.  Adds ``"speaker_content"`` to the mechanisms; ``stats.content_scaled`` counts
+    the scaled candidates, ``stats.speaker_focused`` the lifted ones.
     """
     floor = run.settings.content_floor
     run.stats["content_scaled"] = 0
-    if floor >= 1.0 or not run.entries:
+    run.stats["speaker_focused"] = 0
+    if (floor >= 1.0 and run.settings.speaker_focus_gain <= 0.0) or not run.entries:
         return
     index = entity_index(run.graph)
     named = set(index.query_speakers(text))
@@ -968,18 +980,48 @@ def _content_stage(run: _Run, text: str) -> None:
         for token in bm25_tokens(text)
         if entity_key([token]) not in names and token not in FUNCTION_WORDS
     ]
-    coverage = _coverage(run, tokens) if tokens else {}
-    best = max(coverage.values(), default=0.0)
-    if best <= 0.0:
+    if not tokens:
         return
+    run.mechanisms.append("speaker_content")
+    if run.settings.speaker_focus_gain > 0.0:
+        run.stats["speaker_focused"] = _speaker_focus(run, text, named, tokens)
+    coverage = _coverage(run, tokens) if floor < 1.0 else {}
+    best = max(coverage.values(), default=0.0)
     scaled = 0
     for node_id, entry in run.entries.items():
-        share = coverage.get(node_id, 0.0) / best
+        share = coverage.get(node_id, 0.0) / best if best > 0.0 else 1.0
         if share < 1.0:
             entry.score *= floor + (1.0 - floor) * share
             scaled += 1
-    run.mechanisms.append("speaker_content")
     run.stats["content_scaled"] = scaled
+
+
+def _speaker_focus(run: _Run, text: str, named: set[str], tokens: Sequence[str]) -> int:
+    """Her candidates ⊕ gain × best score × name-free BM25 / its best; returns how many gained.
+
+    BM25 of `tokens` over the candidates said by a named speaker only.
+    Skipped (0) when `_said_by_someone_else` keeps some other speaker's
+    candidate: that question may name the wrong person.  O(postings of the tokens).
+    """
+    index = entity_index(run.graph)
+    others = [
+        node_id
+        for node_id in sorted(run.entries)
+        if (speaker := index.speaker(node_id)) is not None and speaker not in named
+    ]
+    if _said_by_someone_else(run, text, named, others):
+        return 0
+    hers = run.graph.text_index().scores(
+        tokens, allow=lambda node_id: node_id in run.entries and index.speaker(node_id) in named
+    )
+    top = max(hers.values(), default=0.0)
+    if top <= 0.0:
+        return 0
+    lift = run.settings.speaker_focus_gain * max(entry.score for entry in run.entries.values())
+    for node_id, value in hers.items():
+        entry = run.entries[node_id]
+        entry.score = combine_evidence(entry.score, lift * value / top)
+    return len(hers)
 
 
 # -- stage 5: utility rerank ------------------------------------------------------
@@ -1369,6 +1411,7 @@ def retrieve_context(
         "other_speaker_demoted": run.stats.get("other_speaker_demoted", 0),
         "other_speaker_kept": run.stats.get("other_speaker_kept", 0),
         "content_scaled": run.stats.get("content_scaled", 0),
+        "speaker_focused": run.stats.get("speaker_focused", 0),
         "communities": run.stats.get("communities", 0),
         "utility_rerank": run.stats["utility_rerank"],
         "experience": run.stats["experience"],
