@@ -29,8 +29,14 @@ branch side by side, pure (``GRAPHONOMOUS_NO_NUMPY=1``) and NumPy:
   effort-6 query, inside ``p95_ms_e6``, extracted it from every node);
 * ``db_mb`` — database size after the build (with WAL checkpointed).
 
+``--graphs DIR`` keeps each built graph as ``DIR/g<size>.db`` (with its build facts
+in ``g<size>.json``) and reuses it in later runs: every run measures a fresh copy,
+so main and a branch (or repeated runs) start from the same file without the
+50K build's minutes.
+
 Run:  nice -n 10 python benchmarks/bench_device.py --docs /tmp/docs \\
           [--sizes 1000,10000,50000] [--checkout PATH] [--backends pure,numpy] [--json OUT]
+          [--graphs DIR]
 """
 
 from __future__ import annotations
@@ -402,6 +408,31 @@ def measure_server_memory(
     return row
 
 
+def _graph(args: argparse.Namespace, size: int, db: Path) -> dict[str, Any]:
+    """Build the graph of one size at ``db`` (or copy the one kept in ``--graphs``);
+    its build facts.  A kept graph is built once, by the checkout under test."""
+    kept = None if args.graphs is None else args.graphs / f"g{size}.db"
+    if kept is not None and kept.exists():
+        shutil.copy(kept, db)
+        facts: dict[str, Any] = json.loads(kept.with_suffix(".json").read_text())
+        return facts
+    env = _env(args.checkout, "pure")
+    command = [sys.executable, __file__, "--build", str(db), "--size", str(size)]
+    command += ["--locomo", str(args.locomo)]
+    if args.docs is not None:
+        command += ["--docs", str(args.docs)]
+    done = subprocess.run(
+        command, env=env, capture_output=True, text=True, check=True, cwd=args.checkout
+    )
+    facts = json.loads(done.stdout)
+    facts["db_mb"] = round(db.stat().st_size / 2**20, 1)
+    if kept is not None:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(db, kept)
+        kept.with_suffix(".json").write_text(json.dumps(facts) + "\n")
+    return facts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=Path, help="documentation folder (read in place)")
@@ -416,6 +447,7 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="tools dir of ../shared/tools/mcp/setup_mcp_test_tools.sh: also measure server-memory",
     )
+    parser.add_argument("--graphs", type=Path, help="keep built graphs here and reuse them")
     parser.add_argument("--build", type=Path, help=argparse.SUPPRESS)  # internal: build one db
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -426,23 +458,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-device-") as tmp:
         for size in (int(s) for s in args.sizes.split(",")):
             db = Path(tmp) / f"g{size}.db"
-            env = _env(args.checkout, "pure")
-            command = [sys.executable, __file__, "--build", str(db), "--size", str(size)]
-            command += ["--locomo", str(args.locomo)]
-            if args.docs is not None:
-                command += ["--docs", str(args.docs)]
-            done = subprocess.run(
-                command, env=env, capture_output=True, text=True, check=True, cwd=args.checkout
-            )
-            facts = json.loads(done.stdout)
-            facts["db_mb"] = round(db.stat().st_size / 2**20, 1)
+            facts = _graph(args, size, db)
             for backend in args.backends.split(","):
                 row = {"size": size, **facts, **measure(args.checkout, db, backend, args.queries)}
                 facts["db_mb_after"] = round(db.stat().st_size / 2**20, 1)
                 row["db_mb_after"] = facts["db_mb_after"]
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-            db.unlink()
+            _remove_db(db)
             if args.server_memory is not None:
                 nodes, edges = workload(args.docs, size, args.locomo)
                 row = measure_server_memory(args.server_memory, nodes, edges, args.queries)

@@ -47,9 +47,11 @@ import eval_learning
 import eval_locomo
 import evalkit
 
+from graphonomous.index.bm25 import Bm25Index, bm25_tokens
 from graphonomous.learning.outcomes import Q_REWARDS
 from graphonomous.retrieval.experience import (
     ExperienceIndex,
+    Lexical,
     Outcome,
     experienced_score,
     unrelated_similarity,
@@ -93,6 +95,16 @@ def played_index(
     return index
 
 
+def unit_view(text_index: Bm25Index, node_of: dict[str, str], text: str) -> Lexical:
+    """The engine's keyword view of a question (`Lexical.of`), addressed by turn id."""
+    view = Lexical.of(text_index, bm25_tokens(text))
+
+    def shared(unit: str, terms: frozenset[str]) -> frozenset[str]:
+        return text_index.shared_terms(node_of.get(unit, unit), terms)
+
+    return Lexical(view.query_terms, view.terms_of, shared, view.idf)
+
+
 def reranked(
     ranking: Ranking,
     vector: list[float],
@@ -100,11 +112,17 @@ def reranked(
     embedder: Any,
     gain: float,
     penalty: float,
+    lexical: Lexical,
 ) -> list[str]:
     """The ranking after experience (score desc rounded to 6 places, then id, as the engine)."""
     scores = dict(ranking)
     found = index.evidence(
-        vector, embedder.dimensions, scores, embedder.embed, unrelated_similarity(embedder.name)
+        vector,
+        embedder.dimensions,
+        scores,
+        embedder.embed,
+        unrelated_similarity(embedder.name),
+        lexical,
     )
     for unit, evidence in found.items():
         scores[unit] = experienced_score(scores[unit], evidence, gain, penalty)
@@ -136,6 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     strict=True,
                 )
             )
+            text_index = store.graph.text_index()
             store.graph.close()
             vectors = dict(
                 zip((q.qid for q in conversation.queries), embedder.embed(texts), strict=True)
@@ -151,8 +170,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                             continue
                         ranking = rankings[query.qid]
                         fresh = [unit for unit, _ in ranking]
+                        lexical = unit_view(text_index, store.node_of, query.text)
                         moved = reranked(
-                            ranking, vectors[query.qid], index, embedder, args.gain, args.penalty
+                            ranking,
+                            vectors[query.qid],
+                            index,
+                            embedder,
+                            args.gain,
+                            args.penalty,
+                            lexical,
                         )
                         before[credit].append(evalkit.recall_at(fresh, query.gold, 5))
                         after[credit].append(evalkit.recall_at(moved, query.gold, 5))

@@ -13,18 +13,15 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from . import retrieval
 from .embed import Embedder, VectorIndex, get_embedder
 from .engine import Engine, crud
 from .engine.crud import EDGE_ACTIONS as EDGE_ACTIONS
+from .lazy_import import lazy_module
 from .learning import (
-    attention,
     beliefs,
-    consolidator,
-    coverage,
-    deliberation,
     erasure,
     forgetting,
     goals,
@@ -34,23 +31,33 @@ from .learning import (
 )
 from .model import DEFAULT_AGENT_ID, Node
 from .model import MAX_LIST_LIMIT as MAX_LIST_LIMIT
-from .retrieval import (
-    Bm25Index,
-    GraphSnapshot,
-    RetrievalSettings,
-    build_snapshot,
-)
-from .retrieval.entities import EntityIndex, entity_index
 from .retrieval.experience import (
     ExperienceIndex,
     RetrievalTrace,
     experience_index,
     retrieval_trace,
 )
-from .retrieval.metrics import stored_graph_metrics
+from .retrieval.graph_view import GraphSnapshot, build_snapshot
 from .retrieval.region import DEFAULT_SEARCH_LIMIT as REGION_SEARCH_LIMIT
 from .retrieval.region import analyze_region
 from .store import Store, is_postgres_url, open_store, storage_url_from_env
+
+# Loaded by the first method that uses them (`lazy_import`): a cold command loads
+# only its own modules (a `consolidate` neither the attention cycle, coverage nor
+# deliberation, nor the retriever and topology they import).
+if TYPE_CHECKING:
+    from .index import Bm25Index
+    from .learning import attention, consolidator, coverage, deliberation
+    from .retrieval import entities, metrics
+    from .retrieval.entities import EntityIndex
+    from .retrieval.retriever import RetrievalSettings
+else:
+    attention = lazy_module("graphonomous.learning.attention")
+    consolidator = lazy_module("graphonomous.learning.consolidator")
+    coverage = lazy_module("graphonomous.learning.coverage")
+    deliberation = lazy_module("graphonomous.learning.deliberation")
+    entities = lazy_module("graphonomous.retrieval.entities")
+    metrics = lazy_module("graphonomous.retrieval.metrics")
 
 DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
 DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
@@ -280,7 +287,7 @@ class Graphonomous:
     def entity_index(self) -> EntityIndex:
         """The entity index of searchable content (the multi-hop walk), kept current with
         the database by the engine like the BM25 index."""
-        return entity_index(self.engine)
+        return entities.entity_index(self.engine)
 
     @property
     def retrieval_trace(self) -> RetrievalTrace:
@@ -385,7 +392,7 @@ class Graphonomous:
 
     def graph_metrics(self, backend: str | None = None) -> dict[str, Any]:
         """Spectral metrics of the live graph: λ₂ per component, Louvain Q, entropy H."""
-        return stored_graph_metrics(self.engine, backend)
+        return metrics.stored_graph_metrics(self.engine, backend)
 
     def retrieval_mermaid(self, result: Mapping[str, Any]) -> str:
         """A Mermaid flowchart of a `retrieve_context` result (edges read from the store)."""

@@ -23,7 +23,7 @@ from typing import Any, NoReturn, TextIO
 from . import __version__, ingest, portable
 from .api import Graphonomous, resolve_db_path
 from .cli_help import document
-from .contract.cli import add_contract_commands, cli_contract
+from .contract.options import add_contract_commands
 from .embed import get_embedder
 from .hygiene import HostileInput, first_problem, loads_strict
 from .learning import forgetting, goals
@@ -606,6 +606,8 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_contract(args: argparse.Namespace, out: TextIO) -> int:
+    from .contract.cli import cli_contract  # by its command only: the parser reads options
+
     return cli_contract(args, sys.stdin, out, sys.stderr)
 
 

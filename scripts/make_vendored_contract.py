@@ -40,7 +40,7 @@ PACKAGE_DIR: Final = ROOT / "graphonomous" / "contract"
 OUTPUT: Final = ROOT / "standalone" / "graphonomous_contract.py"
 PACKAGE: Final = "graphonomous.contract"
 # Concatenation order: each module imports only modules before it.
-MODULES: Final = ("schema", "checker", "positions", "sources", "report", "run")
+MODULES: Final = ("options", "schema", "checker", "positions", "sources", "report", "run")
 DATA_FILES: Final = ("topology.schema.json", "fixture.schema.json")
 REPLACED_FUNCTION: Final = "package_text"
 VERSION_FILE: Final = ROOT / "graphonomous" / "__init__.py"

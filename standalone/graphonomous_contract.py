@@ -15,12 +15,13 @@ library only); prints the same reports, byte for byte, as
 Exit status: 0 valid, 1 some document invalid, 2 some input unusable.
 
 Provenance (the generator's inputs):
+    graphonomous/contract/options.py  sha256 2b84464f857a2a1cdc1bc976227250aa5f474cdc647c615bf702274946aa7543
     graphonomous/contract/schema.py  sha256 a4108e428eeb1a5380fa6fb72c26596e3eacf9c328d96b8ed59a5cd1a035db2d
-    graphonomous/contract/checker.py  sha256 50972bb0faa4445a49f8535765c6b5176d2d18f64a94f7f7bf9928f9b9d4fda2
+    graphonomous/contract/checker.py  sha256 03824819c0ff0972cb6acada160cc626b8d3ebb794bd8c1b92e6c73651ff4160
     graphonomous/contract/positions.py  sha256 01ce7568b513eed7119f9978d4f2eafc832fc56f70f4ab0a2384f22c9e7cfb6a
-    graphonomous/contract/sources.py  sha256 711e1e6bd818e1119488418e53a5482356c6871bd4e67ee0075916911a98320e
-    graphonomous/contract/report.py  sha256 4c6c73d889fd52c7ef58f123c97c763ca85636c01a858960c24ba91861c04fec
-    graphonomous/contract/run.py  sha256 9e0422224010b76d4b9183a445774ca57ed16bc6ddce94e12ad88325e57ea2ab
+    graphonomous/contract/sources.py  sha256 94fd5497bf8cb3d7c4acb3d82700e9cd2b99dd7bcba6bf718f85a6d1985fc1a3
+    graphonomous/contract/report.py  sha256 a4c46480315a3527bbb69b053b11977ffa76153fa827cf4b7e1cf780730da2ec
+    graphonomous/contract/run.py  sha256 ca2511cff59da9007c9c6837cad98b5cc9050eeba98dad9c5acf80c826e59c75
     graphonomous/contract/topology.schema.json  sha256 75680b64e3b6254dae224d9d1855c167df45ffa4af6b7f6b00cece7307b8c4cb
     graphonomous/contract/fixture.schema.json  sha256 3139637de098327915e822c4fa8ea9221f70baffbe5d73ac7913a3f0267f9e62
 """
@@ -46,6 +47,93 @@ from urllib.parse import quote, unquote
 from xml.sax.saxutils import escape, quoteattr
 
 VENDORED_VERSION: Final = "0.1.0"
+
+
+# ==========================================================================
+# graphonomous/contract/options.py — The options of ``graphonomous contract check|schema|fixtures``: their choices and parsers.
+# ==========================================================================
+
+# `contract check --kind` (checker.check_document): "auto" detects the kind.
+DOCUMENT_KINDS: Final = ("auto", "topology", "analyze_topology", "preview", "retrieve_context")
+# `contract check --input` (sources.collect).
+INPUT_MODES: Final = ("auto", "json", "jsonl", "mcp")
+# `contract check --format` (report.RENDERERS).
+REPORT_FORMATS: Final = ("text", "json", "github", "junit", "sarif")
+# `contract schema --kind`: every document kind, plus the fixture file format.
+SCHEMA_KINDS: Final = ("topology", "analyze_topology", "preview", "retrieve_context", "fixture")
+# `contract fixtures --mode / --format / --timeout` (fixtures.run_fixtures).
+FIXTURE_MODES: Final = ("exact", "semantic")
+FIXTURE_FORMATS: Final = ("text", "json", "junit", "github")
+DEFAULT_TIMEOUT_S: Final = 30.0
+
+# Makes one subcommand parser: (name, help) -> parser (the caller adds --db/--json).
+SubcommandFactory = Callable[[str, str], argparse.ArgumentParser]
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``contract check``."""
+    parser.add_argument(
+        "operands",
+        nargs="+",
+        metavar="FILE",
+        help="JSON / JSON Lines files, directories, globs ('out/**/*.json'), or - for stdin",
+    )
+    parser.add_argument("--kind", choices=DOCUMENT_KINDS, default="auto")
+    parser.add_argument(
+        "--input",
+        dest="input_mode",
+        choices=INPUT_MODES,
+        default="auto",
+        help="how to read files (auto: .jsonl/.ndjson are JSON Lines; JSON-RPC is a transcript)",
+    )
+    parser.add_argument(
+        "--format",
+        dest="report_format",
+        choices=REPORT_FORMATS,
+        default=None,
+        help="report format (default text)",
+    )
+
+
+def add_schema_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``contract schema``."""
+    parser.add_argument("--kind", choices=SCHEMA_KINDS, default="topology")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
+    return value
+
+
+def add_contract_commands(make: SubcommandFactory) -> None:
+    """Declare ``check``, ``schema`` and ``fixtures`` with `make` (a :data:`SubcommandFactory`)."""
+    check = make("check", "validate topology / preview documents (files, dirs, globs, JSONL, MCP)")
+    add_check_arguments(check)
+    schema = make("schema", "print the published JSON Schema of a document kind")
+    add_schema_arguments(schema)
+    fixtures = make(
+        "fixtures", "run another implementation (stdin JSON -> stdout JSON) on the shared fixtures"
+    )
+    fixtures.add_argument("--run", metavar="CMD", help="command to run (no shell)")
+    fixtures.add_argument("--mode", choices=FIXTURE_MODES, default="exact")
+    fixtures.add_argument(
+        "--fixtures", metavar="DIR", help="fixtures directory (default ./fixtures)"
+    )
+    fixtures.add_argument(
+        "--timeout", type=_positive_float, default=DEFAULT_TIMEOUT_S, help="seconds per fixture"
+    )
+    fixtures.add_argument("--format", dest="report_format", choices=FIXTURE_FORMATS, default=None)
+    fixtures.add_argument(
+        "--fail-fast", action="store_true", help="stop at the first failing fixture"
+    )
+    fixtures.add_argument(
+        "--list", action="store_true", help="list the fixtures (file and name) and exit"
+    )
 
 
 # ==========================================================================
@@ -750,7 +838,6 @@ _HANDLERS: Final[Mapping[str, _Handler]] = {
 
 SCHEMA_PACKAGE: Final = "graphonomous.contract"
 SCHEMA_FILE: Final = "topology.schema.json"
-DOCUMENT_KINDS: Final = ("auto", "topology", "analyze_topology", "preview", "retrieve_context")
 # The one key an analyze_topology response adds to a topology result (seed 000).
 RECOMMENDATION_KEY: Final = "recommendation"
 
@@ -1564,7 +1651,6 @@ def _parent_path(path: str) -> str | None:
 # graphonomous/contract/sources.py — Find the documents a ``contract check`` run covers: files, directories, globs, JSONL, MCP logs.
 # ==========================================================================
 
-INPUT_MODES: Final = ("auto", "json", "jsonl", "mcp")
 JSONL_SUFFIXES: Final = (".jsonl", ".ndjson")
 DOCUMENT_SUFFIXES: Final = (".json", *JSONL_SUFFIXES)
 STDIN_NAME: Final = "stdin"
@@ -2040,7 +2126,6 @@ def is_tool_result(value: Any) -> bool:
 # graphonomous/contract/report.py — Reports of a many-document ``contract check`` run: text, JSON, GitHub, JUnit, SARIF.
 # ==========================================================================
 
-REPORT_FORMATS: Final = ("text", "json", "github", "junit", "sarif")
 TOOL_NAME: Final = "graphonomous-contract"
 SUITE_NAME: Final = "graphonomous contract check"
 SARIF_VERSION: Final = "2.1.0"
@@ -2404,8 +2489,6 @@ EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
 EXIT_UNUSABLE: Final = 2
 MESSAGE_PREFIX: Final = "graphonomous contract"
-# `contract schema --kind`: every document kind, plus the fixture file format.
-SCHEMA_KINDS: Final = ("topology", "analyze_topology", "preview", "retrieve_context", "fixture")
 _SCHEMA_ID: Final = "urn:graphonomous:contract:topology:v1"
 
 
@@ -2564,36 +2647,6 @@ def run_schema(kind: str, stdout: TextIO, stderr: TextIO) -> int:
 # --------------------------------------------------------------------------
 # Arguments (shared by the graphonomous CLI and the vendored file)
 # --------------------------------------------------------------------------
-
-
-def add_check_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``contract check``."""
-    parser.add_argument(
-        "operands",
-        nargs="+",
-        metavar="FILE",
-        help="JSON / JSON Lines files, directories, globs ('out/**/*.json'), or - for stdin",
-    )
-    parser.add_argument("--kind", choices=DOCUMENT_KINDS, default="auto")
-    parser.add_argument(
-        "--input",
-        dest="input_mode",
-        choices=INPUT_MODES,
-        default="auto",
-        help="how to read files (auto: .jsonl/.ndjson are JSON Lines; JSON-RPC is a transcript)",
-    )
-    parser.add_argument(
-        "--format",
-        dest="report_format",
-        choices=REPORT_FORMATS,
-        default=None,
-        help="report format (default text)",
-    )
-
-
-def add_schema_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``contract schema``."""
-    parser.add_argument("--kind", choices=SCHEMA_KINDS, default="topology")
 
 
 def main_check_args(

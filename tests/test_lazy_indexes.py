@@ -17,6 +17,7 @@ import pytest
 
 from graphonomous import Graphonomous
 from graphonomous.embed import VectorIndex, pack_f32
+from graphonomous.embed.index import ROW_BLOCK
 from graphonomous.embed.vectors import NO_NUMPY_ENV, BytesDump, StaleDumpError, numpy_available
 from graphonomous.index import Bm25Index
 
@@ -209,3 +210,23 @@ def test_a_column_build_over_several_blocks_equals_numpy() -> None:
     for _ in range(10):
         query = [rng.uniform(-1, 1) for _ in range(8)]
         assert pure.search(query, 10) == numpy.search(query, 10) == loaded.search(query, 10)
+
+
+def test_numpy_loads_a_dump_of_many_row_blocks_chunk_by_chunk() -> None:
+    pytest.importorskip("numpy")
+    rng = random.Random(12)
+    # > _MATERIALIZE_SECTIONS row blocks, so the load reads several chunks.
+    count = ROW_BLOCK * 70 + 5
+    items = [(f"n{i:04d}", [rng.uniform(-1, 1) for _ in range(8)]) for i in range(count)]
+    pure = VectorIndex(8, backend="pure")
+    pure.bulk_load(items)
+    loaded = VectorIndex.load(pure.dump(), 8, backend="numpy")
+    assert loaded is not None and loaded.backend == "numpy" and len(loaded) == count
+    assert loaded.get("n2244") == pure.get("n2244")
+    for _ in range(5):
+        query = [rng.uniform(-1, 1) for _ in range(8)]
+        assert loaded.search(query, 10) == pure.search(query, 10)
+    loaded.add("extra", [1.0] * 8)  # the matrix grows past the loaded rows
+    pure.add("extra", [1.0] * 8)
+    assert loaded.search([1.0] * 8, 3) == pure.search([1.0] * 8, 3)
+    assert loaded.search([1.0] * 8, 1)[0][0] == "extra"

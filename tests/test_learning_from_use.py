@@ -189,3 +189,33 @@ def test_experience_index_add_is_what_refresh_indexes() -> None:
     found = index.evidence(query, embedder.dimensions, ["n1", "n3"], embedder.embed, 0.35)
     assert set(found) == {"n1"}
     assert found["n1"].support == 0.0 and found["n1"].objection > 0.99
+
+
+# A failure objects to a node for the words it was found by, not for the whole node.
+MOVES = {
+    "move": "Alice moved to Berlin in May, and her garden project starts in June",
+    "paris": "Alice says her friend Bob moved to Paris in April",
+    "lisbon": "Alice heard that Carol's garden project in Lisbon starts in July",
+}
+
+
+def _experienced(graph: Graphonomous, query: str) -> int:
+    found = graph.retrieve_context(query, limit=3, effort=0)
+    assert "move" in [r["node_id"] for r in found["results"]]
+    return int(found["stats"]["experience"])
+
+
+def test_a_failure_objects_for_the_words_that_found_the_node() -> None:
+    graph = Graphonomous(db=":memory:")
+    graph.apply_batch(
+        [{"op": "add_node", "node": {"id": key, "content": text}} for key, text in MOVES.items()]
+    )
+    graph.learn_from_outcome(
+        "answer", "failure", 1.0, ["move"], evidence={"query": "when did Alice move to Berlin"}
+    )
+    # Found again through "Berlin" and "move", in other words around them: it objects.
+    assert _experienced(graph, "Berlin: which month did Alice move there?") == 1
+    # Found through "garden" and "start": that failure says nothing about it, although
+    # the two questions are alike as wholes (hashing cosine 0.52, above the 0.35 at
+    # which the cosine rule would have objected).
+    assert _experienced(graph, "when did Alice start the garden") == 0

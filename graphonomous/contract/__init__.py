@@ -14,48 +14,113 @@
 
 from __future__ import annotations
 
-from graphonomous.contract.checker import (
-    DOCUMENT_KINDS,
-    DRIFTED_KEYS,
-    FLOAT_TOLERANCE,
-    camel_to_snake,
-    check_analyze_topology,
-    check_document,
-    check_preview,
-    check_retrieve_context,
-    check_topology,
-    contract_validator,
-    detect_kind,
-    drift_hint,
-    expected_budget,
-    expected_routing,
-    format_report,
-    topology_schema,
-)
-from graphonomous.contract.cli import cli_check, cli_contract, cli_fixtures
-from graphonomous.contract.fixtures import (
-    FIXTURE_FORMATS,
-    FIXTURE_MODES,
-    FixtureReport,
-    FixtureResult,
-    compare_preview,
-    compare_topology,
-    discover_fixtures,
-    first_difference,
-    format_fixture_report,
-    run_fixtures,
-)
-from graphonomous.contract.positions import json_pointer, locate
-from graphonomous.contract.report import REPORT_FORMATS, RunReport
-from graphonomous.contract.run import SCHEMA_KINDS, check_inputs, published_schema, run_check
-from graphonomous.contract.schema import (
-    SchemaError,
-    SchemaValidator,
-    Violation,
-    json_equal,
-    load_package_schema,
-    parse_json,
-)
+import importlib
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from graphonomous.contract.checker import (
+        DOCUMENT_KINDS,
+        DRIFTED_KEYS,
+        FLOAT_TOLERANCE,
+        camel_to_snake,
+        check_analyze_topology,
+        check_document,
+        check_preview,
+        check_retrieve_context,
+        check_topology,
+        contract_validator,
+        detect_kind,
+        drift_hint,
+        expected_budget,
+        expected_routing,
+        format_report,
+        topology_schema,
+    )
+    from graphonomous.contract.cli import cli_check, cli_contract, cli_fixtures
+    from graphonomous.contract.fixtures import (
+        FIXTURE_FORMATS,
+        FIXTURE_MODES,
+        FixtureReport,
+        FixtureResult,
+        compare_preview,
+        compare_topology,
+        discover_fixtures,
+        first_difference,
+        format_fixture_report,
+        run_fixtures,
+    )
+    from graphonomous.contract.positions import json_pointer, locate
+    from graphonomous.contract.report import REPORT_FORMATS, RunReport
+    from graphonomous.contract.run import SCHEMA_KINDS, check_inputs, published_schema, run_check
+    from graphonomous.contract.schema import (
+        SchemaError,
+        SchemaValidator,
+        Violation,
+        json_equal,
+        load_package_schema,
+        parse_json,
+    )
+
+# Imported on first use (PEP 562): the package stays light, so the CLI's parser
+# (contract/options.py) and the MCP tools' schema reader (contract/schema.py)
+# do not load the checker, the fixtures runner and the reports on every start.
+_LAZY_EXPORTS: Final = {
+    "DOCUMENT_KINDS": ".options",
+    "DRIFTED_KEYS": ".checker",
+    "FIXTURE_FORMATS": ".options",
+    "FIXTURE_MODES": ".options",
+    "FLOAT_TOLERANCE": ".checker",
+    "FixtureReport": ".fixtures",
+    "FixtureResult": ".fixtures",
+    "REPORT_FORMATS": ".options",
+    "RunReport": ".report",
+    "SCHEMA_KINDS": ".options",
+    "SchemaError": ".schema",
+    "SchemaValidator": ".schema",
+    "Violation": ".schema",
+    "camel_to_snake": ".checker",
+    "check_analyze_topology": ".checker",
+    "check_document": ".checker",
+    "check_inputs": ".run",
+    "check_preview": ".checker",
+    "check_retrieve_context": ".checker",
+    "check_topology": ".checker",
+    "cli_check": ".cli",
+    "cli_contract": ".cli",
+    "cli_fixtures": ".cli",
+    "compare_preview": ".fixtures",
+    "compare_topology": ".fixtures",
+    "contract_validator": ".checker",
+    "detect_kind": ".checker",
+    "discover_fixtures": ".fixtures",
+    "drift_hint": ".checker",
+    "expected_budget": ".checker",
+    "expected_routing": ".checker",
+    "first_difference": ".fixtures",
+    "format_fixture_report": ".fixtures",
+    "format_report": ".checker",
+    "json_equal": ".schema",
+    "json_pointer": ".positions",
+    "load_package_schema": ".schema",
+    "locate": ".positions",
+    "parse_json": ".schema",
+    "published_schema": ".run",
+    "run_check": ".run",
+    "run_fixtures": ".fixtures",
+    "topology_schema": ".checker",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "DOCUMENT_KINDS",

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+from graphonomous.contract.options import DOCUMENT_KINDS as DOCUMENT_KINDS
 from graphonomous.contract.schema import (
     SchemaValidator,
     Violation,
@@ -34,7 +35,6 @@ from graphonomous.contract.schema import (
 
 SCHEMA_PACKAGE: Final = "graphonomous.contract"
 SCHEMA_FILE: Final = "topology.schema.json"
-DOCUMENT_KINDS: Final = ("auto", "topology", "analyze_topology", "preview", "retrieve_context")
 # The one key an analyze_topology response adds to a topology result (seed 000).
 RECOMMENDATION_KEY: Final = "recommendation"
 

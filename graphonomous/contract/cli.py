@@ -14,26 +14,27 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Final, TextIO
 
 from graphonomous.contract.fixtures import (
-    DEFAULT_TIMEOUT_S,
-    FIXTURE_FORMATS,
-    FIXTURE_MODES,
     discover_fixtures,
     format_fixture_github,
     format_fixture_junit,
     format_fixture_report,
     run_fixtures,
 )
+from graphonomous.contract.options import (
+    DEFAULT_TIMEOUT_S,
+    FIXTURE_FORMATS,
+    FIXTURE_MODES,
+)
+from graphonomous.contract.options import SubcommandFactory as SubcommandFactory
+from graphonomous.contract.options import add_contract_commands as add_contract_commands
 from graphonomous.contract.run import (
     EXIT_INVALID,
     EXIT_OK,
     EXIT_UNUSABLE,
-    add_check_arguments,
-    add_schema_arguments,
     main_check_args,
     report_unusable,
     run_check,
@@ -41,8 +42,6 @@ from graphonomous.contract.run import (
 )
 
 DEFAULT_FIXTURES_DIR: Final = "fixtures"
-# Makes one subcommand parser: (name, help) -> parser (the caller adds --db/--json).
-SubcommandFactory = Callable[[str, str], argparse.ArgumentParser]
 
 
 def _version() -> str:
@@ -70,42 +69,6 @@ def cli_check(
     """
     return run_check(
         [path_or_dash], stdin, stdout, stderr, kind=kind, as_json=as_json, version=_version()
-    )
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
-    return value
-
-
-def add_contract_commands(make: SubcommandFactory) -> None:
-    """Declare ``check``, ``schema`` and ``fixtures`` with `make` (a :data:`SubcommandFactory`)."""
-    check = make("check", "validate topology / preview documents (files, dirs, globs, JSONL, MCP)")
-    add_check_arguments(check)
-    schema = make("schema", "print the published JSON Schema of a document kind")
-    add_schema_arguments(schema)
-    fixtures = make(
-        "fixtures", "run another implementation (stdin JSON -> stdout JSON) on the shared fixtures"
-    )
-    fixtures.add_argument("--run", metavar="CMD", help="command to run (no shell)")
-    fixtures.add_argument("--mode", choices=FIXTURE_MODES, default="exact")
-    fixtures.add_argument(
-        "--fixtures", metavar="DIR", help="fixtures directory (default ./fixtures)"
-    )
-    fixtures.add_argument(
-        "--timeout", type=_positive_float, default=DEFAULT_TIMEOUT_S, help="seconds per fixture"
-    )
-    fixtures.add_argument("--format", dest="report_format", choices=FIXTURE_FORMATS, default=None)
-    fixtures.add_argument(
-        "--fail-fast", action="store_true", help="stop at the first failing fixture"
-    )
-    fixtures.add_argument(
-        "--list", action="store_true", help="list the fixtures (file and name) and exit"
     )
 
 

@@ -40,6 +40,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from graphonomous.contract.checker import check_document
+from graphonomous.contract.options import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
+from graphonomous.contract.options import FIXTURE_FORMATS as FIXTURE_FORMATS
+from graphonomous.contract.options import FIXTURE_MODES as FIXTURE_MODES
 from graphonomous.contract.report import github_command, junit_document, junit_testcase
 from graphonomous.contract.schema import (
     SchemaValidator,
@@ -53,12 +56,9 @@ from graphonomous.contract.schema import (
 )
 from graphonomous.model import ValidationError
 
-FIXTURE_MODES: Final = ("exact", "semantic")
-FIXTURE_FORMATS: Final = ("text", "json", "junit", "github")
 FIXTURE_SUITE: Final = "graphonomous contract fixtures"
 FIXTURE_KINDS: Final = ("topology", "preview")  # subdirectory = document kind
 FIXTURE_SCHEMA_FILE: Final = "fixture.schema.json"
-DEFAULT_TIMEOUT_S: Final = 30.0
 # How much of a failing command's stderr / stdout is quoted in the report.
 _STDERR_TAIL_LINES: Final = 10
 _QUOTE_CHARS: Final = 300

@@ -31,11 +31,11 @@ from typing import Any, Final
 from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
+from graphonomous.contract.options import REPORT_FORMATS as REPORT_FORMATS
 from graphonomous.contract.positions import json_pointer
 from graphonomous.contract.schema import Violation
 from graphonomous.contract.sources import Document, InputProblem
 
-REPORT_FORMATS: Final = ("text", "json", "github", "junit", "sarif")
 TOOL_NAME: Final = "graphonomous-contract"
 SUITE_NAME: Final = "graphonomous contract check"
 SARIF_VERSION: Final = "2.1.0"

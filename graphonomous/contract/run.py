@@ -26,29 +26,29 @@ from collections.abc import Sequence
 from typing import Any, Final, TextIO
 
 from graphonomous.contract.checker import (
-    DOCUMENT_KINDS,
     check_document,
     detect_kind,
     format_report,
     topology_schema,
 )
+from graphonomous.contract.options import DOCUMENT_KINDS, INPUT_MODES, REPORT_FORMATS
+from graphonomous.contract.options import SCHEMA_KINDS as SCHEMA_KINDS
+from graphonomous.contract.options import add_check_arguments as add_check_arguments
+from graphonomous.contract.options import add_schema_arguments as add_schema_arguments
 from graphonomous.contract.positions import json_pointer
 from graphonomous.contract.report import (
     RENDERERS,
-    REPORT_FORMATS,
     DocumentResult,
     Finding,
     RunReport,
 )
 from graphonomous.contract.schema import load_package_schema, path_sort_key
-from graphonomous.contract.sources import INPUT_MODES, InputProblem, Inputs, collect
+from graphonomous.contract.sources import InputProblem, Inputs, collect
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
 EXIT_UNUSABLE: Final = 2
 MESSAGE_PREFIX: Final = "graphonomous contract"
-# `contract schema --kind`: every document kind, plus the fixture file format.
-SCHEMA_KINDS: Final = ("topology", "analyze_topology", "preview", "retrieve_context", "fixture")
 _SCHEMA_ID: Final = "urn:graphonomous:contract:topology:v1"
 
 
@@ -207,36 +207,6 @@ def run_schema(kind: str, stdout: TextIO, stderr: TextIO) -> int:
 # --------------------------------------------------------------------------
 # Arguments (shared by the graphonomous CLI and the vendored file)
 # --------------------------------------------------------------------------
-
-
-def add_check_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``contract check``."""
-    parser.add_argument(
-        "operands",
-        nargs="+",
-        metavar="FILE",
-        help="JSON / JSON Lines files, directories, globs ('out/**/*.json'), or - for stdin",
-    )
-    parser.add_argument("--kind", choices=DOCUMENT_KINDS, default="auto")
-    parser.add_argument(
-        "--input",
-        dest="input_mode",
-        choices=INPUT_MODES,
-        default="auto",
-        help="how to read files (auto: .jsonl/.ndjson are JSON Lines; JSON-RPC is a transcript)",
-    )
-    parser.add_argument(
-        "--format",
-        dest="report_format",
-        choices=REPORT_FORMATS,
-        default=None,
-        help="report format (default text)",
-    )
-
-
-def add_schema_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``contract schema``."""
-    parser.add_argument("--kind", choices=SCHEMA_KINDS, default="topology")
 
 
 def main_check_args(

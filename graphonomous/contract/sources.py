@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from graphonomous.contract.checker import is_contract_document
+from graphonomous.contract.options import INPUT_MODES as INPUT_MODES
 from graphonomous.contract.positions import TextIndex, locate, nearest_offset
 from graphonomous.contract.schema import Violation, index_path, key_path, parse_json
 
-INPUT_MODES: Final = ("auto", "json", "jsonl", "mcp")
 JSONL_SUFFIXES: Final = (".jsonl", ".ndjson")
 DOCUMENT_SUFFIXES: Final = (".json", *JSONL_SUFFIXES)
 STDIN_NAME: Final = "stdin"

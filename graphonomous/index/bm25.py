@@ -398,6 +398,23 @@ class Bm25Index:
         positive = ((-score, doc_id) for doc_id, score in totals.items() if score > 0.0)
         return [(doc_id, -negated) for negated, doc_id in heapq.nsmallest(k, positive)]
 
+    def document_frequency(self, term: str) -> int:
+        """How many documents hold an index term.  O(1)."""
+        return self._df(term)
+
+    def shared_terms(self, doc_id: str, terms: Iterable[str]) -> frozenset[str]:
+        """The index terms among `terms` (already `terms()`-mapped) that a document holds.
+
+        Empty for an unknown document.  Complexity: O(len(terms) + the document's
+        distinct terms).
+        """
+        doc = self._doc_slot.get(doc_id)
+        held = None if doc is None else self._terms_of(doc)
+        if not held:
+            return frozenset()
+        slots = set(held)
+        return frozenset(term for term in terms if self._term_slot.get(term, -1) in slots)
+
     # -- persistence -------------------------------------------------------------
 
     def memory_bytes(self) -> dict[str, int]:

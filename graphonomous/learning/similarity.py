@@ -65,14 +65,15 @@ def neighbour_pairs(
     Complexity: one exact top-(k + 1) index search per changed node.
     """
     found: dict[tuple[str, str], float] = {}
-    for node_id in node_ids:
-        group = group_of.get(node_id)
-        vector = index.get(node_id) if group is not None else None
-        if vector is None:
-            continue
-        for other, score in index.search(vector, k + 1):
-            if other != node_id and score >= min_similarity and group_of.get(other) == group:
-                found[(min(node_id, other), max(node_id, other))] = score
+    with index.batch():  # a cold process reads only the columns these searches need
+        for node_id in node_ids:
+            group = group_of.get(node_id)
+            vector = index.get(node_id) if group is not None else None
+            if vector is None:
+                continue
+            for other, score in index.search(vector, k + 1):
+                if other != node_id and score >= min_similarity and group_of.get(other) == group:
+                    found[(min(node_id, other), max(node_id, other))] = score
     pairs = [NearPair(a, b, score) for (a, b), score in found.items()]
     pairs.sort(key=lambda pair: (-pair.similarity, pair.a, pair.b))
     return pairs

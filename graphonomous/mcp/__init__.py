@@ -88,6 +88,10 @@ def serve(
     from .surfaces import surface_tools
 
     surface_tools(surface)  # fail before binding anything
+    # A server answers queries: load the retrieval modules now (part of startup),
+    # not inside the first retrieve (the facade loads them lazily for one-shot commands).
+    importlib.import_module("graphonomous.retrieval.retriever")
+    importlib.import_module("graphonomous.retrieval.lookups")
     if transport not in TRANSPORTS:
         raise ValueError(f"unknown transport {transport!r} (known: {', '.join(TRANSPORTS)})")
     if transport == "http":

@@ -7,44 +7,112 @@ tool of that name).  SPEC.md ("Retrieval") is normative.
 
 from __future__ import annotations
 
-from ..algorithms.push import PUSH_EPSILON, ppr_push, transitions_of
-from .bm25 import BM25_B, BM25_EPSILON, BM25_K1, BM25_STEM, Bm25Index, bm25_tokens
-from .fusion import RRF_K, embedder_keyword_weight, reciprocal_rank_fusion, score_fusion
-from .graph_view import (
-    CAUSAL_RELATIONSHIPS,
-    EDGE_KIND_WEIGHTS,
-    STRUCTURAL_RELATIONSHIPS,
-    GraphReader,
-    GraphSnapshot,
-    build_snapshot,
-    store_fingerprint,
-    weighted_graph,
-)
-from .lookups import (
-    extract_steps,
-    graph_traverse,
-    match_preconditions,
-    retrieve_episodic,
-    retrieve_procedural,
-    similarity_search,
-    step_cost,
-    trace_evidence_path,
-)
-from .mermaid import escape_label, result_mermaid, to_mermaid
-from .retriever import (
-    DEEP_EFFORT,
-    DEFAULT_SETTINGS,
-    EFFORT_MAX,
-    EffortPlan,
-    RetrievalSettings,
-    causal_context,
-    contradiction_flags,
-    effort_plan,
-    hybrid_search,
-    retrieve_context,
-    with_settings,
-)
-from .stem import light_stem
+import importlib
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from ..algorithms.push import PUSH_EPSILON, ppr_push, transitions_of
+    from .bm25 import BM25_B, BM25_EPSILON, BM25_K1, BM25_STEM, Bm25Index, bm25_tokens
+    from .fusion import RRF_K, embedder_keyword_weight, reciprocal_rank_fusion, score_fusion
+    from .graph_view import (
+        CAUSAL_RELATIONSHIPS,
+        EDGE_KIND_WEIGHTS,
+        STRUCTURAL_RELATIONSHIPS,
+        GraphReader,
+        GraphSnapshot,
+        build_snapshot,
+        store_fingerprint,
+        weighted_graph,
+    )
+    from .lookups import (
+        extract_steps,
+        graph_traverse,
+        match_preconditions,
+        retrieve_episodic,
+        retrieve_procedural,
+        similarity_search,
+        step_cost,
+        trace_evidence_path,
+    )
+    from .mermaid import escape_label, result_mermaid, to_mermaid
+    from .retriever import (
+        DEEP_EFFORT,
+        DEFAULT_SETTINGS,
+        EFFORT_MAX,
+        EffortPlan,
+        RetrievalSettings,
+        causal_context,
+        contradiction_flags,
+        effort_plan,
+        hybrid_search,
+        retrieve_context,
+        with_settings,
+    )
+    from .stem import light_stem
+
+# Imported on first use (PEP 562): a process that needs one retrieval module (a
+# cold `consolidate` reads retrieval.experience) does not load the retriever,
+# the lookups and the algorithms behind them.
+_LAZY_EXPORTS: Final = {
+    "BM25_B": ".bm25",
+    "BM25_EPSILON": ".bm25",
+    "BM25_K1": ".bm25",
+    "BM25_STEM": ".bm25",
+    "Bm25Index": ".bm25",
+    "CAUSAL_RELATIONSHIPS": ".graph_view",
+    "DEEP_EFFORT": ".retriever",
+    "DEFAULT_SETTINGS": ".retriever",
+    "EDGE_KIND_WEIGHTS": ".graph_view",
+    "EFFORT_MAX": ".retriever",
+    "EffortPlan": ".retriever",
+    "GraphReader": ".graph_view",
+    "GraphSnapshot": ".graph_view",
+    "PUSH_EPSILON": "..algorithms.push",
+    "RRF_K": ".fusion",
+    "RetrievalSettings": ".retriever",
+    "STRUCTURAL_RELATIONSHIPS": ".graph_view",
+    "bm25_tokens": ".bm25",
+    "build_snapshot": ".graph_view",
+    "causal_context": ".retriever",
+    "contradiction_flags": ".retriever",
+    "effort_plan": ".retriever",
+    "embedder_keyword_weight": ".fusion",
+    "escape_label": ".mermaid",
+    "extract_steps": ".lookups",
+    "graph_traverse": ".lookups",
+    "hybrid_search": ".retriever",
+    "light_stem": ".stem",
+    "match_preconditions": ".lookups",
+    "ppr_push": "..algorithms.push",
+    "reciprocal_rank_fusion": ".fusion",
+    "result_mermaid": ".mermaid",
+    "retrieve_context": ".retriever",
+    "retrieve_episodic": ".lookups",
+    "retrieve_procedural": ".lookups",
+    "score_fusion": ".fusion",
+    "similarity_search": ".lookups",
+    "step_cost": ".lookups",
+    "store_fingerprint": ".graph_view",
+    "to_mermaid": ".mermaid",
+    "trace_evidence_path": ".lookups",
+    "transitions_of": "..algorithms.push",
+    "weighted_graph": ".graph_view",
+    "with_settings": ".retriever",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "BM25_B",

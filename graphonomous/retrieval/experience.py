@@ -17,10 +17,16 @@ KDD 2002) and of Rocchio's feedback on the query side:
 * At retrieval time, `ExperienceIndex.evidence` looks at the outcomes whose
   causal nodes are among the current candidates and measures how similar
   their queries are to the current one (cosine of the two query
-  embeddings).  A similar query that succeeded vouches for its nodes; one
-  that failed counts against them.  Unrelated earlier queries (similarity
-  at or below the embedder's `unrelated_similarity`) say nothing, so
-  experience never reorders knowledge for questions unlike any seen.
+  embeddings).  A similar query that succeeded vouches for its nodes.  A
+  failure objects to a node only for queries that match that node *on the
+  same words* the failed query matched it on (`Lexical`, the idf-weighted
+  Jaccard of the two matched term sets): a node that was the wrong answer
+  to "... support group ..." is suspect for the next question that finds it
+  through "support group", not for one that finds it through another part
+  of its text.  Unrelated earlier queries (similarity at or below the
+  embedder's `unrelated_similarity`, or matched terms overlapping at most
+  `OBJECTION_OVERLAP_FLOOR`) say nothing, so experience never reorders
+  knowledge for questions unlike any seen.
 
 Rules: the index reads outcome nodes only (through the store), is refreshed
 incrementally from their ids on every call (so outcomes written by other
@@ -31,6 +37,7 @@ a candidate.  Nothing here writes.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +46,7 @@ from typing import Any, Final
 from ..embed import exact_score
 from ..embed.index import normalized_f32
 from ..engine import Engine
+from ..index.bm25 import Bm25Index, bm25_tokens
 from ..model import AID_CREATION_SOURCES, AID_NODE_TYPES, Node
 from ..store import Store
 from .fusion import combine_evidence
@@ -58,6 +66,13 @@ UNRELATED_SIMILARITY: Final[Mapping[str, float]] = {"hashing": 0.35}
 DEFAULT_UNRELATED_SIMILARITY: Final = 0.2
 # Reward at which an outcome is neutral (Q_REWARDS: success 1, failure 0).
 NEUTRAL_REWARD: Final = 0.5
+# A failure objects to a node for a new query when the two queries' matched terms
+# on that node overlap by more than this (idf-weighted Jaccard): at 0.2 two
+# one-term matches must be the same term, a two-term match must share its rarer
+# half.  Measured on the LoCoMo dev replay (benchmarks/learning_bound.py) from
+# {0, 0.1, 0.2, 0.3, 0.35, 0.5}: every value above 0 beats the query-cosine
+# objection at efforts 0 and 3 (SPEC §10.7); 0.2 sits inside that plateau.
+OBJECTION_OVERLAP_FLOOR: Final = 0.2
 
 
 # Consolidation summaries (learning.abstraction) name their members under this
@@ -137,6 +152,56 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Lexical:
+    """The keyword view a failure's objection needs (the engine's BM25 index).
+
+    `query_terms`: the current query's index terms; `terms_of`: a text's
+    index terms; `shared`: the given terms a node holds; `idf`: a term's weight.
+    """
+
+    query_terms: frozenset[str]
+    terms_of: Callable[[str], frozenset[str]]
+    shared: Callable[[str, frozenset[str]], frozenset[str]]
+    idf: Callable[[str], float]
+
+    @classmethod
+    def of(cls, text_index: Bm25Index, tokens: Sequence[str]) -> Lexical:
+        """The view of a BM25 index for a query's `bm25_tokens`."""
+        documents = len(text_index)
+
+        def terms_of(text: str) -> frozenset[str]:
+            return frozenset(text_index.terms(bm25_tokens(text)))
+
+        def weight(term: str) -> float:
+            # log((N + 1) / (df + 0.5)): positive for every held term, unlike Okapi's
+            # idf, which is negative for a term in more than half of the documents.
+            return math.log((documents + 1) / (text_index.document_frequency(term) + 0.5))
+
+        return cls(frozenset(text_index.terms(tokens)), terms_of, text_index.shared_terms, weight)
+
+    def overlap(self, node_id: str, other_terms: frozenset[str]) -> float:
+        """idf-weighted Jaccard of the terms by which the query and `other_terms` match
+        the node; 0.0 when the query matches none of its terms.  O(terms).
+
+        >>> view = Lexical(frozenset({"support", "group", "when"}), frozenset,
+        ...                lambda node, terms: terms & {"support", "group", "caroline"},
+        ...                lambda term: 1.0)
+        >>> view.overlap("n", frozenset({"support", "group"}))
+        1.0
+        >>> view.overlap("n", frozenset({"caroline", "group"}))
+        0.3333333333333333
+        """
+        mine = self.shared(node_id, self.query_terms)
+        if not mine:
+            return 0.0
+        theirs = self.shared(node_id, other_terms)
+        union = sum(self.idf(term) for term in sorted(mine | theirs))
+        if union <= 0.0:
+            return 0.0
+        return sum(self.idf(term) for term in sorted(mine & theirs)) / union
+
+
+@dataclass(frozen=True)
 class Evidence:
     """Experience about one node: the strongest vouching and the strongest objection, in [0, 1]."""
 
@@ -161,6 +226,7 @@ class ExperienceIndex:
         self._outcomes: dict[str, Outcome] = {}
         self._by_node: dict[str, set[str]] = {}
         self._vectors: dict[str, list[float]] = {}
+        self._terms: dict[str, frozenset[str]] = {}
         # Outcome nodes without a query: remembered so they are not re-read each call.
         self._skipped: set[str] = set()
         self._generation: int | None = None  # engine generation of the last refresh
@@ -199,6 +265,7 @@ class ExperienceIndex:
     def _drop(self, outcome_id: str) -> None:
         outcome = self._outcomes.pop(outcome_id)
         self._vectors.pop(outcome_id, None)
+        self._terms.pop(outcome_id, None)
         for causal in outcome.causal_ids:
             owners = self._by_node.get(causal)
             if owners is not None:
@@ -216,17 +283,21 @@ class ExperienceIndex:
         candidates: Iterable[str],
         embed: Callable[[Sequence[str]], list[list[float]]],
         floor: float,
+        lexical: Lexical | None = None,
     ) -> dict[str, Evidence]:
         """Experience about each candidate from the outcomes that used it.
 
-        For an outcome o with query similarity σ (cosine of the normalised
-        query embeddings) above `floor`, relevance w = (σ − floor) / (1 − floor);
-        its direction d = 2·(reward − 0.5) (success +1, failure −1, partial
-        success +0.3, timeout −0.5).  A candidate's support is the largest
-        w·d over outcomes with d > 0, its objection the largest w·|d| over
-        d < 0 (maxima, not sums: repeating one question does not compound).
+        An outcome's direction is d = 2·(reward − 0.5) (success +1, failure −1,
+        partial success +0.3, timeout −0.5).  Support (d > 0): with query
+        similarity σ (cosine of the normalised query embeddings) above `floor`,
+        relevance w = (σ − floor) / (1 − floor) for every node the outcome used.
+        Objection (d < 0), with `lexical`: per node, with J the node-conditioned
+        overlap (`Lexical.overlap`) above `OBJECTION_OVERLAP_FLOOR` f,
+        w = (J − f) / (1 − f); without `lexical`, the cosine rule of support.
+        A candidate's support is the largest w·d, its objection the largest
+        w·|d| (maxima, not sums: repeating one question does not compound).
         Output: ``{node_id: Evidence}`` for candidates with any evidence.
-        Complexity: O(outcomes touching the candidates × d), plus one
+        Complexity: O(outcomes touching the candidates × (d + terms)), plus one
         embedding batch for the queries not seen before.
         """
         touched: dict[str, set[str]] = {}
@@ -235,7 +306,12 @@ class ExperienceIndex:
                 touched.setdefault(outcome_id, set()).add(node_id)
         if not touched:
             return {}
-        missing = sorted(o for o in touched if o not in self._vectors)
+        missing = sorted(
+            o
+            for o in touched
+            if o not in self._vectors
+            and (lexical is None or self._outcomes[o].reward > NEUTRAL_REWARD)
+        )
         if missing:
             vectors = embed([self._outcomes[o].query for o in missing])
             for outcome_id, vector in zip(missing, vectors, strict=True):
@@ -244,11 +320,15 @@ class ExperienceIndex:
         support: dict[str, float] = {}
         objection: dict[str, float] = {}
         for outcome_id in sorted(touched):
-            similarity = exact_score(query, self._vectors[outcome_id])
-            if similarity <= floor:
-                continue
-            weight = min(1.0, (similarity - floor) / (1.0 - floor))
             direction = 2.0 * (self._outcomes[outcome_id].reward - NEUTRAL_REWARD)
+            if direction == 0.0:
+                continue
+            if direction < 0.0 and lexical is not None:
+                self._object_lexically(
+                    outcome_id, touched[outcome_id], -direction, lexical, objection
+                )
+                continue
+            weight = _relevance(exact_score(query, self._vectors[outcome_id]), floor)
             target = support if direction > 0.0 else objection
             value = weight * abs(direction)
             if value <= 0.0:
@@ -260,6 +340,30 @@ class ExperienceIndex:
             node_id: Evidence(support.get(node_id, 0.0), objection.get(node_id, 0.0))
             for node_id in sorted(set(support) | set(objection))
         }
+
+    def _object_lexically(
+        self,
+        outcome_id: str,
+        node_ids: Iterable[str],
+        strength: float,
+        lexical: Lexical,
+        objection: dict[str, float],
+    ) -> None:
+        """A failure's objection to each node, weighted by the node-conditioned overlap."""
+        terms = self._terms.get(outcome_id)
+        if terms is None:
+            terms = self._terms[outcome_id] = lexical.terms_of(self._outcomes[outcome_id].query)
+        for node_id in sorted(node_ids):
+            value = strength * _relevance(lexical.overlap(node_id, terms), OBJECTION_OVERLAP_FLOOR)
+            if value > objection.get(node_id, 0.0):
+                objection[node_id] = value
+
+
+def _relevance(similarity: float, floor: float) -> float:
+    """(similarity − floor) / (1 − floor) in [0, 1]; 0 at or below the floor.  O(1)."""
+    if similarity <= floor:
+        return 0.0
+    return min(1.0, (similarity - floor) / (1.0 - floor))
 
 
 def experienced_score(score: float, evidence: Evidence, gain: float, penalty: float) -> float:
@@ -277,8 +381,10 @@ def experienced_score(score: float, evidence: Evidence, gain: float, penalty: fl
 
 
 __all__ = [
+    "OBJECTION_OVERLAP_FLOOR",
     "Evidence",
     "ExperienceIndex",
+    "Lexical",
     "Outcome",
     "RetrievalTrace",
     "Trace",

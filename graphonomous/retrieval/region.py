@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, Final
 from ..model import ValidationError
 from ..topology import analyze, build_adjacency
 from ..topology.recommend import RECOMMENDATION_LIST_LIMIT, recommendation
-from .lookups import similarity_search
 
 if TYPE_CHECKING:
     from .graph_view import GraphEngine
@@ -37,6 +36,8 @@ def topology_universe(graph: GraphEngine, arguments: Mapping[str, Any]) -> list[
             raise ValidationError("node_ids", f"unknown node ids: {shown}{extra}")
     if query is not None:
         limit = arguments.get("limit", DEFAULT_SEARCH_LIMIT)
+        from .lookups import similarity_search  # (the retriever: loaded when a query asks)
+
         hits = similarity_search(graph, query, limit)["results"]
         universe.update(hit["id"] for hit in hits)
     return sorted(universe)

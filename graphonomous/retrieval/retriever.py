@@ -69,6 +69,7 @@ from .auto_effort import is_document_query
 from .bm25 import bm25_tokens
 from .entities import FUNCTION_WORDS, entity_index, entity_key
 from .experience import (
+    Lexical,
     experience_index,
     experienced_score,
     is_retrieval_aid,
@@ -1027,12 +1028,13 @@ def _speaker_focus(run: _Run, text: str, named: set[str], tokens: Sequence[str])
 # -- stage 5: utility rerank ------------------------------------------------------
 
 
-def _experience(run: _Run, vector: list[float] | None) -> int:
+def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) -> int:
     """Similar earlier outcomes vouch for (or object to) the nodes they used.
 
     score' = (score ⊕ gain · support) × (1 − penalty · objection), with ⊕ the
     noisy-OR of `combine_evidence` and support/objection from
-    `ExperienceIndex.evidence`.  Returns the number of entries changed.
+    `ExperienceIndex.evidence` (objections through the BM25 index's view of
+    which words matched).  Returns the number of entries changed.
     """
     graph = run.graph
     if vector is None or not run.entries:
@@ -1050,6 +1052,7 @@ def _experience(run: _Run, vector: list[float] | None) -> int:
         unrelated_similarity(graph.embedder.name)
         if run.settings.experience_floor is None
         else run.settings.experience_floor,
+        Lexical.of(graph.text_index(), tokens),
     )
     gain, penalty = run.settings.experience_gain, run.settings.experience_penalty
     for node_id, evidence in found.items():
@@ -1058,7 +1061,7 @@ def _experience(run: _Run, vector: list[float] | None) -> int:
     return len(found)
 
 
-def _utility_rerank(run: _Run, vector: list[float] | None) -> None:
+def _utility_rerank(run: _Run, vector: list[float] | None, tokens: Sequence[str]) -> None:
     """Stage 5: Q-values (seed 004's blend), experience, superseded nodes demoted.
 
     score' = (1 − α)·score + α·q_value when some candidate has outcomes
@@ -1082,7 +1085,7 @@ def _utility_rerank(run: _Run, vector: list[float] | None) -> None:
             demoted += 1
     if learned:
         run.mechanisms.append("utility_rerank")
-    experienced = _experience(run, vector)
+    experienced = _experience(run, vector, tokens)
     if experienced:
         run.mechanisms.append("experience")
     run.stats["utility_rerank"] = learned
@@ -1365,7 +1368,7 @@ def retrieve_context(
             _speaker_stage(run, text)
             _content_stage(run, text)
         started = time.perf_counter()
-        _utility_rerank(run, vector)
+        _utility_rerank(run, vector, tokens)
         chosen = _select(run, limit, min_score)
         run.timings["rerank"] = _ms(started)
         result_ids = [entry.node_id for entry in chosen]
