@@ -264,8 +264,14 @@ def no_forgetting(
     embedder: Any,
     effort: int,
     log: Callable[[str], None],
+    mode: str = "both",
 ) -> dict[str, Any]:
-    """Conversation 1's unseen-half R@5 right after it was learned and after all the others."""
+    """Conversation 1's unseen-half R@5 right after it was learned and after all the others.
+
+    `mode` "neither" is the control: the same stores and consolidations with
+    nothing learned, so the pooled figure's fall from the other conversations'
+    competing turns is told apart from forgetting caused by learning.
+    """
     from graphonomous.api import Graphonomous
 
     graph = Graphonomous(db=":memory:", embedder=embedder)
@@ -279,12 +285,12 @@ def no_forgetting(
         store = open_store(conversation, embedder, prefix=prefix, graph=graph)
         stores.append(store)
         played = [q for q in conversation.queries if half_of(q.text) == "A"]
-        play(store, played, effort, "both", agent_id=conversation.sample_id)
+        play(store, played, effort, mode, agent_id=conversation.sample_id)
         if number == 0:
             start["isolated"] = _r5(measure(store, measured, effort, agent_id=agent))
             start["pooled"] = _r5(measure(store, measured, effort))
         graph.run_consolidation()
-        log(f"no-forgetting: ingested and played {conversation.sample_id}")
+        log(f"no-forgetting ({mode}): ingested and played {conversation.sample_id}")
     merged = Store(
         graph,
         {k: v for s in stores[:1] for k, v in s.unit_of.items()},
@@ -338,6 +344,13 @@ def report(summary: Mapping[str, Any]) -> str:
             f"{nf['start']['isolated']:.3f} → {nf['end']['isolated']:.3f}; pooled "
             f"{nf['start']['pooled']:.3f} → {nf['end']['pooled']:.3f}",
         ]
+        control = nf.get("control")
+        if control:
+            lines.append(
+                "Control, nothing learned (same ingests and consolidations): isolated R@5 "
+                f"{control['start']['isolated']:.3f} → {control['end']['isolated']:.3f}; "
+                f"pooled {control['start']['pooled']:.3f} → {control['end']['pooled']:.3f}"
+            )
     return "\n".join(lines)
 
 
@@ -400,6 +413,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.no_forgetting:
         summary["no_forgetting"] = no_forgetting(
             conversations, embedder, args.no_forgetting_effort, log
+        )
+        summary["no_forgetting"]["control"] = no_forgetting(
+            conversations, embedder, args.no_forgetting_effort, log, mode="neither"
         )
     print(report(summary))
     if args.json:

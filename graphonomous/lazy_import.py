@@ -1,4 +1,4 @@
-"""Modules loaded at their first use: `lazy_module`.
+"""Modules loaded at their first use: `lazy_module`, and packages' lazy exports: `export_from`.
 
 Rules: standard library only, no graphonomous import (any layer may use it).
 A facade that delegates to many modules binds each name to a stand-in that
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
@@ -42,3 +43,23 @@ def lazy_module(name: str) -> ModuleType:
     """
     loaded = sys.modules.get(name)
     return loaded if loaded is not None else _LazyModule(name)
+
+
+def export_from(
+    package: str, table: Mapping[str, str], namespace: dict[str, Any], name: str
+) -> Any:
+    """A package's PEP 562 ``__getattr__``: the export `name`, imported from the module
+    `table` names for it (relative to `package`), and kept in the package's `namespace`
+    so later reads skip the hook.  Unknown names raise `AttributeError` as Python would.
+
+    >>> table = {"sqrt": "math"}
+    >>> namespace: dict[str, Any] = {}
+    >>> export_from("pkg", table, namespace, "sqrt")(9.0), "sqrt" in namespace
+    (3.0, True)
+    """
+    module = table.get(name)
+    if module is None:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, package), name)
+    namespace[name] = value
+    return value

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from graphonomous import Graphonomous
 from graphonomous.retrieval.attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
 from graphonomous.retrieval.entities import EntityIndex, entity_key
-from graphonomous.retrieval.retriever import OTHER_SPEAKER_FACTOR, with_settings
+from graphonomous.retrieval.retriever import (
+    CONTENT_FLOOR,
+    OTHER_SPEAKER_FACTOR,
+    SPEAKER_FOCUS_GAIN,
+    with_settings,
+)
 
 QUERY = "What did Melanie say about pottery?"
 
@@ -83,8 +89,9 @@ def test_no_named_speaker_or_factor_one_leaves_scores_alone(graph: Graphonomous)
 
 
 def test_demotion_is_exactly_the_factor(graph: Graphonomous) -> None:
-    base = with_settings(other_speaker_factor=1.0)
-    half = with_settings(other_speaker_factor=0.5)
+    alone = {"content_floor": 1.0, "speaker_focus_gain": 0.0}  # the demotion alone
+    base = with_settings(other_speaker_factor=1.0, **alone)
+    half = with_settings(other_speaker_factor=0.5, **alone)
     before = {
         r["node_id"]: r["score"]
         for r in graph.retrieve_context(QUERY, effort=6, settings=base)["results"]
@@ -130,3 +137,82 @@ def test_a_reply_repeating_the_named_speakers_words_is_still_demoted(graph: Grap
     deep = graph.retrieve_context(QUERY, effort=6)
     assert deep["stats"]["other_speaker_kept"] == 0
     assert deep["stats"]["other_speaker_demoted"] >= 1
+
+
+def _destress_graph(opened: Graphonomous) -> None:
+    """Her short turns match only her name and the question's function words."""
+    opened.store_node("Melanie: What does it mean to you? What do you do?", node_id="short1")
+    opened.store_node("Melanie: Cool! What do you do?", node_id="short2")
+    opened.store_node(
+        "Melanie: I signed up for a pottery class, it helps me relax and destress after work.",
+        node_id="pottery",
+    )
+    opened.store_node(
+        "Melanie: Running farther helps me destress; it has been great for my headspace.",
+        node_id="running",
+    )
+    for i in range(MIN_SPEAKER_PASSAGES):
+        opened.store_node(f"Caroline: Thanks Melanie, see you soon {i}!", node_id=f"c{i}")
+
+
+def test_name_free_content_lifts_her_turns_that_say_it_above_name_only_matches() -> None:
+    with Graphonomous(":memory:") as opened:
+        _destress_graph(opened)
+        query = "What does Melanie do to destress?"
+        deep = opened.retrieve_context(query, effort=6)
+        off = opened.retrieve_context(
+            query, effort=6, settings=with_settings(content_floor=1.0, speaker_focus_gain=0.0)
+        )
+        shallow = opened.retrieve_context(query, effort=3)
+    order = [r["node_id"] for r in deep["results"]]
+    assert set(order[:2]) == {"running", "pottery"}
+    assert "speaker_content" in deep["stats"]["mechanisms"]
+    assert deep["stats"]["content_scaled"] >= 2
+    # Without the stage her shortest turn wins on the name alone (what it repairs).
+    assert off["results"][0]["node_id"] == "short1"
+    assert "speaker_content" not in off["stats"]["mechanisms"]
+    assert off["stats"]["content_scaled"] == 0
+    assert "speaker_content" not in shallow["stats"]["mechanisms"]
+    assert CONTENT_FLOOR < 1.0
+
+
+def test_name_free_content_needs_a_named_speaker(graph: Graphonomous) -> None:
+    unnamed = graph.retrieve_context("what about pottery", effort=6)
+    assert "speaker_content" not in unnamed["stats"]["mechanisms"]
+    assert unnamed["stats"]["content_scaled"] == 0
+
+
+def _camping_graph(opened: Graphonomous, her_words: str) -> None:
+    opened.store_node(f"Melanie: we went {her_words} with the kids last weekend.", node_id="hers")
+    opened.store_node("Caroline: Melanie, camping at the beach sounds fun!", node_id="theirs")
+    for i in range(MIN_SPEAKER_PASSAGES):
+        opened.store_node(f"Melanie: see you soon {i}", node_id=f"m{i}")
+        opened.store_node(f"Caroline: see you soon {i}", node_id=f"c{i}")
+
+
+def _scores(opened: Graphonomous, query: str, **settings: float) -> dict[str, Any]:
+    return opened.retrieve_context(query, effort=6, settings=with_settings(**settings))
+
+
+def test_speaker_focus_lifts_her_turns_by_name_free_bm25() -> None:
+    query = "Where has Melanie camped at the beach?"
+    with Graphonomous(":memory:") as opened:
+        _camping_graph(opened, "camping at the beach")
+        on = _scores(opened, query)
+        off = _scores(opened, query, speaker_focus_gain=0.0)
+    hers = {r["node_id"]: r["score"] for r in on["results"]}["hers"]
+    before = {r["node_id"]: r["score"] for r in off["results"]}["hers"]
+    assert on["stats"]["speaker_focused"] >= 1 and off["stats"]["speaker_focused"] == 0
+    assert hers > before
+    assert SPEAKER_FOCUS_GAIN > 0.0
+
+
+def test_speaker_focus_stays_off_when_someone_else_said_more() -> None:
+    # Caroline's turn holds "camping" and "beach", Melanie's only "camping":
+    # the question may name the wrong person, so her turns are not lifted.
+    with Graphonomous(":memory:") as opened:
+        _camping_graph(opened, "camping in the forest")
+        answer = _scores(opened, "Where has Melanie camped at the beach?")
+    assert answer["stats"]["other_speaker_kept"] == 1
+    assert answer["stats"]["speaker_focused"] == 0
+    assert "speaker_content" in answer["stats"]["mechanisms"]

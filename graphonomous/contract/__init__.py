@@ -14,8 +14,9 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any, Final
+
+from ..lazy_import import export_from
 
 if TYPE_CHECKING:
     from graphonomous.contract.checker import (
@@ -112,10 +113,7 @@ _LAZY_EXPORTS: Final = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY_EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
+    return export_from(__name__, _LAZY_EXPORTS, globals(), name)
 
 
 def __dir__() -> list[str]:

@@ -9,8 +9,9 @@ incremental and keep node ids stable.  SPEC.md ("Ingestion") is normative.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any, Final
+
+from ..lazy_import import export_from
 
 if TYPE_CHECKING:
     from .chunking import Chunk, chunk_text, file_format
@@ -56,12 +57,7 @@ _LAZY_EXPORTS: Final = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY_EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later lookups skip __getattr__
-    return value
+    return export_from(__name__, _LAZY_EXPORTS, globals(), name)
 
 
 def __dir__() -> list[str]:

@@ -18,6 +18,7 @@ import importlib
 import time
 from typing import TYPE_CHECKING, Any, Final
 
+from ..lazy_import import export_from
 from .names import DEFAULT_PORT, DEFAULT_SURFACE, TRANSPORTS
 
 if TYPE_CHECKING:
@@ -34,10 +35,7 @@ _LAZY_EXPORTS: Final = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY_EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
+    return export_from(__name__, _LAZY_EXPORTS, globals(), name)
 
 
 def build_server(

@@ -26,7 +26,9 @@ The pipeline (SPEC "Retrieval" is normative; every knob is a field of
    `_graph_walk`.
    Then the entity walk (`_entity_stage`, `multihop`) and speaker
    attribution (`_speaker_stage`, `attribution`: a query naming a speaker
-   demotes other speakers' turns).
+   demotes other speakers' turns; `_content_stage`: the name matches every
+   turn of that speaker, so candidates are scaled by how much of the *rest*
+   of the question they hold).
 5. **Utility rerank** (seed 004 phase 2) — score = (1 − α)·score + α·q_value
    when some candidate has ``q_update_count > 0``; superseded nodes × `SUPERSEDED_FACTOR`.
 6. **Topology** of the results plus their strongest 1-hop neighbours
@@ -64,7 +66,7 @@ from ..model import (
 from ..topology import analyze, build_adjacency
 from .auto_effort import is_document_query
 from .bm25 import bm25_tokens
-from .entities import entity_index, entity_key
+from .entities import FUNCTION_WORDS, entity_index, entity_key
 from .experience import (
     Lexical,
     experience_index,
@@ -186,6 +188,23 @@ OTHER_SPEAKER_FACTOR: Final = 0.75
 # "more than", not tuned; 0 keeps every candidate with a content word, a
 # large value demotes them all.
 SAID_IT_RATIO: Final = 1.0
+# Name-free content (effort >= 5, `_content_stage`): when the query names a
+# known speaker, her name matches every one of her turns (the "Melanie:"
+# label) in both channels, and BM25's length normalisation then favours
+# her shortest turns ("Melanie: Cool! What type of music do you play?").
+# Every candidate keeps CONTENT_FLOOR + (1 − CONTENT_FLOOR) × c / max c of
+# its score, c = Σ idf of the distinct query terms it holds, the speakers'
+# names and function words left out.  Chosen on the LoCoMo dev half only
+# from {0.3, 0.5, 0.75} (SPEC "Retrieval quality"); 1 switches it off.
+CONTENT_FLOOR: Final = 0.5
+# ... and before that scaling, the named speakers' own candidates gain
+# SPEAKER_FOCUS_GAIN × best score × (name-free BM25 / best name-free BM25
+# among them), noisy-OR'd — BM25 over *her* turns alone, so a fact she said
+# in another session competes with what she said here.  Not when some other
+# speaker's candidate says more of the question than she did (the question
+# may name the wrong person, `SAID_IT_RATIO`).  Chosen on the LoCoMo dev half
+# only from {0.25, 0.5, 1}; 0 switches it off.
+SPEAKER_FOCUS_GAIN: Final = 0.5
 # Pseudo-relevance feedback (effort >= 5, `prf.expansion_terms`): the
 # PRF_TERMS best RM3 terms of the PRF_DOCS best candidates are searched with
 # BM25; a hit's evidence PRF_WEIGHT × best own × (its score / best score)
@@ -238,6 +257,8 @@ class RetrievalSettings:
     entity_restart: float = ENTITY_RESTART
     other_speaker_factor: float = OTHER_SPEAKER_FACTOR
     said_it_ratio: float = SAID_IT_RATIO
+    content_floor: float = CONTENT_FLOOR
+    speaker_focus_gain: float = SPEAKER_FOCUS_GAIN
     prf_docs: int = PRF_DOCS
     prf_terms: int = PRF_TERMS
     prf_weight: float = PRF_WEIGHT
@@ -907,12 +928,7 @@ def _said_by_someone_else(run: _Run, text: str, named: set[str], others: Sequenc
     tokens = [token for token in bm25_tokens(text) if entity_key([token]) not in names]
     if not tokens or not others:
         return set()
-    text_index = run.graph.text_index()
-    coverage: dict[str, float] = {}
-    for term, token in sorted(dict(zip(text_index.terms(tokens), tokens, strict=True)).items()):
-        idf = text_index.idf(term)
-        for node_id in text_index.scores([token], allow=run.entries.__contains__):
-            coverage[node_id] = coverage.get(node_id, 0.0) + idf
+    coverage = _coverage(run, tokens)
     index = entity_index(run.graph)
     said = max(
         (coverage.get(node_id, 0.0) for node_id in run.entries if index.speaker(node_id) in named),
@@ -920,6 +936,91 @@ def _said_by_someone_else(run: _Run, text: str, named: set[str], others: Sequenc
     )
     bar = run.settings.said_it_ratio * said
     return {node_id for node_id in others if coverage.get(node_id, 0.0) > bar}
+
+
+def _coverage(run: _Run, tokens: Sequence[str]) -> dict[str, float]:
+    """Candidate -> Σ idf (the BM25 index's) of the distinct `tokens` it contains.
+
+    Term presence, not BM25 (no length normalisation).  O(postings of the tokens).
+    """
+    text_index = run.graph.text_index()
+    coverage: dict[str, float] = {}
+    for term, token in sorted(dict(zip(text_index.terms(tokens), tokens, strict=True)).items()):
+        idf = text_index.idf(term)
+        for node_id in text_index.scores([token], allow=run.entries.__contains__):
+            coverage[node_id] = coverage.get(node_id, 0.0) + idf
+    return coverage
+
+
+def _content_stage(run: _Run, text: str) -> None:
+    """Stage 4d: the named speaker's content, when the query names a speaker.
+
+    Query tokens here are those that are neither a named speaker's name nor
+    a function word (`entities.FUNCTION_WORDS`).  First `_speaker_focus`
+    (her candidates gain from name-free BM25 over her turns), then every
+    candidate × (floor + (1 − floor) × c / max c), c = `_coverage` of those
+    tokens.  Same gate as `_speaker_stage` (a named speaker, >= 2 speakers)
+    and a query token left; the scaling does nothing when no candidate holds
+    one.  Adds ``"speaker_content"`` to the mechanisms; ``stats.content_scaled`` counts
+    the scaled candidates, ``stats.speaker_focused`` the lifted ones.
+    """
+    floor = run.settings.content_floor
+    run.stats["content_scaled"] = 0
+    run.stats["speaker_focused"] = 0
+    if (floor >= 1.0 and run.settings.speaker_focus_gain <= 0.0) or not run.entries:
+        return
+    index = entity_index(run.graph)
+    named = set(index.query_speakers(text))
+    if not named or index.speakers() < 2:
+        return
+    names = {word for key in named for word in key.split()}
+    tokens = [
+        token
+        for token in bm25_tokens(text)
+        if entity_key([token]) not in names and token not in FUNCTION_WORDS
+    ]
+    if not tokens:
+        return
+    run.mechanisms.append("speaker_content")
+    if run.settings.speaker_focus_gain > 0.0:
+        run.stats["speaker_focused"] = _speaker_focus(run, text, named, tokens)
+    coverage = _coverage(run, tokens) if floor < 1.0 else {}
+    best = max(coverage.values(), default=0.0)
+    scaled = 0
+    for node_id, entry in run.entries.items():
+        share = coverage.get(node_id, 0.0) / best if best > 0.0 else 1.0
+        if share < 1.0:
+            entry.score *= floor + (1.0 - floor) * share
+            scaled += 1
+    run.stats["content_scaled"] = scaled
+
+
+def _speaker_focus(run: _Run, text: str, named: set[str], tokens: Sequence[str]) -> int:
+    """Her candidates ⊕ gain × best score × name-free BM25 / its best; returns how many gained.
+
+    BM25 of `tokens` over the candidates said by a named speaker only.
+    Skipped (0) when `_said_by_someone_else` keeps some other speaker's
+    candidate: that question may name the wrong person.  O(postings of the tokens).
+    """
+    index = entity_index(run.graph)
+    others = [
+        node_id
+        for node_id in sorted(run.entries)
+        if (speaker := index.speaker(node_id)) is not None and speaker not in named
+    ]
+    if _said_by_someone_else(run, text, named, others):
+        return 0
+    hers = run.graph.text_index().scores(
+        tokens, allow=lambda node_id: node_id in run.entries and index.speaker(node_id) in named
+    )
+    top = max(hers.values(), default=0.0)
+    if top <= 0.0:
+        return 0
+    lift = run.settings.speaker_focus_gain * max(entry.score for entry in run.entries.values())
+    for node_id, value in hers.items():
+        entry = run.entries[node_id]
+        entry.score = combine_evidence(entry.score, lift * value / top)
+    return len(hers)
 
 
 # -- stage 5: utility rerank ------------------------------------------------------
@@ -1263,6 +1364,7 @@ def retrieve_context(
             _graph_walk(run)
             _entity_stage(run, text)
             _speaker_stage(run, text)
+            _content_stage(run, text)
         started = time.perf_counter()
         _utility_rerank(run, vector, tokens)
         chosen = _select(run, limit, min_score)
@@ -1309,6 +1411,8 @@ def retrieve_context(
         "entity_nodes": run.stats.get("entity_nodes", 0),
         "other_speaker_demoted": run.stats.get("other_speaker_demoted", 0),
         "other_speaker_kept": run.stats.get("other_speaker_kept", 0),
+        "content_scaled": run.stats.get("content_scaled", 0),
+        "speaker_focused": run.stats.get("speaker_focused", 0),
         "communities": run.stats.get("communities", 0),
         "utility_rerank": run.stats["utility_rerank"],
         "experience": run.stats["experience"],
