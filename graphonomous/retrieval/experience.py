@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..embed import exact_score
@@ -163,6 +163,8 @@ class Lexical:
     terms_of: Callable[[str], frozenset[str]]
     shared: Callable[[str, frozenset[str]], frozenset[str]]
     idf: Callable[[str], float]
+    # The query's terms each node holds, computed once per node per retrieval.
+    _mine: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, text_index: Bm25Index, tokens: Sequence[str]) -> Lexical:
@@ -191,7 +193,9 @@ class Lexical:
         >>> view.overlap("n", frozenset({"caroline", "group"}))
         0.3333333333333333
         """
-        mine = self.shared(node_id, self.query_terms)
+        mine = self._mine.get(node_id)
+        if mine is None:
+            mine = self._mine[node_id] = self.shared(node_id, self.query_terms)
         if not mine:
             return 0.0
         theirs = self.shared(node_id, other_terms)
