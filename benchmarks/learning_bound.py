@@ -95,9 +95,12 @@ def played_index(
     return index
 
 
-def unit_view(text_index: Bm25Index, node_of: dict[str, str], text: str) -> Lexical:
-    """The engine's keyword view of a question (`Lexical.of`), addressed by turn id."""
-    view = Lexical.of(text_index, bm25_tokens(text))
+def unit_view(
+    text_index: Bm25Index, node_of: dict[str, str], text: str, units: Sequence[str]
+) -> Lexical:
+    """The engine's keyword view of a question among its ranked turns (`Lexical.of`),
+    addressed by turn id."""
+    view = Lexical.of(text_index, bm25_tokens(text), [node_of.get(u, u) for u in units])
 
     def shared(unit: str, terms: frozenset[str]) -> frozenset[str]:
         return text_index.shared_terms(node_of.get(unit, unit), terms)
@@ -170,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             continue
                         ranking = rankings[query.qid]
                         fresh = [unit for unit, _ in ranking]
-                        lexical = unit_view(text_index, store.node_of, query.text)
+                        lexical = unit_view(text_index, store.node_of, query.text, fresh)
                         moved = reranked(
                             ranking,
                             vectors[query.qid],

@@ -167,17 +167,31 @@ class Lexical:
     _mine: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def of(cls, text_index: Bm25Index, tokens: Sequence[str]) -> Lexical:
-        """The view of a BM25 index for a query's `bm25_tokens`."""
-        documents = len(text_index)
+    def of(cls, text_index: Bm25Index, tokens: Sequence[str], candidates: Sequence[str]) -> Lexical:
+        """The view of a BM25 index for a query's `bm25_tokens` among its `candidates`.
+
+        A term's weight is its idf *among the candidates*, ln((C + 1)/(df_C + 0.5)):
+        a word most candidates hold (the speaker a question names, the topic every
+        candidate shares) says nothing about which of them a failure was wrong
+        about, however rare it is in the whole graph — and the weight does not
+        drift as the graph grows or pools other agents' knowledge.  Positive for
+        every term (df_C ≤ C), unlike Okapi's idf.  Each term's df_C is counted
+        once per view: O(C × the candidate's distinct terms) per distinct term.
+        """
+        pool = list(candidates)
+        size = len(pool)
+        weights: dict[str, float] = {}
 
         def terms_of(text: str) -> frozenset[str]:
             return frozenset(text_index.terms(bm25_tokens(text)))
 
         def weight(term: str) -> float:
-            # log((N + 1) / (df + 0.5)): positive for every held term, unlike Okapi's
-            # idf, which is negative for a term in more than half of the documents.
-            return math.log((documents + 1) / (text_index.document_frequency(term) + 0.5))
+            value = weights.get(term)
+            if value is None:
+                single = frozenset((term,))
+                held = sum(1 for node_id in pool if text_index.shared_terms(node_id, single))
+                value = weights[term] = math.log((size + 1) / (held + 0.5))
+            return value
 
         return cls(frozenset(text_index.terms(tokens)), terms_of, text_index.shared_terms, weight)
 

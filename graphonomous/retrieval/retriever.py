@@ -1050,7 +1050,7 @@ def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) ->
         unrelated_similarity(graph.embedder.name)
         if run.settings.experience_floor is None
         else run.settings.experience_floor,
-        Lexical.of(graph.text_index(), tokens),
+        Lexical.of(graph.text_index(), tokens, sorted(run.entries)),
     )
     gain, penalty = run.settings.experience_gain, run.settings.experience_penalty
     for node_id, evidence in found.items():
