@@ -484,10 +484,6 @@ class Bm25Index:
             return []
         return self.top_k(tokens, k, allow=allow)[0]
 
-    def document_frequency(self, term: str) -> int:
-        """How many documents hold an index term.  O(1)."""
-        return self._df(term)
-
     def shared_terms(self, doc_id: str, terms: Iterable[str]) -> frozenset[str]:
         """The index terms among `terms` (already `terms()`-mapped) that a document holds.
 
