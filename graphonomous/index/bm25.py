@@ -484,6 +484,20 @@ class Bm25Index:
             return []
         return self.top_k(tokens, k, allow=allow)[0]
 
+    def term_counts(self, doc_ids: Iterable[str]) -> dict[str, int]:
+        """How many of `doc_ids` hold each index term (unknown ids hold none).
+
+        Complexity: O(Σ distinct terms of the documents).
+        """
+        counts: dict[str, int] = {}
+        for doc_id in doc_ids:
+            doc = self._doc_slot.get(doc_id)
+            held = None if doc is None else self._terms_of(doc)
+            for slot in held or ():
+                term = self._terms[slot]
+                counts[term] = counts.get(term, 0) + 1
+        return counts
+
     def shared_terms(self, doc_id: str, terms: Iterable[str]) -> frozenset[str]:
         """The index terms among `terms` (already `terms()`-mapped) that a document holds.
 

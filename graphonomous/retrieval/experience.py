@@ -175,23 +175,18 @@ class Lexical:
         candidate shares) says nothing about which of them a failure was wrong
         about, however rare it is in the whole graph — and the weight does not
         drift as the graph grows or pools other agents' knowledge.  Positive for
-        every term (df_C ≤ C), unlike Okapi's idf.  Each term's df_C is counted
-        once per view: O(C × the candidate's distinct terms) per distinct term.
+        every term (df_C ≤ C), unlike Okapi's idf.  The candidates' terms are
+        counted once per view: O(Σ their distinct terms).
         """
         pool = list(candidates)
         size = len(pool)
-        weights: dict[str, float] = {}
+        held = text_index.term_counts(pool)
 
         def terms_of(text: str) -> frozenset[str]:
             return frozenset(text_index.terms(bm25_tokens(text)))
 
         def weight(term: str) -> float:
-            value = weights.get(term)
-            if value is None:
-                single = frozenset((term,))
-                held = sum(1 for node_id in pool if text_index.shared_terms(node_id, single))
-                value = weights[term] = math.log((size + 1) / (held + 0.5))
-            return value
+            return math.log((size + 1) / (held.get(term, 0) + 0.5))
 
         return cls(frozenset(text_index.terms(tokens)), terms_of, text_index.shared_terms, weight)
 
