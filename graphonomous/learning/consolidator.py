@@ -274,12 +274,15 @@ def stage_strengthen(run: Run) -> dict[str, Any]:
 def find_pairs(run: Run) -> dict[str, Any]:
     """Nearest neighbours of the nodes changed since the last run (see `similarity`)."""
     started = time.perf_counter()
-    group_of = run.store.live_current_groups()
     keys, pending = changed_nodes(run.store, run.watermark, run.config.similarity_budget)
     floor = min(run.config.conflict_similarity_threshold, run.config.abstraction_similarity)
     index = run.graph.vector_index()
     run.pairs = neighbour_pairs(
-        index, [node_id for _, node_id in keys], group_of, run.config.neighbours_k, floor
+        index,
+        [node_id for _, node_id in keys],
+        run.store.live_current_groups_of,
+        run.config.neighbours_k,
+        floor,
     )
     if keys:
         run.totals["similarity_watermark"] = list(keys[-1])

@@ -15,7 +15,7 @@ several runs and no run exceeds its time budget.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..embed import VectorIndex
@@ -47,33 +47,52 @@ def changed_nodes(
     return keys, total - len(keys)
 
 
+GroupLookup = Callable[[Sequence[str]], Mapping[str, tuple[str, str]]]
+"""The (node_type, agent_id) of each of the given ids that is *eligible* (others absent)."""
+
+
 def neighbour_pairs(
     index: VectorIndex,
     node_ids: Sequence[str],
-    group_of: Mapping[str, tuple[str, str]],
+    group_of: Mapping[str, tuple[str, str]] | GroupLookup,
     k: int,
     min_similarity: float,
 ) -> list[NearPair]:
     """Pairs (changed node, one of its k nearest neighbours) at least `min_similarity` alike.
 
     Input: the index, the changed node ids, ``group_of`` mapping every
-    *eligible* node to its (node_type, agent_id), `k` and the similarity
-    floor.  The k nearest stored vectors are taken over the whole index (so
-    the search needs no filter); those that are eligible, of the same group
-    and at least `min_similarity` alike form pairs.
+    *eligible* node to its (node_type, agent_id) — or a `GroupLookup` asked
+    once for the changed ids and once for their neighbours, so a cold run
+    reads the groups of those few nodes, not of the whole graph — `k` and
+    the similarity floor.  The k nearest stored vectors are taken over the
+    whole index (so the search needs no filter); those that are eligible, of
+    the same group and at least `min_similarity` alike form pairs.
     Output: distinct pairs sorted by similarity descending, then (a, b).
     Complexity: one exact top-(k + 1) index search per changed node.
     """
-    found: dict[tuple[str, str], float] = {}
+    lookup: GroupLookup = (lambda _ids: group_of) if isinstance(group_of, Mapping) else group_of
+    groups = dict(lookup(node_ids))
+    searched: list[tuple[str, tuple[str, str], list[tuple[str, float]]]] = []
     with index.batch():  # a cold process reads only the columns these searches need
         for node_id in node_ids:
-            group = group_of.get(node_id)
+            group = groups.get(node_id)
             vector = index.get(node_id) if group is not None else None
-            if vector is None:
+            if group is None or vector is None:
                 continue
-            for other, score in index.search(vector, k + 1):
-                if other != node_id and score >= min_similarity and group_of.get(other) == group:
-                    found[(min(node_id, other), max(node_id, other))] = score
+            hits = [
+                (other, score)
+                for other, score in index.search(vector, k + 1)
+                if other != node_id and score >= min_similarity
+            ]
+            searched.append((node_id, group, hits))
+    unknown = sorted({other for _, _, hits in searched for other, _ in hits} - groups.keys())
+    if unknown:
+        groups.update(lookup(unknown))
+    found: dict[tuple[str, str], float] = {}
+    for node_id, group, hits in searched:  # the searches' order: a repeated pair keeps the last
+        for other, score in hits:
+            if groups.get(other) == group:
+                found[(min(node_id, other), max(node_id, other))] = score
     pairs = [NearPair(a, b, score) for (a, b), score in found.items()]
     pairs.sort(key=lambda pair: (-pair.similarity, pair.a, pair.b))
     return pairs

@@ -286,13 +286,18 @@ class GraphQueries:
         )
         return [str(row[0]) for row in rows]
 
-    def live_current_groups(self: _Sql) -> dict[str, tuple[str, str]]:
-        """{id: (node_type, agent_id)} of the live, non-superseded nodes.  One scan."""
-        rows = self.query(
-            "SELECT id, node_type, agent_id FROM nodes "
-            "WHERE forgotten_at IS NULL AND superseded_by IS NULL",
-        )
-        return {str(r[0]): (str(r[1]), str(r[2])) for r in rows}
+    def live_current_groups_of(self: _Sql, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """{id: (node_type, agent_id)} of those of `ids` that are live and not superseded.
+        One primary-key lookup per `ID_CHUNK` ids."""
+        found: dict[str, tuple[str, str]] = {}
+        for chunk in _chunked(sorted(set(ids))):
+            rows = self.query(
+                "SELECT id, node_type, agent_id FROM nodes WHERE forgotten_at IS NULL "
+                f"AND superseded_by IS NULL AND id IN ({_marks(len(chunk))})",
+                tuple(chunk),
+            )
+            found.update((str(r[0]), (str(r[1]), str(r[2]))) for r in rows)
+        return found
 
     def promotion_candidates(
         self: _Sql, protection: Protection, now: str, timescales: Sequence[str], min_count: int
