@@ -315,6 +315,34 @@ class GraphReader:
                 out[node_id] = kept
         return out
 
+    def wholes_of(self, node_ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        """The wholes each id is a part of (its outgoing `STRUCTURAL_RELATIONSHIPS` targets).
+
+        Ids need not be visible (the structure of a conversation is a fact about
+        who took part in it, whoever may read its turns); the wholes are.
+        Output: ``{id: wholes}`` for ids with any.  O(out-edges of the ids).
+        """
+        members = sorted(set(node_ids))
+        found: dict[str, set[str]] = {}
+        if self._snapshot is not None:
+            every = self._snapshot.links()
+            for node_id in members:
+                for link in every.get(node_id, []):
+                    if link.outgoing and link.relationship in STRUCTURAL_RELATIONSHIPS:
+                        found.setdefault(node_id, set()).add(link.neighbor)
+        else:
+            for edge in self._light_edges(members, outgoing_only=True):
+                if edge.relationship in STRUCTURAL_RELATIONSHIPS:
+                    found.setdefault(edge.source_id, set()).add(edge.target_id)
+        wholes = {whole for parts in found.values() for whole in parts}
+        self._load_visibility(wholes - set(self._visible))
+        out = {}
+        for node_id, parts in sorted(found.items()):
+            kept = frozenset(whole for whole in parts if self.visible(whole))
+            if kept:
+                out[node_id] = kept
+        return out
+
     def _light_edges(self, node_ids: Sequence[str], *, outgoing_only: bool = False) -> list[Edge]:
         """Edges touching the ids (or leaving them), by id, without metadata (not needed here)."""
         return [
