@@ -95,7 +95,7 @@ from .graph_view import (
     Link,
     WeightedGraph,
     leaky_transitions,
-    store_fingerprint,
+    patch_accessed,
     walk_degrees,
     weighted_graph,
 )
@@ -1211,14 +1211,13 @@ def record_access(graph: GraphEngine, result_ids: Sequence[str]) -> None:
     if not result_ids or graph.store.write_refusal() is not None:
         return  # a read-only or damaged file serves reads without bookkeeping
     store = graph.store
-    before = store_fingerprint(store)
     now = utc_now()
 
     def bump() -> None:
         store.bump_access(result_ids, now)
 
-    store.try_write(bump)
-    graph.snapshot_writes_done(before)
+    # Graph-neutral: the snapshot and the engine's read cache (patched) stay valid.
+    graph.neutral_write(bump, lambda cache: patch_accessed(cache, result_ids, now))
 
 
 def _result_rows(
@@ -1326,7 +1325,9 @@ def retrieve_context(
         # The whole-graph band reads structure from the cached snapshot; the
         # others read it from SQL per call (their cost does not depend on a cache).
         snapshot = graph.graph_snapshot() if plan.walk == "full" else None
-        reader = GraphReader(graph.store, snapshot=snapshot, agent_id=agent_id)
+        reader = GraphReader(
+            graph.store, snapshot=snapshot, agent_id=agent_id, cache=graph.read_cache()
+        )
 
         def returnable(node: Node) -> bool:
             return reader.is_visible(node) and (node_type is None or node.node_type == node_type)
@@ -1373,7 +1374,7 @@ def retrieve_context(
 
         started = time.perf_counter()
         universe = _window(run, result_ids)
-        window_edges = graph.store.list_edges_between(universe)
+        window_edges = run.reader.edges_between(universe)
         topology = analyze(build_adjacency(universe, window_edges), trigger="retrieve_context")
         run.mechanisms.append("topology")
         run.timings["topology"] = _ms(started)
