@@ -16,8 +16,9 @@ else; so does the list of structural (part-of) kinds.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
 from ..engine import Engine
@@ -431,7 +432,10 @@ def patch_accessed(cache: ReadCache, node_ids: Iterable[str], now: str) -> None:
     for node_id in set(node_ids):
         node = rows.get(node_id)
         if node is not None:
-            rows[node_id] = replace(node, access_count=node.access_count + 1, last_accessed_at=now)
+            bumped = copy.copy(node)  # a new row: rows handed out earlier stay as read
+            bumped.access_count += 1
+            bumped.last_accessed_at = now
+            rows[node_id] = bumped
 
 
 @dataclass
