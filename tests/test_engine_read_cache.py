@@ -137,3 +137,20 @@ def test_another_connections_change_to_a_cached_row_is_seen(
     assert window is not None
     touching = window.table("retrieval.touching")["n0"]
     assert {edge.target_id for edge in touching} == {"n1", "n2"}
+
+
+def test_the_counter_write_reads_the_change_log_once(
+    pair: tuple[Graphonomous, Graphonomous],
+) -> None:
+    _, reader = pair
+    _ask(reader)
+    _ask(reader)
+    seen: list[str] = []
+    connection = reader.store._conn  # test-only access
+    connection.set_trace_callback(
+        lambda sql: seen.append(sql) if "FROM node_changes" in sql else None
+    )
+    _ask(reader)
+    # only the counter transaction's own start reads the log: the sync after its
+    # commit knows nothing else was committed (engine.neutral_write)
+    assert len(seen) == 1

@@ -575,6 +575,11 @@ class Engine(Generic[StorageT, SnapshotT]):
                 marks.append(store.fingerprint())
                 write()
                 marks.append(store.fingerprint())
+                if self._vectors is not None or self._text is not None:
+                    # This transaction's start applied the log (`_sync`, on_begin) and the
+                    # write logs nothing: at `after` the indexes are current, so the sync
+                    # after the commit need not read the log again.
+                    self._synced = (marks[-1], self._generation)
 
             if not store.try_write(marked) or len(marks) != 2:
                 return False
