@@ -95,7 +95,7 @@ from .graph_view import (
     Link,
     WeightedGraph,
     leaky_transitions,
-    store_fingerprint,
+    patch_accessed,
     walk_degrees,
     weighted_graph,
 )
@@ -357,6 +357,7 @@ class _Run:
     timings: dict[str, float] = field(default_factory=dict)
     mechanisms: list[str] = field(default_factory=list)
     aids: int = 0
+    cosines: dict[str, float] = field(default_factory=dict)  # exact, from stage 1
     # Named speakers -> the wholes (conversations) they spoke in (`_absent`).
     joined: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
 
@@ -405,6 +406,7 @@ def hybrid_search(
     fusion: str = DEFAULT_FUSION,
     keyword_weight: float | None = None,
     rrf_k: int = RRF_K,
+    cosines: dict[str, float] | None = None,
 ) -> tuple[list[tuple[str, float]], set[str], dict[str, int]]:
     """Embedding top-k and BM25 top-k, fused (call under the facade lock).
 
@@ -417,7 +419,8 @@ def hybrid_search(
     embedding top-k gets its exact cosine, an embedding hit its exact BM25
     score (0 without a shared term).  RRF uses the two ranked lists as they
     are.  Output: ``(fused (id, score) best first, ids found by the
-    embedding, {"embedding": n, "bm25": n})``.
+    embedding, {"embedding": n, "bm25": n})``; `cosines`, when given, receives
+    the exact cosines computed on the way (the index score of each id).
     Complexity: one index search + BM25 over the postings of the query terms
     + k exact cosines.
     """
@@ -441,6 +444,8 @@ def hybrid_search(
     keyword_scores.update(bm25_hits)
     counts = {"embedding": len(embedding_hits), "bm25": len(bm25_hits)}
     embedded = {node_id for node_id, _ in embedding_hits}
+    if cosines is not None:
+        cosines.update(embedding_hits)
     if fusion == RRF_FUSION:
         fused = reciprocal_rank_fusion(
             [[node_id for node_id, _ in embedding_hits], [node_id for node_id, _ in bm25_hits]],
@@ -451,6 +456,8 @@ def hybrid_search(
     cosine = dict(embedding_hits)
     if vector is not None:
         cosine.update(index.similarities(vector, (n for n, _ in bm25_hits if n not in cosine)))
+        if cosines is not None:
+            cosines.update(cosine)
     pool = sorted(set(cosine) | {node_id for node_id, _ in bm25_hits})
     keyword = {node_id: keyword_scores.get(node_id, 0.0) for node_id in pool}
     fused = score_fusion([keyword, cosine], (weight, 1.0 - weight))
@@ -475,6 +482,7 @@ def _candidates(
         fusion=settings.fusion,
         keyword_weight=settings.keyword_weight,
         rrf_k=settings.rrf_k,
+        cosines=run.cosines,
     )
     run.reader.load_nodes(node_id for node_id, _ in fused)
     best = fused[0][1] if fused else 1.0
@@ -1305,14 +1313,13 @@ def record_access(graph: GraphEngine, result_ids: Sequence[str]) -> None:
     if not result_ids or graph.store.write_refusal() is not None:
         return  # a read-only or damaged file serves reads without bookkeeping
     store = graph.store
-    before = store_fingerprint(store)
     now = utc_now()
 
     def bump() -> None:
         store.bump_access(result_ids, now)
 
-    store.try_write(bump)
-    graph.snapshot_writes_done(before)
+    # Graph-neutral: the snapshot and the engine's read cache (patched) stay valid.
+    graph.neutral_write(bump, lambda cache: patch_accessed(cache, result_ids, now))
 
 
 def _result_rows(
@@ -1321,19 +1328,25 @@ def _result_rows(
     nodes: Mapping[str, Node],
     flags: Mapping[str, list[str]],
     vector: list[float] | None,
+    known: Mapping[str, float],
 ) -> list[dict[str, Any]]:
-    """The JSON result objects; similarity = cosine(query, node), 0.0 without a query vector."""
+    """The JSON result objects; similarity = cosine(query, node), 0.0 without a query vector.
+
+    `known`: exact cosines stage 1 computed (the same `exact_score` value), reused."""
     index = graph.vector_index()
-    query_vector = normalized_f32(vector, index.dimensions) if vector is not None else None
+    query_vector: list[float] | None = None
     rows = []
     for entry in chosen:
         node = nodes[entry.node_id]
-        stored = index.get(entry.node_id) if query_vector is not None else None
-        similarity = (
-            exact_score(query_vector, stored)
-            if query_vector is not None and stored is not None
-            else 0.0
-        )
+        similarity = 0.0
+        if vector is not None:
+            found = known.get(entry.node_id)
+            if found is None:
+                if query_vector is None:
+                    query_vector = normalized_f32(vector, index.dimensions)
+                stored = index.get(entry.node_id)
+                found = exact_score(query_vector, stored) if stored is not None else 0.0
+            similarity = found
         rows.append(
             {
                 "node_id": entry.node_id,
@@ -1420,7 +1433,9 @@ def retrieve_context(
         # The whole-graph band reads structure from the cached snapshot; the
         # others read it from SQL per call (their cost does not depend on a cache).
         snapshot = graph.graph_snapshot() if plan.walk == "full" else None
-        reader = GraphReader(graph.store, snapshot=snapshot, agent_id=agent_id)
+        reader = GraphReader(
+            graph.store, snapshot=snapshot, agent_id=agent_id, cache=graph.read_cache()
+        )
 
         def returnable(node: Node) -> bool:
             return reader.is_visible(node) and (node_type is None or node.node_type == node_type)
@@ -1469,7 +1484,7 @@ def retrieve_context(
 
         started = time.perf_counter()
         universe = _window(run, result_ids)
-        window_edges = graph.store.list_edges_between(universe)
+        window_edges = run.reader.edges_between(universe)
         topology = analyze(build_adjacency(universe, window_edges), trigger="retrieve_context")
         run.mechanisms.append("topology")
         run.timings["topology"] = _ms(started)
@@ -1485,7 +1500,7 @@ def retrieve_context(
             superseded = [n for n, node in nodes.items() if node.superseded_by is not None]
             flags = contradiction_flags(result_ids, window_edges, superseded)
             run.mechanisms.append("contradiction_check")
-        results = _result_rows(graph, chosen, nodes, flags, vector)
+        results = _result_rows(graph, chosen, nodes, flags, vector, run.cosines)
         started = time.perf_counter()
         record_access(graph, result_ids)
         retrieval_trace(graph).record(text, result_ids)
