@@ -25,11 +25,14 @@ conversation (the ``graph`` store of `eval_locomo`: turns, session nodes,
 * Paired bootstrap 95 % intervals of after − before over the measured
   questions (pooled over conversations and both directions), per category.
 * ``--no-forgetting``: the conversations ingested one after another into ONE
-  store (each under its own ``agent_id``), each played (both) on its first
-  half, a consolidation between conversations; conversation 1's second-half
-  R@5 measured right after it was played and again at the end, with
-  retrieval limited to its agent ("isolated") and over the whole pooled
-  store ("pooled").
+  store, each played (both) on its first half, a consolidation between
+  conversations; conversation 1's second-half R@5 measured right after it was
+  played and again at the end.  Two stores: "scoped" (each conversation under
+  its own ``agent_id``, played within it; measured within its agent,
+  "isolated", and over everything, "pooled") and "shared" (no agent ids: one
+  memory, played and measured over everything).  Other conversations' turns
+  count as turns: one among the first five takes a slot.  Each with a
+  control that learns nothing.
 
 Run (data is read in place, never copied):
 
@@ -49,7 +52,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -83,18 +86,24 @@ class Store:
 
 
 def open_store(
-    conversation: eval_locomo.Conversation, embedder: Any, prefix: str = "", graph: Any = None
+    conversation: eval_locomo.Conversation,
+    embedder: Any,
+    prefix: str = "",
+    graph: Any = None,
+    agents: bool = True,
 ) -> Store:
     """Fill a store (a new in-memory one unless `graph` is given) with a conversation.
 
-    With a `prefix`, node ids are prefixed and the nodes belong to agent `prefix`
-    (the no-forgetting run pools conversations in one store).
+    With a `prefix`, node ids are prefixed and (with `agents`) the nodes belong to
+    agent `prefix` (the no-forgetting run pools conversations in one store).
     """
     from graphonomous.api import Graphonomous
 
     variant = eval_locomo.store_variants(conversation)[eval_locomo.GRAPH_VARIANT]
     operations = (
-        [_prefixed(op, prefix) for op in variant.operations] if prefix else variant.operations
+        [_prefixed(op, prefix, agents) for op in variant.operations]
+        if prefix
+        else variant.operations
     )
     if graph is None:
         graph = Graphonomous(db=":memory:", embedder=embedder)
@@ -104,11 +113,12 @@ def open_store(
     return Store(graph, unit_of, {uid: node_id for node_id, uid in unit_of.items()})
 
 
-def _prefixed(op: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+def _prefixed(op: Mapping[str, Any], prefix: str, agents: bool = True) -> dict[str, Any]:
     if op["op"] == "add_node":
         node = dict(op["node"])
         node["id"] = prefix + node["id"]
-        node["agent_id"] = prefix.rstrip("/")
+        if agents:
+            node["agent_id"] = prefix.rstrip("/")
         return {"op": "add_node", "node": node}
     edge = dict(op["edge"])
     edge["source_id"] = prefix + edge["source_id"]
@@ -265,51 +275,70 @@ def no_forgetting(
     effort: int,
     log: Callable[[str], None],
     mode: str = "both",
+    scoped: bool = True,
 ) -> dict[str, Any]:
     """Conversation 1's unseen-half R@5 right after it was learned and after all the others.
 
+    Every conversation's turns are turns of the pooled store (their units
+    qualified by conversation), so another conversation's turn among the first
+    five takes a slot — in play (it is among the causes reported) and in the
+    measurement.  `scoped`: nodes carry their conversation's agent id and play
+    retrieves within it; the "isolated" reading is conversation 1's questions
+    within its agent, "pooled" over everything.  Unscoped: no agent ids at all
+    (one shared memory; play and measurement over everything, "pooled" only).
     `mode` "neither" is the control: the same stores and consolidations with
-    nothing learned, so the pooled figure's fall from the other conversations'
-    competing turns is told apart from forgetting caused by learning.
+    nothing learned, so the fall from the other conversations' competing turns
+    is told apart from forgetting caused by learning.
     """
     from graphonomous.api import Graphonomous
 
     graph = Graphonomous(db=":memory:", embedder=embedder)
+    pooled = Store(graph, {}, {})
     first = conversations[0]
-    measured = [q for q in first.queries if half_of(q.text) == "B"]
-    agent = first.sample_id
-    stores = []
+    measured = _qualified(first, "B")
+    agent = first.sample_id if scoped else None
+
+    def readings() -> dict[str, float]:
+        values = {"pooled": _r5(measure(pooled, measured, effort))}
+        if agent is not None:
+            values["isolated"] = _r5(measure(pooled, measured, effort, agent_id=agent))
+        return values
+
     start: dict[str, float] = {}
     for number, conversation in enumerate(conversations):
         prefix = conversation.sample_id + "/"
-        store = open_store(conversation, embedder, prefix=prefix, graph=graph)
-        stores.append(store)
-        played = [q for q in conversation.queries if half_of(q.text) == "A"]
-        play(store, played, effort, mode, agent_id=conversation.sample_id)
+        store = open_store(conversation, embedder, prefix=prefix, graph=graph, agents=scoped)
+        for node_id, unit in store.unit_of.items():
+            pooled.unit_of[node_id] = prefix + unit
+            pooled.node_of[prefix + unit] = node_id
+        scope = conversation.sample_id if scoped else None
+        play(pooled, _qualified(conversation, "A"), effort, mode, agent_id=scope)
         if number == 0:
-            start["isolated"] = _r5(measure(store, measured, effort, agent_id=agent))
-            start["pooled"] = _r5(measure(store, measured, effort))
+            start = readings()
         graph.run_consolidation()
-        log(f"no-forgetting ({mode}): ingested and played {conversation.sample_id}")
-    merged = Store(
-        graph,
-        {k: v for s in stores[:1] for k, v in s.unit_of.items()},
-        {k: v for s in stores[:1] for k, v in s.node_of.items()},
-    )
-    end = {
-        "isolated": _r5(measure(merged, measured, effort, agent_id=agent)),
-        "pooled": _r5(measure(merged, measured, effort)),
-    }
+        log(f"no-forgetting ({mode}, {'scoped' if scoped else 'shared'}): {conversation.sample_id}")
+    end = readings()
     nodes = graph.graph_stats()["node_count"]
     graph.close()
     return {
         "effort": effort,
-        "conversation": agent,
+        "conversation": first.sample_id,
+        "scoped": scoped,
         "n": len(measured),
         "start": start,
         "end": end,
         "nodes_at_end": nodes,
     }
+
+
+def _qualified(conversation: eval_locomo.Conversation, half: str) -> list[evalkit.Query]:
+    """The conversation's questions of `half`, gold units qualified by the conversation."""
+    prefix = conversation.sample_id + "/"
+    return [
+        replace(query, gold=tuple(prefix + unit for unit in query.gold))
+        for query in conversation.queries
+        if half_of(query.text) == half
+    ]
 
 
 def _r5(rows: Sequence[Mapping[str, float]]) -> float:
@@ -335,23 +364,27 @@ def report(summary: Mapping[str, Any]) -> str:
             f"{head['after']:.3f} | {head['diff']:+.3f} [{head['ci'][0]:+.3f}, "
             f"{head['ci'][1]:+.3f}] | " + " | ".join(cats) + " |"
         )
-    if "no_forgetting" in summary:
-        nf = summary["no_forgetting"]
-        lines += [
-            "",
-            f"No forgetting ({nf['conversation']}, effort {nf['effort']}, n = {nf['n']}, "
-            f"{nf['nodes_at_end']} nodes at the end): isolated R@5 "
-            f"{nf['start']['isolated']:.3f} → {nf['end']['isolated']:.3f}; pooled "
-            f"{nf['start']['pooled']:.3f} → {nf['end']['pooled']:.3f}",
-        ]
-        control = nf.get("control")
-        if control:
-            lines.append(
-                "Control, nothing learned (same ingests and consolidations): isolated R@5 "
-                f"{control['start']['isolated']:.3f} → {control['end']['isolated']:.3f}; "
-                f"pooled {control['start']['pooled']:.3f} → {control['end']['pooled']:.3f}"
-            )
+    for scope, nf in summary.get("no_forgetting", {}).items():
+        lines += ["", _no_forgetting_line(scope, nf)]
+        if nf.get("control"):
+            lines.append("  control, nothing learned: " + _readings(nf["control"]))
     return "\n".join(lines)
+
+
+def _readings(run: Mapping[str, Any]) -> str:
+    return "; ".join(
+        f"{name} R@5 {run['start'][name]:.3f} → {run['end'][name]:.3f}"
+        for name in ("isolated", "pooled")
+        if name in run["start"]
+    )
+
+
+def _no_forgetting_line(scope: str, nf: Mapping[str, Any]) -> str:
+    how = "agent ids, play within each agent" if scope == "scoped" else "no agent ids"
+    return (
+        f"No forgetting, {scope} ({how}; {nf['conversation']}, effort {nf['effort']}, "
+        f"n = {nf['n']}, {nf['nodes_at_end']} nodes at the end): " + _readings(nf)
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -411,12 +444,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "runs": {f"{effort}/{mode}": cell.per_run for (effort, mode), cell in cells.items()},
     }
     if args.no_forgetting:
-        summary["no_forgetting"] = no_forgetting(
-            conversations, embedder, args.no_forgetting_effort, log
-        )
-        summary["no_forgetting"]["control"] = no_forgetting(
-            conversations, embedder, args.no_forgetting_effort, log, mode="neither"
-        )
+        effort = args.no_forgetting_effort
+        summary["no_forgetting"] = {}
+        for scope, scoped in (("scoped", True), ("shared", False)):
+            run = no_forgetting(conversations, embedder, effort, log, scoped=scoped)
+            run["control"] = no_forgetting(
+                conversations, embedder, effort, log, mode="neither", scoped=scoped
+            )
+            summary["no_forgetting"][scope] = run
     print(report(summary))
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

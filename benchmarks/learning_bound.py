@@ -127,8 +127,9 @@ def reranked(
         unrelated_similarity(embedder.name),
         lexical,
     )
+    best = max(scores.values(), default=0.0)
     for unit, evidence in found.items():
-        scores[unit] = experienced_score(scores[unit], evidence, gain, penalty)
+        scores[unit] = experienced_score(scores[unit], evidence, gain, penalty, best)
     return sorted(scores, key=lambda unit: (-round(scores[unit], 6), unit))
 
 

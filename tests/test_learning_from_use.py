@@ -161,19 +161,23 @@ def test_consolidation_never_merges_two_episodes() -> None:
 
 
 def test_experienced_score_rule_and_doctests() -> None:
-    """The one home of experience's score rule: noisy-OR lift, then a penalty factor."""
+    """The one home of experience's score rule: noisy-OR lift scaled by standing, then a penalty."""
     import doctest
 
     from graphonomous.retrieval import experience
     from graphonomous.retrieval.experience import Evidence, experienced_score
 
     assert doctest.testmod(experience).failed == 0
-    assert experienced_score(0.4, Evidence(0.0, 0.0), 0.25, 0.5) == 0.4
-    lifted = experienced_score(0.4, Evidence(0.8, 0.0), 0.25, 0.5)
+    assert experienced_score(0.4, Evidence(0.0, 0.0), 0.25, 0.5, 0.4) == 0.4
+    lifted = experienced_score(0.4, Evidence(0.8, 0.0), 0.25, 0.5, 0.4)
     assert abs(lifted - (0.4 + 0.25 * 0.8 * 0.6)) < 1e-12
-    both = experienced_score(0.4, Evidence(0.8, 0.5), 0.25, 0.5)
+    both = experienced_score(0.4, Evidence(0.8, 0.5), 0.25, 0.5, 0.4)
     assert abs(both - lifted * 0.75) < 1e-12
-    assert experienced_score(1.0, Evidence(1.0, 0.0), 1.0, 0.5) == 1.0  # never past 1
+    assert experienced_score(1.0, Evidence(1.0, 0.0), 1.0, 0.5, 1.0) == 1.0  # never past 1
+    # A candidate at half the best score gains half the lift: a weak match cannot
+    # ride an alike earlier question past the strong ones.
+    weak = experienced_score(0.2, Evidence(1.0, 0.0), 0.25, 0.5, 0.4)
+    assert abs(weak - (0.2 + 0.25 * 1.0 * 0.5 * 0.8)) < 1e-12
 
 
 def test_experience_index_add_is_what_refresh_indexes() -> None:

@@ -11,6 +11,7 @@ from graphonomous import Graphonomous
 from graphonomous.retrieval.attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
 from graphonomous.retrieval.entities import EntityIndex, entity_key
 from graphonomous.retrieval.retriever import (
+    ABSENT_PARTICIPANT_FACTOR,
     CONTENT_FLOOR,
     OTHER_SPEAKER_FACTOR,
     SPEAKER_FOCUS_GAIN,
@@ -216,3 +217,120 @@ def test_speaker_focus_stays_off_when_someone_else_said_more() -> None:
     assert answer["stats"]["other_speaker_kept"] == 1
     assert answer["stats"]["speaker_focused"] == 0
     assert "speaker_content" in answer["stats"]["mechanisms"]
+
+
+# -- participant scope (effort >= 1) ------------------------------------------------
+
+PARTICIPANT_QUERY = "What did Melanie say about the pottery class glaze?"
+
+
+def _conversation(
+    graph: Graphonomous, name: str, speakers: tuple[str, str], lines: list[str]
+) -> None:
+    """One session whole with turns alternating between `speakers` (ids name-i)."""
+    graph.store_node(f"Session {name}", node_id=f"{name}-session")
+    for i, line in enumerate(lines):
+        node_id = f"{name}-{i}"
+        graph.store_node(f"{speakers[i % 2]}: {line}", node_id=node_id)
+        graph.store_edge(node_id, f"{name}-session", "part_of")
+
+
+@pytest.fixture
+def pooled() -> Iterator[Graphonomous]:
+    """Two conversations in one memory: Melanie/Caroline, and Jon/Gina (who never meet Melanie)."""
+    with Graphonomous(":memory:") as opened:
+        _conversation(
+            opened,
+            "mc",
+            ("Melanie", "Caroline"),
+            [
+                "I tried a new glaze in my pottery class.",
+                "Wow, what colour was it?",
+                "A deep blue, I loved it.",
+                "I went hiking on Sunday.",
+                "My kids loved the beach trip.",
+                "That sounds lovely.",
+            ],
+        )
+        _conversation(
+            opened,
+            "jg",
+            ("Jon", "Gina"),
+            [
+                "The pottery class glaze cracked in the kiln, what did the teacher say?",
+                "She said the pottery class glaze was too thick.",
+                "I opened my dance studio.",
+                "Congratulations on the studio!",
+                "Thanks, it was a long road.",
+                "You earned it.",
+            ],
+        )
+        yield opened
+
+
+def test_turns_of_conversations_the_named_speaker_never_joined_are_demoted(
+    pooled: Graphonomous,
+) -> None:
+    off = with_settings(absent_participant_factor=1.0)
+    plain = pooled.retrieve_context(PARTICIPANT_QUERY, effort=3, settings=off)
+    scoped = pooled.retrieve_context(PARTICIPANT_QUERY, effort=3)
+    assert scoped["stats"]["absent_participant_demoted"] >= 2
+    assert "participant_scope" in scoped["stats"]["mechanisms"]
+    before = {r["node_id"]: r["score"] for r in plain["results"]}
+    after = {r["node_id"]: r["score"] for r in scoped["results"]}
+    assert after["jg-1"] < before["jg-1"]  # Gina's turn: Melanie never spoke in that session
+    assert after["mc-0"] == before["mc-0"]  # Melanie's own turn is untouched
+    assert after["mc-1"] == before["mc-1"]  # Caroline's, in a session Melanie joined, too
+    assert scoped["results"][0]["node_id"] == "mc-0"
+    # Nothing is hidden: the demoted turns are still results, only lower.
+    assert {"jg-0", "jg-1"} <= set(after)
+    assert ABSENT_PARTICIPANT_FACTOR < 1.0
+
+
+def test_participant_scope_moves_nothing_within_one_conversation() -> None:
+    """Every session of a two-person conversation has both: no score moves."""
+    with Graphonomous(":memory:") as graph:
+        _conversation(graph, "a", ("Melanie", "Caroline"), [f"glaze note {i}" for i in range(6)])
+        _conversation(graph, "b", ("Caroline", "Melanie"), [f"pottery note {i}" for i in range(6)])
+        off = with_settings(absent_participant_factor=1.0)
+        for query in (PARTICIPANT_QUERY, "What did Caroline say about pottery notes?"):
+            scoped = graph.retrieve_context(query, effort=3)
+            plain = graph.retrieve_context(query, effort=3, settings=off)
+            assert scoped["stats"]["absent_participant_demoted"] == 0
+            assert scoped["results"] == plain["results"]
+
+
+def test_participant_scope_needs_a_named_speaker(pooled: Graphonomous) -> None:
+    answer = pooled.retrieve_context("pottery class glaze", effort=3)
+    assert answer["stats"]["absent_participant_demoted"] == 0
+    assert pooled.retrieve_context("pottery class glaze", effort=0)["results"]
+
+
+def test_out_of_context_turns_do_not_take_the_pool_places_of_the_named_speakers() -> None:
+    """The candidate pool is widened by the number of out-of-context candidates."""
+    with Graphonomous(":memory:") as graph:
+        _conversation(
+            graph,
+            "mc",
+            ("Melanie", "Caroline"),
+            [
+                "My pottery glaze came out blue.",
+                "Nice!",
+                "The kiln was hot.",
+                "Cool.",
+                "Yes.",
+                "Ok.",
+            ],
+        )
+        crowd = [f"Another pottery glaze story number {i}." for i in range(30)]
+        _conversation(graph, "jg", ("Jon", "Gina"), crowd)
+        query = "What did Melanie say about the pottery glaze?"
+        off = with_settings(absent_participant_factor=1.0)
+        plain = graph.retrieve_context(query, effort=3, limit=5, settings=off)
+        scoped = graph.retrieve_context(query, effort=3, limit=5)
+        assert plain["stats"]["candidates"]["pool_size"] == 20
+        demoted = scoped["stats"]["absent_participant_demoted"]
+        assert demoted > 0
+        assert scoped["stats"]["candidates"]["pool_size"] > 20
+        top = [r["node_id"] for r in scoped["results"]]
+        assert top[0].startswith("mc-") and "mc-0" in top

@@ -911,6 +911,9 @@ class VectorIndex:
         )
         # Set by `load`: the ids the dump's writer knew to lack a vector (`dump(pending=)`).
         self.saved_pending: list[str] | None = None
+        # The last query's bytes and its `normalized_f32` form: one retrieval searches,
+        # then scores the BM25 hits, with the same query (normalised once, O(d) to check).
+        self._last_query: tuple[bytes, list[float]] | None = None
 
     @property
     def backend(self) -> str:
@@ -945,9 +948,27 @@ class VectorIndex:
         found = {node_id: slot for node_id, slot in slots.items() if slot is not None}
         if not found:
             return {}
-        score = sparse_scorer(normalized_f32(query, self.dimensions))
+        score = sparse_scorer(self._normalized(query))
         backend.prefetch(found.values())
         return {node_id: score(backend.row_values(slot)) for node_id, slot in found.items()}
+
+    def _normalized(self, query: VectorLike) -> list[float]:
+        """`normalized_f32(query)`, remembered for the last query (compared byte for byte,
+        so -0.0 and 0.0 differ).  Callers must not change the returned list."""
+        try:
+            key = (
+                bytes(query)
+                if isinstance(query, (bytes, bytearray, memoryview))
+                else b"d" + array("d", query).tobytes()
+            )
+        except (TypeError, ValueError, OverflowError):
+            return normalized_f32(query, self.dimensions)  # raises the field's error
+        last = self._last_query
+        if last is not None and last[0] == key:
+            return last[1]
+        vector = normalized_f32(query, self.dimensions)
+        self._last_query = (key, vector)
+        return vector
 
     def add(self, node_id: str, vector: VectorLike) -> None:
         """Store (or replace) the vector of ``node_id``.
@@ -1128,7 +1149,7 @@ class VectorIndex:
         """
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ValidationError("k", f"must be a non-negative integer, got {k!r}")
-        vector = normalized_f32(query, self.dimensions)
+        vector = self._normalized(query)
         backend = self._backend
         live = len(backend)
         if k == 0 or live == 0:

@@ -37,6 +37,7 @@ from ..embed.vectors import StaleDumpError
 from ..index import Bm25Index
 from ..store import GraphStorage, VectorSearchStorage
 from .db_vectors import DatabaseVectorIndex
+from .read_cache import ReadCache
 
 
 class TextMirror(Protocol):
@@ -149,6 +150,7 @@ class Engine(Generic[StorageT, SnapshotT]):
         # (`SavedMirror`: extracting entities from 50K nodes takes minutes).
         self._mirrors: dict[str, TextMirror] = {}
         self._mirrors_saved_at: dict[str, int] = {}
+        self._read_cache = ReadCache()
         store.on_begin(self._sync)
         store.on_commit(self._sync)
 
@@ -538,6 +540,56 @@ class Engine(Generic[StorageT, SnapshotT]):
         with self.lock:
             if self._snapshot is not None and self._snapshot_fingerprint == before:
                 self._snapshot_fingerprint = self.store.fingerprint()
+
+    # -- rows read between calls ------------------------------------------------------------
+
+    def read_cache(self) -> ReadCache | None:
+        """The `ReadCache`, emptied first when the store's fingerprint moved (a write or
+        erase by this or any other process); None inside an open transaction (what is
+        read there may be rolled back).  O(1): one ``PRAGMA data_version``."""
+        with self.lock:
+            if self.store.in_transaction:
+                return None
+            fingerprint = self.store.fingerprint()
+            if self._read_cache.fingerprint != fingerprint:
+                self._read_cache.reset(fingerprint)
+            return self._read_cache
+
+    def neutral_write(self, write: Callable[[], None], patch: Callable[[ReadCache], None]) -> bool:
+        """Run `write` in its own transaction (`Store.try_write`, best effort) as a write
+        that changes no graph structure (the access counters): the snapshot and the
+        read cache stay valid, the latter after `patch` applied the write to its rows.
+
+        Both fingerprints are taken inside the transaction (it holds the file's write
+        lock): a commit by another process just before it or just after it still
+        moves the fingerprint, so that commit is seen.  Inside an open transaction the
+        write joins it and both caches are left to the next fingerprint check.
+        Output: whether the write was made."""
+        with self.lock:
+            store = self.store
+            if store.in_transaction:
+                return store.try_write(write)
+            marks: list[tuple[int, int]] = []
+
+            def marked() -> None:
+                marks.append(store.fingerprint())
+                write()
+                marks.append(store.fingerprint())
+                if self._vectors is not None or self._text is not None:
+                    # This transaction's start applied the log (`_sync`, on_begin) and the
+                    # write logs nothing: at `after` the indexes are current, so the sync
+                    # after the commit need not read the log again.
+                    self._synced = (marks[-1], self._generation)
+
+            if not store.try_write(marked) or len(marks) != 2:
+                return False
+            before, after = marks
+            if self._snapshot is not None and self._snapshot_fingerprint == before:
+                self._snapshot_fingerprint = after
+            if self._read_cache.fingerprint == before:
+                self._read_cache.fingerprint = after
+                patch(self._read_cache)
+            return True
 
     # -- lifetime ------------------------------------------------------------------------------
 

@@ -306,6 +306,10 @@ class EntityIndex:
         """
         return self._speaker.get(node_id)
 
+    def authored(self, key: str) -> frozenset[str]:
+        """The nodes a speaker key opens (``"<Speaker>: ..."``), empty if none.  O(its nodes)."""
+        return frozenset(self._authored.get(key, ()))
+
     def speakers(self) -> int:
         """How many labels open >= `MIN_SPEAKER_PASSAGES` nodes (the speakers).  O(labels)."""
         return sum(len(nodes) >= MIN_SPEAKER_PASSAGES for nodes in self._authored.values())

@@ -380,18 +380,29 @@ def _relevance(similarity: float, floor: float) -> float:
     return min(1.0, (similarity - floor) / (1.0 - floor))
 
 
-def experienced_score(score: float, evidence: Evidence, gain: float, penalty: float) -> float:
-    """A candidate's score after experience: (score ⊕ gain·support) × (1 − penalty·objection).
+def experienced_score(
+    score: float, evidence: Evidence, gain: float, penalty: float, best: float
+) -> float:
+    """A candidate's score after experience: (score ⊕ gain·support·r) × (1 − penalty·objection).
 
-    ⊕ is the noisy-OR (support can lift a score toward 1, never past it); the
+    ⊕ is the noisy-OR (support can lift a score toward 1, never past it); r =
+    min(1, score / best) is the candidate's standing among this query's
+    candidates (`best`: the highest score among them), so a success vouches
+    for a node in proportion to how well the *new* query itself matches it —
+    a turn the query barely finds (another conversation's, a weak embedding
+    hit) cannot ride an alike earlier question into the first places.  The
     objection is a factor, so a failure lowers but never erases.  O(1).
 
-    >>> experienced_score(0.5, Evidence(support=1.0, objection=0.0), 0.25, 0.5)
+    >>> experienced_score(0.5, Evidence(support=1.0, objection=0.0), 0.25, 0.5, 0.5)
     0.625
-    >>> experienced_score(0.5, Evidence(support=0.0, objection=1.0), 0.25, 0.5)
+    >>> experienced_score(0.25, Evidence(support=1.0, objection=0.0), 0.25, 0.5, 0.5)
+    0.34375
+    >>> experienced_score(0.5, Evidence(support=0.0, objection=1.0), 0.25, 0.5, 0.5)
     0.25
     """
-    return combine_evidence(score, gain * evidence.support) * (1.0 - penalty * evidence.objection)
+    standing = min(1.0, score / best) if best > 0.0 else 1.0
+    lifted = combine_evidence(score, gain * evidence.support * standing)
+    return lifted * (1.0 - penalty * evidence.objection)
 
 
 __all__ = [

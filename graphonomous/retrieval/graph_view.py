@@ -16,11 +16,13 @@ else; so does the list of structural (part-of) kinds.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from ..engine import Engine
+from ..engine.read_cache import ReadCache
 from ..model import (
     AID_CREATION_SOURCES,
     AID_NODE_TYPES,
@@ -169,7 +171,10 @@ class GraphReader:
     (id and agent only), so walking past a node never parses its row; full
     rows are read only for nodes asked for with `node` / `load_nodes`.
     Given a current `GraphSnapshot`, links and visibility come from it (no
-    SQL); node rows always come from the store.
+    SQL); node rows always come from the store.  Given the engine's
+    `ReadCache` (valid while the database is unchanged, see engine.read_cache),
+    rows, light edges, visibility and kinds read by earlier calls are taken
+    from it and what is read is kept there: the same rows as the store's.
     """
 
     def __init__(
@@ -178,10 +183,12 @@ class GraphReader:
         *,
         snapshot: GraphSnapshot | None = None,
         agent_id: str | None = None,
+        cache: ReadCache | None = None,
     ) -> None:
         self.store = store
         self._snapshot = snapshot
         self._agent_id = agent_id
+        self._cache = cache
         self._nodes: dict[str, Node | None] = {}
         self._visible: dict[str, bool] = {}
         self._aid: dict[str, bool] = {}
@@ -198,12 +205,36 @@ class GraphReader:
         missing = [node_id for node_id in node_ids if node_id not in self._nodes]
         if not missing:
             return
-        found = self.store.get_nodes(missing)
+        found = self._rows(missing)
         for node_id in missing:
             node = found.get(node_id)
             shown = node is not None and self.is_visible(node)
             self._nodes[node_id] = node if shown else None
             self._visible[node_id] = shown
+
+    def _rows(self, node_ids: Sequence[str]) -> dict[str, Node]:
+        """`Store.get_nodes` through the read cache."""
+        if self._cache is None:
+            return self.store.get_nodes(node_ids)
+        table = self._cache.table(_NODE_ROWS)
+        unknown = [node_id for node_id in node_ids if node_id not in table]
+        if unknown:
+            found = self.store.get_nodes(unknown)
+            table.update((node_id, found.get(node_id)) for node_id in unknown)
+        return {node_id: row for node_id in node_ids if (row := table[node_id]) is not None}
+
+    def _cached(
+        self, name: str, node_ids: Sequence[str], fetch: Callable[[list[str]], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """``{id: value}`` for the ids `fetch` (one store read) knows, through the read cache."""
+        if self._cache is None:
+            return fetch(list(node_ids))
+        table = self._cache.table(name)
+        unknown = [node_id for node_id in node_ids if node_id not in table]
+        if unknown:
+            found = fetch(unknown)
+            table.update((node_id, found.get(node_id)) for node_id in unknown)
+        return {node_id: value for node_id in node_ids if (value := table[node_id]) is not None}
 
     def node(self, node_id: str) -> Node | None:
         """The row of a visible node, or None (loads it if needed)."""
@@ -214,12 +245,18 @@ class GraphReader:
     def _load_visibility(self, node_ids: Iterable[str]) -> None:
         """Visibility of ids not known yet, from their id and agent only (no row parsing)."""
         missing = sorted({node_id for node_id in node_ids if node_id not in self._visible})
-        rows = self.store.node_visibility(missing)
-        live = {node_id: agent for node_id, agent, forgotten in rows if not forgotten}
+        rows = self._cached(_VISIBILITY, missing, self._visibility_rows)
+        live = {node_id: agent for node_id, (agent, forgotten) in rows.items() if not forgotten}
         for node_id in missing:
             self._visible[node_id] = node_id in live and (
                 self._agent_id is None or live[node_id] == self._agent_id
             )
+
+    def _visibility_rows(self, node_ids: list[str]) -> dict[str, tuple[str, Any]]:
+        return {
+            node_id: (agent, forgotten)
+            for node_id, agent, forgotten in self.store.node_visibility(node_ids)
+        }
 
     def visible(self, node_id: str) -> bool:
         """Whether a node exists for this call (light query if not known yet)."""
@@ -236,7 +273,7 @@ class GraphReader:
         """Whether ids not classified yet are retrieval aids (outcomes, consolidation
         summaries: `AID_NODE_TYPES`, `AID_CREATION_SOURCES`).  Light query."""
         missing = sorted({node_id for node_id in node_ids if node_id not in self._aid})
-        kinds = self.store.node_kinds(missing)
+        kinds = self._cached(_KINDS, missing, self.store.node_kinds)
         for node_id in missing:
             node_type, source = kinds.get(node_id, ("", ""))
             self._aid[node_id] = node_type in AID_NODE_TYPES or source in AID_CREATION_SOURCES
@@ -315,8 +352,38 @@ class GraphReader:
                 out[node_id] = kept
         return out
 
+    def wholes_of(self, node_ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        """The wholes each id is a part of (its outgoing `STRUCTURAL_RELATIONSHIPS` targets).
+
+        Ids need not be visible (the structure of a conversation is a fact about
+        who took part in it, whoever may read its turns); the wholes are.
+        Output: ``{id: wholes}`` for ids with any.  O(out-edges of the ids).
+        """
+        members = sorted(set(node_ids))
+        found: dict[str, set[str]] = {}
+        if self._snapshot is not None:
+            every = self._snapshot.links()
+            for node_id in members:
+                for link in every.get(node_id, []):
+                    if link.outgoing and link.relationship in STRUCTURAL_RELATIONSHIPS:
+                        found.setdefault(node_id, set()).add(link.neighbor)
+        else:
+            for edge in self._light_edges(members, outgoing_only=True):
+                if edge.relationship in STRUCTURAL_RELATIONSHIPS:
+                    found.setdefault(edge.source_id, set()).add(edge.target_id)
+        wholes = {whole for parts in found.values() for whole in parts}
+        self._load_visibility(wholes - set(self._visible))
+        out = {}
+        for node_id, parts in sorted(found.items()):
+            kept = frozenset(whole for whole in parts if self.visible(whole))
+            if kept:
+                out[node_id] = kept
+        return out
+
     def _light_edges(self, node_ids: Sequence[str], *, outgoing_only: bool = False) -> list[Edge]:
         """Edges touching the ids (or leaving them), by id, without metadata (not needed here)."""
+        if self._cache is not None:
+            return self._cached_light_edges(node_ids, outgoing_only)
         return [
             Edge(
                 id=e.id,
@@ -328,11 +395,75 @@ class GraphReader:
             for e in self.store.light_edges(node_ids, outgoing_only=outgoing_only)
         ]
 
+    def _cached_light_edges(self, node_ids: Sequence[str], outgoing_only: bool) -> list[Edge]:
+        """`_light_edges` from the read cache's edges touching each id (those of ids
+        not seen yet read in one `Store.light_edges`): the same edges, by id."""
+        assert self._cache is not None
+        table = self._cache.table(_TOUCHING)
+        unknown = sorted({node_id for node_id in node_ids if node_id not in table})
+        if unknown:
+            fresh: dict[str, list[Edge]] = {node_id: [] for node_id in unknown}
+            for e in self.store.light_edges(unknown):
+                edge = Edge(
+                    id=e.id,
+                    source_id=e.source_id,
+                    target_id=e.target_id,
+                    relationship=e.relationship,
+                    strength=e.strength,
+                )
+                for end in {e.source_id, e.target_id}:
+                    if end in fresh:
+                        fresh[end].append(edge)
+            table.update(fresh)
+        ids = set(node_ids)
+        found = {
+            edge.id: edge
+            for node_id in ids
+            for edge in table[node_id]
+            if not outgoing_only or edge.source_id in ids
+        }
+        return [found[key] for key in sorted(found)]
+
+    def edges_between(self, node_ids: Iterable[str]) -> list[Edge]:
+        """`Store.list_edges_between` (full edges, both ends among the ids, by id),
+        through the read cache of each id's leaving edges."""
+        if self._cache is None:
+            return self.store.list_edges_between(node_ids)
+        wanted = set(node_ids)
+        leaving = self._cached(_LEAVING, sorted(wanted), self.store.edges_leaving)
+        found = [edge for edges in leaving.values() for edge in edges if edge.target_id in wanted]
+        found.sort(key=lambda edge: edge.id)
+        return found
+
     def links(self, node_id: str) -> list[Link]:
         """Links of a node to visible neighbours, strongest first (loads them if needed)."""
         if node_id not in self._links:
             self.load_links([node_id])
         return self._links[node_id]
+
+
+# The `ReadCache` tables of `GraphReader`: node rows (None: no row), (agent_id,
+# forgotten_at) per id, (node_type, source) per id, light edges touching an id,
+# full edges leaving an id.
+_NODE_ROWS: Final = "retrieval.nodes"
+_VISIBILITY: Final = "retrieval.visibility"
+_KINDS: Final = "retrieval.kinds"
+_TOUCHING: Final = "retrieval.touching"
+_LEAVING: Final = "retrieval.leaving"
+
+
+def patch_accessed(cache: ReadCache, node_ids: Iterable[str], now: str) -> None:
+    """Apply `Store.bump_access(node_ids, now)` to the cached node rows (each id once)."""
+    rows = cache.peek(_NODE_ROWS)
+    if rows is None:
+        return
+    for node_id in set(node_ids):
+        node = rows.get(node_id)
+        if node is not None:
+            bumped = copy.copy(node)  # a new row: rows handed out earlier stay as read
+            bumped.access_count += 1
+            bumped.last_accessed_at = now
+            rows[node_id] = bumped
 
 
 @dataclass

@@ -95,7 +95,7 @@ from .graph_view import (
     Link,
     WeightedGraph,
     leaky_transitions,
-    store_fingerprint,
+    patch_accessed,
     walk_degrees,
     weighted_graph,
 )
@@ -148,8 +148,11 @@ UTILITY_WEIGHT: Final = 0.3  # seed 004's alpha
 # half (benchmarks/eval_learning.py, two conversations, effort 3): a success
 # vouches for all k nodes it used, most of which did not answer, so a strong
 # lift (gain 1.0: -0.057 R@5) hurts; an objection is precise (those nodes did
-# not answer a question like this one) and helps (+0.011 alone).
-EXPERIENCE_GAIN: Final = 0.25
+# not answer a question like this one) and helps (+0.011 alone).  Since the lift
+# is scaled by the node's standing among the candidates (`experienced_score`),
+# gains 0.25-0.4 form a plateau in a replay of the dev rankings (efforts 0 and 3);
+# real play, effort 3: 0.25 -> +0.021, 0.35 -> +0.024; effort 0: +0.041 / +0.040.
+EXPERIENCE_GAIN: Final = 0.35
 EXPERIENCE_PENALTY: Final = 0.5
 SUPERSEDED_FACTOR: Final = 0.5
 PPR_RESTART: Final = 0.15  # seed 002; the walk keeps 1 − 0.15 = 0.85 per step
@@ -179,6 +182,14 @@ ENTITY_PUSH_EPSILON: Final = 1e-5
 # its score (unattributed candidates are untouched; 1 switches it off).
 # Tuned on the LoCoMo dev half only (SPEC "Retrieval quality").
 OTHER_SPEAKER_FACTOR: Final = 0.75
+# Participant scope (effort >= 1, `_participant_stage`): when the query names a
+# known speaker, a turn of *another* speaker from a conversation (its wholes:
+# sessions) in which no named speaker ever spoke keeps this factor of its
+# score.  A memory that pools several conversations answers "What did Melanie
+# …" from the conversations Melanie took part in; within one conversation every
+# session has its participants, so nothing moves there.  Chosen on the LoCoMo
+# dev half's pooled no-forgetting run (SPEC §10.7); 1 switches it off.
+ABSENT_PARTICIPANT_FACTOR: Final = 0.5
 # ... unless that candidate says more of the question than the named speaker
 # ever did: its coverage (Σ idf of the distinct query terms it holds, the
 # named speakers' names left out) is above SAID_IT_RATIO × the best coverage
@@ -256,6 +267,7 @@ class RetrievalSettings:
     entity_query_weight: float = ENTITY_QUERY_WEIGHT
     entity_restart: float = ENTITY_RESTART
     other_speaker_factor: float = OTHER_SPEAKER_FACTOR
+    absent_participant_factor: float = ABSENT_PARTICIPANT_FACTOR
     said_it_ratio: float = SAID_IT_RATIO
     content_floor: float = CONTENT_FLOOR
     speaker_focus_gain: float = SPEAKER_FOCUS_GAIN
@@ -345,6 +357,9 @@ class _Run:
     timings: dict[str, float] = field(default_factory=dict)
     mechanisms: list[str] = field(default_factory=list)
     aids: int = 0
+    cosines: dict[str, float] = field(default_factory=dict)  # exact, from stage 1
+    # Named speakers -> the wholes (conversations) they spoke in (`_absent`).
+    joined: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
 
     def offer(self, node_id: str, score: float, hops: int, via: str | None) -> bool:
         """Keep the better of an existing entry and a neighbour path; True if it improved."""
@@ -391,6 +406,7 @@ def hybrid_search(
     fusion: str = DEFAULT_FUSION,
     keyword_weight: float | None = None,
     rrf_k: int = RRF_K,
+    cosines: dict[str, float] | None = None,
 ) -> tuple[list[tuple[str, float]], set[str], dict[str, int]]:
     """Embedding top-k and BM25 top-k, fused (call under the facade lock).
 
@@ -403,7 +419,8 @@ def hybrid_search(
     embedding top-k gets its exact cosine, an embedding hit its exact BM25
     score (0 without a shared term).  RRF uses the two ranked lists as they
     are.  Output: ``(fused (id, score) best first, ids found by the
-    embedding, {"embedding": n, "bm25": n})``.
+    embedding, {"embedding": n, "bm25": n})``; `cosines`, when given, receives
+    the exact cosines computed on the way (the index score of each id).
     Complexity: one index search + BM25 over the postings of the query terms
     + k exact cosines.
     """
@@ -427,6 +444,8 @@ def hybrid_search(
     keyword_scores.update(bm25_hits)
     counts = {"embedding": len(embedding_hits), "bm25": len(bm25_hits)}
     embedded = {node_id for node_id, _ in embedding_hits}
+    if cosines is not None:
+        cosines.update(embedding_hits)
     if fusion == RRF_FUSION:
         fused = reciprocal_rank_fusion(
             [[node_id for node_id, _ in embedding_hits], [node_id for node_id, _ in bm25_hits]],
@@ -437,6 +456,8 @@ def hybrid_search(
     cosine = dict(embedding_hits)
     if vector is not None:
         cosine.update(index.similarities(vector, (n for n, _ in bm25_hits if n not in cosine)))
+        if cosines is not None:
+            cosines.update(cosine)
     pool = sorted(set(cosine) | {node_id for node_id, _ in bm25_hits})
     keyword = {node_id: keyword_scores.get(node_id, 0.0) for node_id in pool}
     fused = score_fusion([keyword, cosine], (weight, 1.0 - weight))
@@ -461,6 +482,7 @@ def _candidates(
         fusion=settings.fusion,
         keyword_weight=settings.keyword_weight,
         rrf_k=settings.rrf_k,
+        cosines=run.cosines,
     )
     run.reader.load_nodes(node_id for node_id, _ in fused)
     best = fused[0][1] if fused else 1.0
@@ -884,6 +906,84 @@ def _entity_stage(run: _Run, text: str) -> None:
     run.timings["entity_walk"] = _ms(started)
 
 
+def _participant_stage(
+    run: _Run,
+    text: str,
+    vector: list[float] | None,
+    tokens: list[str],
+    pool: int,
+    node_type: str | None,
+    agent_id: str | None,
+) -> None:
+    """Stage 1b: turns from conversations no named speaker took part in × the factor.
+
+    Runs when the query names a known speaker and the index knows at least two
+    (`attribution`).  The conversations a speaker took part in are the wholes
+    (``part_of`` targets) of the turns she said; a candidate said by another
+    speaker whose wholes are known and none of them is such a conversation is
+    *out of context*.  The pool is first widened by their number (one more
+    candidate search: fused scores do not depend on the pool's size), so they
+    do not take the places of the question's own conversation's candidates,
+    then they are scaled by `absent_participant_factor` before graph support
+    (they pass less support on and seed nothing).  Unattributed candidates
+    and parts of no whole are untouched.  O(out-edges of the named speakers'
+    turns and of the candidates) + one candidate search when any is out.
+    """
+    factor = run.settings.absent_participant_factor
+    run.stats["absent_participant_demoted"] = 0
+    if factor >= 1.0 or not run.entries:
+        return
+    demoted = _absent(run, text, run.entries)
+    if not demoted:
+        return
+    run.entries.clear()
+    run.aids = 0
+    wider = pool + len(demoted)
+    _candidates(run, vector, tokens, wider, _allowed_ids(run, node_type, agent_id))
+    demoted = _absent(run, text, run.entries)
+    for node_id in demoted:
+        entry = run.entries[node_id]
+        entry.own *= factor
+        entry.score *= factor
+    if demoted:
+        run.mechanisms.append("participant_scope")
+    run.stats["absent_participant_demoted"] = len(demoted)
+
+
+def _absent(run: _Run, text: str, node_ids: Iterable[str]) -> set[str]:
+    """The `node_ids` said by others in conversations no speaker `text` names took part in.
+
+    Empty when `text` names no known speaker or the index knows fewer than two.
+    The wholes each named group spoke in are computed once per retrieval.
+    O(out-edges of the named speakers' turns and of `node_ids`).
+    """
+    if run.settings.absent_participant_factor >= 1.0:
+        return set()
+    index = entity_index(run.graph)
+    named = tuple(index.query_speakers(text))
+    if not named or index.speakers() < 2:
+        return set()
+    others = [
+        node_id
+        for node_id in sorted(set(node_ids))
+        if (speaker := index.speaker(node_id)) is not None and speaker not in named
+    ]
+    if not others:
+        return set()
+    joined = run.joined.get(named)
+    if joined is None:
+        theirs = {node_id for key in named for node_id in index.authored(key)}
+        wholes_of = run.reader.wholes_of(theirs)
+        joined = run.joined[named] = {whole for wholes in wholes_of.values() for whole in wholes}
+    if not joined:
+        return set()
+    return {
+        node_id
+        for node_id, wholes in run.reader.wholes_of(others).items()
+        if joined.isdisjoint(wholes)
+    }
+
+
 def _speaker_stage(run: _Run, text: str) -> None:
     """Stage 4c: candidates said by a speaker the query does not name × `other_speaker_factor`.
 
@@ -1029,8 +1129,9 @@ def _speaker_focus(run: _Run, text: str, named: set[str], tokens: Sequence[str])
 def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) -> int:
     """Similar earlier outcomes vouch for (or object to) the nodes they used.
 
-    score' = (score ⊕ gain · support) × (1 − penalty · objection), with ⊕ the
-    noisy-OR of `combine_evidence` and support/objection from
+    score' = (score ⊕ gain · support · r) × (1 − penalty · objection), with ⊕ the
+    noisy-OR of `combine_evidence`, r the candidate's score over the best
+    candidate's (`experienced_score`), and support/objection from
     `ExperienceIndex.evidence` (objections through the BM25 index's view of
     which words matched).  Returns the number of entries changed.
     """
@@ -1053,9 +1154,10 @@ def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) ->
         Lexical.of(graph.text_index(), tokens, sorted(run.entries)),
     )
     gain, penalty = run.settings.experience_gain, run.settings.experience_penalty
+    best = max(entry.score for entry in run.entries.values())
     for node_id, evidence in found.items():
         entry = run.entries[node_id]
-        entry.score = experienced_score(entry.score, evidence, gain, penalty)
+        entry.score = experienced_score(entry.score, evidence, gain, penalty, best)
     return len(found)
 
 
@@ -1211,14 +1313,13 @@ def record_access(graph: GraphEngine, result_ids: Sequence[str]) -> None:
     if not result_ids or graph.store.write_refusal() is not None:
         return  # a read-only or damaged file serves reads without bookkeeping
     store = graph.store
-    before = store_fingerprint(store)
     now = utc_now()
 
     def bump() -> None:
         store.bump_access(result_ids, now)
 
-    store.try_write(bump)
-    graph.snapshot_writes_done(before)
+    # Graph-neutral: the snapshot and the engine's read cache (patched) stay valid.
+    graph.neutral_write(bump, lambda cache: patch_accessed(cache, result_ids, now))
 
 
 def _result_rows(
@@ -1227,19 +1328,25 @@ def _result_rows(
     nodes: Mapping[str, Node],
     flags: Mapping[str, list[str]],
     vector: list[float] | None,
+    known: Mapping[str, float],
 ) -> list[dict[str, Any]]:
-    """The JSON result objects; similarity = cosine(query, node), 0.0 without a query vector."""
+    """The JSON result objects; similarity = cosine(query, node), 0.0 without a query vector.
+
+    `known`: exact cosines stage 1 computed (the same `exact_score` value), reused."""
     index = graph.vector_index()
-    query_vector = normalized_f32(vector, index.dimensions) if vector is not None else None
+    query_vector: list[float] | None = None
     rows = []
     for entry in chosen:
         node = nodes[entry.node_id]
-        stored = index.get(entry.node_id) if query_vector is not None else None
-        similarity = (
-            exact_score(query_vector, stored)
-            if query_vector is not None and stored is not None
-            else 0.0
-        )
+        similarity = 0.0
+        if vector is not None:
+            found = known.get(entry.node_id)
+            if found is None:
+                if query_vector is None:
+                    query_vector = normalized_f32(vector, index.dimensions)
+                stored = index.get(entry.node_id)
+                found = exact_score(query_vector, stored) if stored is not None else 0.0
+            similarity = found
         rows.append(
             {
                 "node_id": entry.node_id,
@@ -1326,7 +1433,9 @@ def retrieve_context(
         # The whole-graph band reads structure from the cached snapshot; the
         # others read it from SQL per call (their cost does not depend on a cache).
         snapshot = graph.graph_snapshot() if plan.walk == "full" else None
-        reader = GraphReader(graph.store, snapshot=snapshot, agent_id=agent_id)
+        reader = GraphReader(
+            graph.store, snapshot=snapshot, agent_id=agent_id, cache=graph.read_cache()
+        )
 
         def returnable(node: Node) -> bool:
             return reader.is_visible(node) and (node_type is None or node.node_type == node_type)
@@ -1339,6 +1448,8 @@ def retrieve_context(
         if tokens:
             _candidates(run, vector, tokens, pool, _allowed_ids(run, node_type, agent_id))
             run.mechanisms.extend(["embedding", "bm25", FUSION_MECHANISMS[settings.fusion]])
+            if plan.support:
+                _participant_stage(run, text, vector, tokens, pool, node_type, agent_id)
         else:
             run.stats["candidates"] = {"pool_size": pool, "embedding": 0, "bm25": 0, "fused": 0}
         if plan.walk is not None and settings.prf_weight > 0.0 and run.entries:
@@ -1373,7 +1484,7 @@ def retrieve_context(
 
         started = time.perf_counter()
         universe = _window(run, result_ids)
-        window_edges = graph.store.list_edges_between(universe)
+        window_edges = run.reader.edges_between(universe)
         topology = analyze(build_adjacency(universe, window_edges), trigger="retrieve_context")
         run.mechanisms.append("topology")
         run.timings["topology"] = _ms(started)
@@ -1389,7 +1500,7 @@ def retrieve_context(
             superseded = [n for n, node in nodes.items() if node.superseded_by is not None]
             flags = contradiction_flags(result_ids, window_edges, superseded)
             run.mechanisms.append("contradiction_check")
-        results = _result_rows(graph, chosen, nodes, flags, vector)
+        results = _result_rows(graph, chosen, nodes, flags, vector, run.cosines)
         started = time.perf_counter()
         record_access(graph, result_ids)
         retrieval_trace(graph).record(text, result_ids)
@@ -1409,6 +1520,7 @@ def retrieve_context(
         "expanded": run.stats["expanded"],
         "ppr_nodes": run.stats.get("ppr_nodes", 0),
         "entity_nodes": run.stats.get("entity_nodes", 0),
+        "absent_participant_demoted": run.stats.get("absent_participant_demoted", 0),
         "other_speaker_demoted": run.stats.get("other_speaker_demoted", 0),
         "other_speaker_kept": run.stats.get("other_speaker_kept", 0),
         "content_scaled": run.stats.get("content_scaled", 0),
