@@ -9,7 +9,7 @@ Two facades on one file stand for two processes (two connections: the same
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,12 +17,9 @@ from graphonomous import Graphonomous
 
 
 @pytest.fixture
-def pair(tmp_path: Path) -> Iterator[tuple[Graphonomous, Graphonomous]]:
-    db = tmp_path / "g.db"
-    with Graphonomous(db) as writer, Graphonomous(db) as reader:
-        texts = ["the kettle whistles", "kettle on the stove", "garden hose", "bicycle chain"]
-        for i, text in enumerate(texts):
-            writer.store_node(text, node_id=f"n{i}")
+def pair(two_connections: Any) -> Iterator[tuple[Graphonomous, Graphonomous]]:
+    texts = ["the kettle whistles", "kettle on the stove", "garden hose", "bicycle chain"]
+    with two_connections(texts, "n") as (writer, reader):
         writer.store_edge("n0", "n1", "related", strength=0.6)
         yield writer, reader
 

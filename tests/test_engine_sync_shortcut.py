@@ -9,7 +9,7 @@ Two facades on one file stand for two processes (two connections: the same
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,12 +17,10 @@ from graphonomous import Graphonomous
 
 
 @pytest.fixture
-def pair(tmp_path: Path) -> Iterator[tuple[Graphonomous, Graphonomous]]:
-    db = tmp_path / "g.db"
-    with Graphonomous(db) as writer, Graphonomous(db) as reader:
-        for i, text in enumerate(["morning coffee", "garden hose", "bicycle chain", "old map"]):
-            writer.store_node(text, node_id=f"f{i}")
-        yield writer, reader
+def pair(two_connections: Any) -> Iterator[tuple[Graphonomous, Graphonomous]]:
+    texts = ["morning coffee", "garden hose", "bicycle chain", "old map"]
+    with two_connections(texts, "f") as opened:
+        yield opened
 
 
 def _log_reads(graph: Graphonomous) -> list[str]:
