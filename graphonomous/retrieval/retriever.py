@@ -912,8 +912,7 @@ def _participant_stage(
     vector: list[float] | None,
     tokens: list[str],
     pool: int,
-    node_type: str | None,
-    agent_id: str | None,
+    allowed: set[str] | None,
 ) -> None:
     """Stage 1b: turns from conversations no named speaker took part in × the factor.
 
@@ -936,11 +935,13 @@ def _participant_stage(
     demoted = _absent(run, text, run.entries)
     if not demoted:
         return
+    # The wider pool holds the first one (each channel's top N grows, scores stay),
+    # so only the candidates it adds are checked.
+    first = set(run.entries)
     run.entries.clear()
     run.aids = 0
-    wider = pool + len(demoted)
-    _candidates(run, vector, tokens, wider, _allowed_ids(run, node_type, agent_id))
-    demoted = _absent(run, text, run.entries)
+    _candidates(run, vector, tokens, pool + len(demoted), allowed)
+    demoted |= _absent(run, text, set(run.entries) - first)
     for node_id in demoted:
         entry = run.entries[node_id]
         entry.own *= factor
@@ -957,8 +958,6 @@ def _absent(run: _Run, text: str, node_ids: Iterable[str]) -> set[str]:
     The wholes each named group spoke in are computed once per retrieval.
     O(out-edges of the named speakers' turns and of `node_ids`).
     """
-    if run.settings.absent_participant_factor >= 1.0:
-        return set()
     index = entity_index(run.graph)
     named = tuple(index.query_speakers(text))
     if not named or index.speakers() < 2:
@@ -1445,15 +1444,16 @@ def retrieve_context(
         run.stats.update(limit=limit, agent_id=agent_id)
         pool = max(settings.min_candidates, settings.candidate_multiplier * limit)
         started = time.perf_counter()
+        allowed = _allowed_ids(run, node_type, agent_id)
         if tokens:
-            _candidates(run, vector, tokens, pool, _allowed_ids(run, node_type, agent_id))
+            _candidates(run, vector, tokens, pool, allowed)
             run.mechanisms.extend(["embedding", "bm25", FUSION_MECHANISMS[settings.fusion]])
             if plan.support:
-                _participant_stage(run, text, vector, tokens, pool, node_type, agent_id)
+                _participant_stage(run, text, vector, tokens, pool, allowed)
         else:
             run.stats["candidates"] = {"pool_size": pool, "embedding": 0, "bm25": 0, "fused": 0}
         if plan.walk is not None and settings.prf_weight > 0.0 and run.entries:
-            _feedback(run, tokens, pool, _allowed_ids(run, node_type, agent_id))
+            _feedback(run, tokens, pool, allowed)
         run.timings["candidates"] = _ms(started)
         if effort is None and not deep and plan.effort > 0 and _documents(run, limit):
             plan = run.plan = effort_plan(0, False, 0)  # auto_effort.py
