@@ -32,13 +32,15 @@ conversation (the ``graph`` store of `eval_locomo`: turns, session nodes,
   "isolated", and over everything, "pooled") and "shared" (no agent ids: one
   memory, played and measured over everything).  Other conversations' turns
   count as turns: one among the first five takes a slot.  Each with a
-  control that learns nothing.
+  control that learns nothing.  ``--no-forgetting-first K`` makes the K-th
+  conversation (file order) conversation 1.
 
 Run (data is read in place, never copied):
 
     python benchmarks/eval_learning.py --data ../shared/data/locomo/locomo-dev.json \\
         [--efforts 0,3,6] [--modes both,learn,consolidate,neither] \\
-        [--conversations N] [--no-forgetting] [--json OUT] [--bootstrap 1000]
+        [--conversations N] [--no-forgetting [--no-forgetting-first K]] [--json OUT]
+        [--bootstrap 1000]
 
 ``--check`` (used by the CI-sized test) exits 1 when learning + consolidation
 lowers unseen-question R@5 at any effort run.
@@ -397,6 +399,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=0, help="first N only (0: all)")
     parser.add_argument("--no-forgetting", action="store_true", help="also the pooled-store run")
     parser.add_argument("--no-forgetting-effort", type=int, default=3)
+    parser.add_argument(
+        "--no-forgetting-first",
+        type=int,
+        default=0,
+        help="which conversation (0-based, file order) is conversation 1; the rest follow",
+    )
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap rounds")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write the summary here")
@@ -445,11 +453,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     if args.no_forgetting:
         effort = args.no_forgetting_effort
+        first = args.no_forgetting_first % len(conversations)
+        order = [*conversations[first:], *conversations[:first]]
         summary["no_forgetting"] = {}
         for scope, scoped in (("scoped", True), ("shared", False)):
-            run = no_forgetting(conversations, embedder, effort, log, scoped=scoped)
+            run = no_forgetting(order, embedder, effort, log, scoped=scoped)
             run["control"] = no_forgetting(
-                conversations, embedder, effort, log, mode="neither", scoped=scoped
+                order, embedder, effort, log, mode="neither", scoped=scoped
             )
             summary["no_forgetting"][scope] = run
     print(report(summary))
