@@ -43,7 +43,7 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
-from typing import Final
+from typing import Final, TypeAlias
 
 from ..embed import tokenize
 from ..embed.vectors import pack_sections, unpack_sections
@@ -511,6 +511,14 @@ class Bm25Index:
         slots = set(held)
         return frozenset(term for term in terms if self._term_slot.get(term, -1) in slots)
 
+    def within(self, doc_ids: Iterable[str]) -> Bm25Context:
+        """A view scoring with the statistics of `doc_ids` only (`Bm25Context`).
+
+        Complexity: O(Σ distinct terms of the documents).
+        """
+        slots = sorted({self._doc_slot[d] for d in doc_ids if d in self._doc_slot})
+        return Bm25Context(self, slots)
+
     # -- persistence -------------------------------------------------------------
 
     def memory_bytes(self) -> dict[str, int]:
@@ -593,6 +601,118 @@ class Bm25Index:
         for doc in range(len(self._doc_terms)):
             self._terms_of(doc)
         self._saved = None
+
+
+class Bm25Context:
+    """BM25 with the statistics of a context: a subset of an index's documents.
+
+    N, the document frequencies, avgdl and the mean idf of the negative-idf
+    floor are those of the context's documents, exactly what a `Bm25Index`
+    holding only them would compute; any document of the index can be scored
+    with them (its own tf and length).  A term no context document holds
+    carries no evidence (idf 0), as in an index without it.  Why: in a store
+    pooling several conversations, a word one conversation talks about all
+    the time (its topic, its speakers' names) is rare in the pool, so global
+    idf lets it outweigh the words that tell that conversation's turns apart;
+    inside the context the question is about, it weighs what it weighs there.
+    Reference: the local collection statistics of distributed retrieval
+    (J. Callan, "Distributed Information Retrieval", 2000, §5).  Built by
+    `Bm25Index.within`; valid until the index changes (one retrieval).
+    """
+
+    def __init__(self, index: Bm25Index, slots: Sequence[int]) -> None:
+        self._index = index
+        self.k1, self.b, self.epsilon = index.k1, index.b, index.epsilon
+        self._n = len(slots)
+        self._total_len = sum(index._doc_len[slot] for slot in slots)
+        df: dict[int, int] = {}
+        for doc in slots:
+            for term in index._terms_of(doc) or ():
+                df[term] = df.get(term, 0) + 1
+        self._df = df
+        histogram: dict[int, int] = {}
+        for count in df.values():
+            histogram[count] = histogram.get(count, 0) + 1
+        total = math.fsum(terms * self._raw_idf(d) for d, terms in sorted(histogram.items()))
+        self._mean_idf = total / len(df) if df else 0.0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def terms(self, tokens: Iterable[str]) -> list[str]:
+        """The index's terms of `tokens` (`Bm25Index.terms`).  O(n)."""
+        return self._index.terms(tokens)
+
+    def _raw_idf(self, df: int) -> float:
+        return math.log(self._n - df + 0.5) - math.log(df + 0.5)
+
+    def idf(self, term: str) -> float:
+        """Okapi idf in the context with rank-bm25's floor; 0.0 for a term it lacks.  O(1)."""
+        slot = self._index._term_slot.get(term)
+        df = 0 if slot is None else self._df.get(slot, 0)
+        if not df:
+            return 0.0
+        value = self._raw_idf(df)
+        return self.epsilon * self._mean_idf if value < 0.0 else value
+
+    def scores(
+        self, query_tokens: Sequence[str], *, allow: Callable[[str], bool] | None = None
+    ) -> dict[str, float]:
+        """BM25 in the context of every allowed document holding a query term it weighs.
+
+        As `Bm25Index.scores` (same sums in the same order), with the context's
+        statistics.  Complexity: O(postings of the distinct query terms).
+        """
+        index = self._index
+        if self._n == 0 or self._total_len == 0:
+            return {}
+        avgdl = self._total_len / self._n
+        k1, b = self.k1, self.b
+        doc_len, doc_ids = index._doc_len, index._doc_ids
+        verdicts: dict[int, bool] = {}
+        totals: dict[int, float] = {}
+        for term, repeats in _term_counts(self.terms(query_tokens)).items():
+            weight = self.idf(term) * repeats
+            slot = index._term_slot.get(term)
+            if slot is None or weight == 0.0:
+                continue
+            for doc, tf in zip(*index._postings(slot), strict=True):
+                if allow is not None:
+                    verdict = verdicts.get(doc)
+                    if verdict is None:
+                        doc_id = doc_ids[doc]
+                        assert doc_id is not None
+                        verdict = verdicts[doc] = allow(doc_id)
+                    if not verdict:
+                        continue
+                norm = k1 * (1.0 - b + b * doc_len[doc] / avgdl)
+                gain = weight * (tf * (k1 + 1.0) / (tf + norm))
+                totals[doc] = totals.get(doc, 0.0) + gain
+        live_ids = map(doc_ids.__getitem__, totals)
+        return dict(zip(live_ids, totals.values(), strict=True))  # type: ignore[arg-type]
+
+    def top_k(
+        self,
+        query_tokens: Sequence[str],
+        k: int,
+        *,
+        allow: Callable[[str], bool] | None = None,
+        also: Iterable[str] = (),
+    ) -> tuple[list[tuple[str, float]], dict[str, float]]:
+        """`Bm25Index.top_k` with the context's statistics (every posting scored).
+
+        Complexity: O(P + P log P), P the documents the query terms reach.
+        """
+        scored = self.scores(query_tokens, allow=allow)
+        ranked = sorted(
+            ((doc_id, value) for doc_id, value in scored.items() if value > 0.0),
+            key=lambda pair: (-pair[1], pair[0]),
+        )
+        return ranked[: max(k, 0)], {doc_id: scored.get(doc_id, 0.0) for doc_id in also}
+
+
+# What retrieval scores keywords with: the whole index or a context of it.
+KeywordIndex: TypeAlias = Bm25Index | Bm25Context
 
 
 def _typed(blob: bytes | memoryview) -> array[int]:
