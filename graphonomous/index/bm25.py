@@ -672,10 +672,10 @@ class Bm25Context:
         verdicts: dict[int, bool] = {}
         totals: dict[int, float] = {}
         for term, repeats in _term_counts(self.terms(query_tokens)).items():
-            weight = self.idf(term) * repeats
             slot = index._term_slot.get(term)
-            if slot is None or weight == 0.0:
-                continue
+            if slot is None or not self._df.get(slot):
+                continue  # no context document holds it: no evidence
+            weight = self.idf(term) * repeats
             for doc, tf in zip(*index._postings(slot), strict=True):
                 if allow is not None:
                     verdict = verdicts.get(doc)
