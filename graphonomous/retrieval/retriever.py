@@ -530,7 +530,7 @@ def _candidates(
         node = run.reader.node(node_id)
         if node is None or not run.reader.is_visible(node):
             continue  # forgotten after the index was built, or another agent's
-        own = value / best * node.confidence
+        own = min(1.0, value / best) * node.confidence  # set-aside ids may pass the best
         if is_retrieval_aid(node):
             run.aids += 1  # indexes built before aids were kept out of them
             continue
@@ -965,13 +965,19 @@ def _participant_stage(
     candidate search: fused scores do not depend on the pool's size), so they
     do not take the places of the question's own conversation's candidates,
     then they are scaled by `absent_participant_factor` before graph support
-    (they pass less support on and seed nothing).  Unattributed candidates
-    and parts of no whole are untouched.  O(out-edges of the named speakers'
-    turns and of the candidates) + one candidate search when any is out.
+    (they pass less support on and seed nothing).  With `context_statistics`
+    that search weighs keywords with the BM25 statistics of the named
+    speakers' conversations (`_context_keywords`, kept for the later keyword
+    stages) and normalises the channels and the best score over the
+    candidates in context, so those score as in a memory holding only their
+    conversations.  Unattributed candidates and parts of no whole are
+    untouched.  O(out-edges of the named speakers' turns and of the
+    candidates + the context's distinct terms) + one candidate search when
+    any is out.
     """
     factor = run.settings.absent_participant_factor
     run.stats["absent_participant_demoted"] = 0
-    if factor >= 1.0 or not run.entries:
+    if (factor >= 1.0 and not run.settings.context_statistics) or not run.entries:
         return
     demoted = _absent(run, text, run.entries)
     if not demoted:
@@ -986,7 +992,7 @@ def _participant_stage(
         _candidates(run, vector, tokens, pool + len(demoted), allowed, outside=outside)
     else:
         _candidates(run, vector, tokens, pool + len(demoted), allowed)
-    demoted = outside(sorted(run.entries))
+    demoted = outside(sorted(run.entries)) if factor < 1.0 else set()
     for node_id in sorted(demoted):
         entry = run.entries[node_id]
         entry.own *= factor
@@ -1025,27 +1031,31 @@ def _context_keywords(run: _Run, text: str) -> Bm25Context:
     """
     named = tuple(entity_index(run.graph).query_speakers(text))
     wholes = run.joined[named]
-    return run.graph.text_index().within(wholes | run.reader.parts_of(wholes))
+    parts = run.reader.parts_of(wholes).values()
+    return run.graph.text_index().within(wholes.union(*parts))
 
 
 def _absent(run: _Run, text: str, node_ids: Iterable[str]) -> set[str]:
-    """The `node_ids` said by others in conversations no speaker `text` names took part in.
+    """The `node_ids` of conversations no speaker `text` names took part in.
 
-    Empty when `text` names no known speaker or the index knows fewer than two.
-    The wholes each named group spoke in are computed once per retrieval.
-    O(out-edges of the named speakers' turns and of `node_ids`).
+    Those are turns said by others whose wholes are all outside the wholes the
+    named speakers spoke in, and such wholes themselves (an unattributed node
+    with attributed parts: another conversation's session).  Empty when
+    `text` names no known speaker or the index knows fewer than two.  The
+    wholes each named group spoke in are computed once per retrieval.
+    O(out-edges of the named speakers' turns and of `node_ids` + in-edges
+    of the unattributed `node_ids`).
     """
     index = entity_index(run.graph)
     named = tuple(index.query_speakers(text))
     if not named or index.speakers() < 2:
         return set()
+    ids = sorted(set(node_ids))
     others = [
         node_id
-        for node_id in sorted(set(node_ids))
+        for node_id in ids
         if (speaker := index.speaker(node_id)) is not None and speaker not in named
     ]
-    if not others:
-        return set()
     joined = run.joined.get(named)
     if joined is None:
         theirs = {node_id for key in named for node_id in index.authored(key)}
@@ -1053,11 +1063,17 @@ def _absent(run: _Run, text: str, node_ids: Iterable[str]) -> set[str]:
         joined = run.joined[named] = {whole for wholes in wholes_of.values() for whole in wholes}
     if not joined:
         return set()
-    return {
+    out = {
         node_id
         for node_id, wholes in run.reader.wholes_of(others).items()
         if joined.isdisjoint(wholes)
     }
+    unattributed = [n for n in ids if index.speaker(n) is None and n not in joined]
+    if unattributed:
+        for whole, parts in run.reader.parts_of(unattributed).items():
+            if any(index.speaker(part) is not None for part in parts):
+                out.add(whole)
+    return out
 
 
 def _speaker_stage(run: _Run, text: str) -> None:
