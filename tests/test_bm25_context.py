@@ -6,6 +6,7 @@ subset lacks weighs nothing."""
 
 from __future__ import annotations
 
+import heapq
 import random
 
 from hypothesis import given, settings
@@ -55,6 +56,11 @@ def test_context_equals_an_index_of_only_its_documents(seed: int, size: int, k: 
         want, want_extra = alone.top_k(tokens, k, also=sorted(ids)[:3])
         assert hits == want
         assert hexed(extra) == hexed(want_extra)
+        # Over every document (the context's statistics for those outside it too),
+        # MaxScore's top k is the exhaustive one.
+        every = context.scores(tokens)
+        ranked = heapq.nsmallest(k, ((-v, d) for d, v in every.items() if v > 0.0))
+        assert context.top_k(tokens, k)[0] == [(d, -v) for v, d in ranked]
 
 
 def test_outside_documents_use_the_contexts_statistics_and_its_vocabulary() -> None:

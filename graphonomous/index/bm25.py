@@ -59,6 +59,9 @@ BM25_EPSILON: Final = 0.25
 # LoCoMo dev half: BM25 R@5 0.445 -> see SPEC "Retrieval quality".
 BM25_STEM: Final = True
 _STEM_CACHE_SIZE: Final = 1 << 16
+# Contexts (`within`) kept until the next change: one per group of people a
+# question names; each holds one int per distinct term of its documents.
+_CONTEXT_CACHE_SIZE: Final = 8
 # Postings whose impacts (8 bytes each) `top_k` keeps between queries until the
 # next change: the common words recur in most queries; 4 MB at most.
 _IMPACT_CACHE_POSTINGS: Final = 500_000
@@ -166,6 +169,9 @@ class Bm25Index:
         # dropped with the norms, bounded by `_IMPACT_CACHE_POSTINGS`
         self._impacts: dict[int, array[float]] = {}
         self._impact_postings = 0
+        # (version, document slots) -> its `Bm25Context`: questions about the
+        # same people recur, and a context costs a pass over its documents' terms
+        self._contexts: dict[tuple[int, tuple[int, ...]], Bm25Context] = {}
 
     # -- contents ------------------------------------------------------------
 
@@ -514,10 +520,19 @@ class Bm25Index:
     def within(self, doc_ids: Iterable[str]) -> Bm25Context:
         """A view scoring with the statistics of `doc_ids` only (`Bm25Context`).
 
-        Complexity: O(Σ distinct terms of the documents).
+        Complexity: O(Σ distinct terms of the documents) the first time, O(len(doc_ids))
+        while the index does not change (the last `_CONTEXT_CACHE_SIZE` are kept).
         """
-        slots = sorted({self._doc_slot[d] for d in doc_ids if d in self._doc_slot})
-        return Bm25Context(self, slots)
+        slots = tuple(sorted({self._doc_slot[d] for d in doc_ids if d in self._doc_slot}))
+        key = (self._version, slots)
+        context = self._contexts.get(key)
+        if context is None:
+            if len(self._contexts) >= _CONTEXT_CACHE_SIZE or any(
+                version != self._version for version, _ in self._contexts
+            ):
+                self._contexts = {}
+            context = self._contexts[key] = Bm25Context(self, slots)
+        return context
 
     # -- persistence -------------------------------------------------------------
 
@@ -635,6 +650,7 @@ class Bm25Context:
             histogram[count] = histogram.get(count, 0) + 1
         total = math.fsum(terms * self._raw_idf(d) for d, terms in sorted(histogram.items()))
         self._mean_idf = total / len(df) if df else 0.0
+        self._norms: array[float] | None = None
 
     def __len__(self) -> int:
         return self._n
@@ -699,16 +715,37 @@ class Bm25Context:
         allow: Callable[[str], bool] | None = None,
         also: Iterable[str] = (),
     ) -> tuple[list[tuple[str, float]], dict[str, float]]:
-        """`Bm25Index.top_k` with the context's statistics (every posting scored).
+        """`Bm25Index.top_k` with the context's statistics, equal to `scores` bit for bit.
 
-        Complexity: O(P + P log P), P the documents the query terms reach.
+        Complexity: MaxScore (`maxscore.top_k`), the length normalisations of
+        every document computed once per context (O(N)).
         """
-        scored = self.scores(query_tokens, allow=allow)
-        ranked = sorted(
-            ((doc_id, value) for doc_id, value in scored.items() if value > 0.0),
-            key=lambda pair: (-pair[1], pair[0]),
+        index = self._index
+        wanted = list(dict.fromkeys(also))
+        if self._n == 0 or self._total_len == 0:
+            return [], {doc_id: 0.0 for doc_id in wanted}
+        avgdl = self._total_len / self._n
+        if self._norms is None:
+            self._norms = norms_of(self.k1, self.b, avgdl, index._doc_len)
+        scoring = Scoring(self.k1, self.b, avgdl, self._norms)
+        terms = []
+        for term, repeats in _term_counts(self.terms(query_tokens)).items():
+            slot = index._term_slot.get(term)
+            if slot is None or not self._df.get(slot):
+                continue
+            docs, tfs = index._postings(slot)
+            max_tf, min_len = index._term_bound(slot)
+            terms.append(Term(self.idf(term) * repeats, docs, tfs, max_tf, min_len))
+        doc_ids, doc_slot = index._doc_ids, index._doc_slot
+        hits, extra = maxscore_top_k(
+            terms,
+            scoring,
+            k,
+            doc_ids,
+            allow=None if allow is None else lambda doc: allow(doc_ids[doc]),  # type: ignore[arg-type]
+            also=[doc_slot[doc_id] for doc_id in wanted if doc_id in doc_slot],
         )
-        return ranked[: max(k, 0)], {doc_id: scored.get(doc_id, 0.0) for doc_id in also}
+        return hits, {doc_id: extra.get(doc_slot.get(doc_id, -1), 0.0) for doc_id in wanted}
 
 
 # What retrieval scores keywords with: the whole index or a context of it.
