@@ -1277,7 +1277,54 @@ def _max_nodes_option(sub: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Skipped:
+    """Stands in for the parser of a command `build_parser(only=...)` leaves out: every
+    method (add_argument, set_defaults, add_parser, add_subparsers, ...) does nothing
+    and returns the stand-in, so the registration code runs unchanged."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Skipped]:
+        return lambda *args, **kwargs: self
+
+
+class _OnlyCommand:
+    """The top-level subparsers action, registering the parser of one command only
+    (argparse's per-parser set-up is most of a cold command's parse cost)."""
+
+    def __init__(self, commands: Any, only: str) -> None:
+        self._commands = commands
+        self._only = only
+        self.found = False
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        if name != self._only:
+            return _Skipped()
+        self.found = True
+        return self._commands.add_parser(name, **kwargs)
+
+
+# Top-level options that take a value (`_command_word` skips the value).
+_VALUE_OPTIONS = ("--db", "--embedder")
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command a command line names: its first word that is not an option or an
+    option's value (None: none, or a help/version request, which needs every command)."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in _VALUE_OPTIONS:
+            skip = True
+        elif token in ("-h", "--help", "--version") or token == "--":
+            return None
+        elif not token.startswith("-"):
+            return token
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser; with `only`, just that command's sub-parser (the others
+    are left out, so parsing a known command costs one command's set-up, not 40)."""
     # --db and --json are accepted before or after the subcommand.
     common = _Parser(add_help=False)
     common.add_argument(
@@ -1318,7 +1365,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="embedder, before or after the command: hashing (default), onnx:<model dir>, … "
         "(default: $GRAPHONOMOUS_EMBEDDER or hashing)",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands: Any = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    selective = None if only is None else _OnlyCommand(commands, only)
+    if selective is not None:
+        commands = selective
 
     def command(
         name: str,
@@ -1660,6 +1710,8 @@ def build_parser() -> argparse.ArgumentParser:
     coverage.add_argument("task")
     coverage.add_argument("--topic", action="append", help="a critical topic (repeatable)")
     coverage.add_argument("--limit", type=int, default=10)
+    if selective is not None and not selective.found:
+        return build_parser()  # not a command: the full parser names the choices
     return document(parser)
 
 
@@ -1676,7 +1728,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    parser = build_parser()
+    parser = build_parser(_command_word(sys.argv[1:] if argv is None else argv))
     args: argparse.Namespace | None = None
     try:
         args = parser.parse_args(argv)

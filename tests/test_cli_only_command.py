@@ -1,0 +1,73 @@
+"""`build_parser(only=...)`: one command's parser behaves as the full parser for it (issue #20).
+
+A cold command builds only its own sub-parser; these tests pin that nothing a user
+sees changes: the parsed namespace, the help text, and the errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from graphonomous.cli import CliError, _command_word, build_parser
+
+
+def _top_commands() -> list[str]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(action.choices)
+
+
+def _sub(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    found: argparse.ArgumentParser = action.choices[name]
+    return found
+
+
+@pytest.mark.parametrize("name", _top_commands())
+def test_the_one_command_parser_formats_the_same_help(name: str) -> None:
+    full, only = _sub(build_parser(), name), _sub(build_parser(name), name)
+    assert only.format_help() == full.format_help()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["consolidate", "--dry-run", "--db", "x.db"],
+        ["--db", "x.db", "--json", "recall", "a query", "--effort", "3"],
+        ["node", "list", "--limit", "5"],
+        ["--embedder", "hashing", "goal", "create", "a title"],
+        ["edge", "add", "a", "b", "--relationship", "related", "--db", "y.db"],
+    ],
+)
+def test_the_one_command_parser_parses_the_same_namespace(argv: list[str]) -> None:
+    word = _command_word(argv)
+    assert word is not None
+    assert vars(build_parser(word).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv", [["consolidate", "--bogus"], ["node", "bogus"], ["recall"], ["node"]]
+)
+def test_the_one_command_parser_reports_the_same_errors(argv: list[str]) -> None:
+    messages = []
+    for parser in (build_parser(), build_parser(_command_word(argv))):
+        with pytest.raises(CliError) as raised:
+            parser.parse_args(argv)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+
+
+def test_the_command_word_skips_options_and_their_values() -> None:
+    assert _command_word(["--db", "recall", "--json", "stats"]) == "stats"
+    assert _command_word(["--embedder", "x", "consolidate"]) == "consolidate"
+    assert _command_word(["--json"]) is None
+    assert _command_word(["-h", "recall"]) is None
+    assert _command_word(["--version"]) is None
+
+
+def test_an_unknown_word_gets_the_full_parser_and_its_choices() -> None:
+    with pytest.raises(CliError) as raised:
+        build_parser("bogus").parse_args(["bogus"])
+    assert "consolidate" in str(raised.value)
