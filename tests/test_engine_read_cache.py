@@ -202,3 +202,27 @@ def test_kept_links_are_kept_per_agent(two_connections: Any) -> None:
             for agent in (None, "default", None, "default")
         ]
     assert windows == [{"n0", "theirs"}, {"n0"}, {"n0", "theirs"}, {"n0"}]
+
+
+def test_patch_accessed_makes_new_rows_and_leaves_handed_out_ones(
+    pair: tuple[Graphonomous, Graphonomous],
+) -> None:
+    from dataclasses import asdict
+
+    from graphonomous.engine.read_cache import ReadCache
+    from graphonomous.retrieval.graph_view import patch_accessed
+
+    _, reader = pair
+    row = reader.store.get_node("n0")
+    cache = ReadCache()
+    cache.table("retrieval.nodes")["n0"] = row
+    before = asdict(row)
+    patch_accessed(cache, ["n0", "n0", "absent"], "2030-01-01T00:00:00.000Z")
+    bumped = cache.table("retrieval.nodes")["n0"]
+    assert bumped is not row and type(bumped) is type(row)
+    assert asdict(row) == before  # the row handed out earlier is unchanged
+    assert asdict(bumped) == {
+        **before,
+        "access_count": row.access_count + 1,  # once per id, however often listed
+        "last_accessed_at": "2030-01-01T00:00:00.000Z",
+    }
