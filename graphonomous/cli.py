@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import functools
 import json
 import os
 import re
@@ -620,7 +621,11 @@ def cmd_pulse(args: argparse.Namespace, out: TextIO) -> int:
 # -- scan / watch (ingestion) --------------------------------------------------
 
 
-_SCAN_DEFAULTS = ingest.ScanOptions()  # seed 003's filesystem_* defaults
+@functools.cache
+def _scan_defaults() -> ingest.ScanOptions:
+    """Seed 003's filesystem_* defaults, read on first use: a command other than scan /
+    watch does not import the ingestion options and chunkers (≈ 12 ms)."""
+    return ingest.ScanOptions()
 
 
 def _scan_options(args: argparse.Namespace) -> ingest.ScanOptions:
@@ -632,8 +637,8 @@ def _scan_options(args: argparse.Namespace) -> ingest.ScanOptions:
         respect_gitignore=not args.no_gitignore,
         max_file_size_bytes=args.max_file_size_bytes,
         max_read_bytes=args.max_read_bytes,
-        poll_interval_ms=getattr(args, "poll_interval_ms", _SCAN_DEFAULTS.poll_interval_ms),
-        ingest_on_start=getattr(args, "ingest_on_start", _SCAN_DEFAULTS.ingest_on_start),
+        poll_interval_ms=getattr(args, "poll_interval_ms", _scan_defaults().poll_interval_ms),
+        ingest_on_start=getattr(args, "ingest_on_start", _scan_defaults().ingest_on_start),
     )
 
 
@@ -1231,8 +1236,12 @@ def _float_arg(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
 
 
-def _add_scan_arguments(sub: argparse.ArgumentParser) -> None:
-    """Options shared by `scan` and `watch` (defaults: seed 003's filesystem_* config)."""
+def _add_scan_arguments(sub: argparse.ArgumentParser, *, watch: bool = False) -> None:
+    """Options shared by `scan` and `watch` (defaults: seed 003's filesystem_* config),
+    and watch's poll interval.  Nothing for a command `build_parser(only=...)` leaves
+    out: its defaults are not even read."""
+    if isinstance(sub, _Skipped):
+        return
     sub.add_argument("directory", help="the folder to ingest")
     sub.add_argument(
         "--extensions",
@@ -1243,7 +1252,7 @@ def _add_scan_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--recursive",
         action=argparse.BooleanOptionalAction,
-        default=_SCAN_DEFAULTS.recursive,
+        default=_scan_defaults().recursive,
         help="descend into subfolders (default: yes)",
     )
     sub.add_argument("--include-hidden", action="store_true", help="also names starting with .")
@@ -1252,19 +1261,23 @@ def _add_scan_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--max-file-size-bytes",
         type=int,
-        default=_SCAN_DEFAULTS.max_file_size_bytes,
+        default=_scan_defaults().max_file_size_bytes,
         metavar="N",
         help="skip larger files (default 1000000)",
     )
     sub.add_argument(
         "--max-read-bytes",
         type=int,
-        default=_SCAN_DEFAULTS.max_read_bytes,
+        default=_scan_defaults().max_read_bytes,
         metavar="N",
         help="preview size: the first N bytes decide 'binary' before the whole file is "
         "read; text files are always ingested whole (default 16384)",
     )
     sub.add_argument("--quiet", "-q", action="store_true", help="no progress line or summary")
+    if watch:
+        sub.add_argument(
+            "--poll-interval-ms", type=int, default=_scan_defaults().poll_interval_ms, metavar="MS"
+        )
 
 
 def _max_nodes_option(sub: argparse.ArgumentParser) -> None:
@@ -1496,10 +1509,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "--force", action="store_true", help="re-read and re-ingest every file, even unchanged ones"
     )
     watch = command("watch", cmd_watch, "keep the graph in step with a folder by polling")
-    _add_scan_arguments(watch)
-    watch.add_argument(
-        "--poll-interval-ms", type=int, default=_SCAN_DEFAULTS.poll_interval_ms, metavar="MS"
-    )
+    _add_scan_arguments(watch, watch=True)
     watch.add_argument("--ingest-on-start", action="store_true", help="ingest existing files first")
     watch.add_argument("--cycles", type=int, metavar="N", help="stop after N polls")
 

@@ -71,3 +71,33 @@ def test_an_unknown_word_gets_the_full_parser_and_its_choices() -> None:
     with pytest.raises(CliError) as raised:
         build_parser("bogus").parse_args(["bogus"])
     assert "consolidate" in str(raised.value)
+
+
+def test_a_cold_consolidate_parser_imports_no_topology_nor_ingestion() -> None:
+    """What a cold `consolidate` does not need stays unloaded (issue #20's cold budget)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = (
+        "import json, sys, graphonomous.cli as cli; cli.build_parser('consolidate'); "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('graphonomous.'))))"
+    )
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = set(json.loads(done.stdout))
+    assert "graphonomous.cli" in loaded
+    for lazy in (
+        "graphonomous.topology",
+        "graphonomous.ingest.options",
+        "graphonomous.ingest.chunking",
+    ):
+        assert lazy not in loaded
