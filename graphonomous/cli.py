@@ -1326,8 +1326,8 @@ def _command_word(argv: Sequence[str]) -> str | None:
     for token in argv:
         if skip:
             skip = False
-        elif token in _VALUE_OPTIONS:
-            skip = True
+        elif "=" not in token and any(o.startswith(token) for o in _VALUE_OPTIONS if token[2:]):
+            skip = True  # `--db PATH`, or an abbreviation argparse accepts (`--emb NAME`)
         elif token in ("-h", "--help", "--version") or token == "--":
             return None
         elif not token.startswith("-"):
@@ -1741,7 +1741,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     parser = build_parser(_command_word(sys.argv[1:] if argv is None else argv))
     args: argparse.Namespace | None = None
     try:
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except CliError:
+            # a one-command parser's error: the full parser (the reference) decides
+            parser = build_parser()
+            args = parser.parse_args(argv)
         _check_arguments(args)
         if getattr(args, "handler", None) is None:
             if sys.stdin.isatty():

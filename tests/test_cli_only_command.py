@@ -65,6 +65,17 @@ def test_the_command_word_skips_options_and_their_values() -> None:
     assert _command_word(["--json"]) is None
     assert _command_word(["-h", "recall"]) is None
     assert _command_word(["--version"]) is None
+    # argparse accepts abbreviated options: `--d PATH` is `--db PATH`
+    assert _command_word(["--d", "stats", "consolidate"]) == "consolidate"
+    assert _command_word(["--emb", "hashing", "recall"]) == "recall"
+    assert _command_word(["--db=stats", "consolidate"]) == "consolidate"
+
+
+def test_an_abbreviated_option_before_the_command_parses_as_in_the_full_parser() -> None:
+    argv = ["--d", "stats", "consolidate", "--dry-run"]
+    only = build_parser(_command_word(argv)).parse_args(argv)
+    assert vars(only) == vars(build_parser().parse_args(argv))
+    assert (only.db, only.command) == ("stats", "consolidate")
 
 
 def test_an_unknown_word_gets_the_full_parser_and_its_choices() -> None:
