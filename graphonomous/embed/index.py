@@ -106,7 +106,8 @@ _LOW_BYTES: Final = (0, 1, 2) if sys.byteorder == "little" else (7, 6, 5)
 _ORDER: Final = "little"
 _TOP_BYTE: Final = _FIELD_BYTES - 1
 # _AT_LEAST_TOP[v] maps a top byte >= v to 0x40 and any other to 0 (bytes.translate).
-_AT_LEAST_TOP: Final = [bytes(0x40 if top >= v else 0 for top in range(256)) for v in range(257)]
+# (v zero bytes then 0x40s: built at C speed, ~0.1 ms at import instead of ~30 ms by generator)
+_AT_LEAST_TOP: Final = [bytes(v) + b"\x40" * (256 - v) for v in range(257)]
 # _BELOW[v]: the byte values < v (`bytes.translate(None, _BELOW[v])` keeps those >= v).
 _BELOW: Final = [bytes(range(v)) for v in range(257)]
 # Levels a k-th-best search widens its window by (`_mth_level`): 1/4 of a score.
