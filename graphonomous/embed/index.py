@@ -1199,16 +1199,22 @@ class VectorIndex:
         k: int,
         *,
         allow: Callable[[str], bool] | None = None,
+        min_score: float | None = None,
     ) -> list[tuple[str, float]]:
         """The k stored vectors most similar to ``query``.
 
         Input: a query vector (normalised and rounded to float32 like stored
-        vectors), ``k``, and an optional predicate ``allow(node_id)`` that a
-        result must satisfy.
+        vectors), ``k``, an optional predicate ``allow(node_id)`` that a
+        result must satisfy, and an optional floor ``min_score``.
         Output: up to k ``(node_id, score)`` pairs, score = `exact_score`
         (cosine of the stored forms; zero vectors score 0.0), sorted by score
         descending then node_id ascending.  A zero query scores every vector
-        0.0 and so returns the k smallest allowed ids.
+        0.0 and so returns the k smallest allowed ids.  With ``min_score``
+        the result is exactly the pairs of the search without it whose score
+        is >= min_score (every pair of that search ranks above any vector
+        it left out), found by rescoring only vectors whose approximate
+        score is >= min_score - eps: a high floor (consolidation's 0.75)
+        leaves a candidate or two to read and rescore instead of ~k.
         Complexity: pure — O(nnz(q) * N) big-integer word operations plus
         O(N) to read the scores; NumPy — one O(N * d) float32 mat-vec; both
         plus O(C * d) for the C candidates rescored exactly (C ~ k unless many
@@ -1217,6 +1223,7 @@ class VectorIndex:
         """
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ValidationError("k", f"must be a non-negative integer, got {k!r}")
+        floor = check_min_score(min_score)
         vector = self._normalized(query)
         backend = self._backend
         live = len(backend)
@@ -1233,29 +1240,41 @@ class VectorIndex:
             return verdict
 
         if not any(vector):
+            if floor > 0.0:
+                return []
             ids = backend.live_ids() if allow is None else list(filter(allow, backend.live_ids()))
             return [(node_id, 0.0) for node_id in heapq.nsmallest(k, ids)]
         approx = backend.approximate(vector)
+        # A vector scoring >= floor exactly has approximate score >= floor - eps.
+        lowest = floor - approx.eps if floor > -math.inf else -math.inf
         if allow is None:  # every live vector is allowed: no search for k allowed ones
             cut = approx.kth_largest(k) - 2.0 * approx.eps if k < live else -math.inf
         else:
-            cut = _candidate_cut(approx, k, live, allowed)
-        candidates = [slot for slot in approx.at_least(cut) if allowed(slot)]
+            cut = _candidate_cut(approx, k, live, allowed, lowest)
+        candidates = [slot for slot in approx.at_least(max(cut, lowest)) if allowed(slot)]
         backend.prefetch(candidates)
         score = sparse_scorer(vector)
         scored = sorted(
             (-score(backend.row_values(slot)), _id_of(backend, slot)) for slot in candidates
         )
-        return [(node_id, -negated + 0.0) for negated, node_id in scored[:k]]
+        return [(node_id, -negated + 0.0) for negated, node_id in scored[:k] if -negated >= floor]
 
 
-def _candidate_cut(approx: _Scores, k: int, live: int, allowed: Callable[[int], bool]) -> float:
+def _candidate_cut(
+    approx: _Scores,
+    k: int,
+    live: int,
+    allowed: Callable[[int], bool],
+    lowest: float = -math.inf,
+) -> float:
     """Lowest approximate score a true top-k vector can have.
 
     Look at the m best approximate scores (m = 2k, growing 4x) until k of
     them are allowed; with T the k-th best allowed approximate score, k
     vectors score exactly >= T - eps, so any vector of the exact top k has
     approximate score >= T - 2*eps.  -inf when fewer than k are allowed.
+    The caller discards approximate scores below `lowest` anyway, so once
+    the m-th best is below it the search stops (returning `lowest`).
     """
     m = min(live, max(2 * k, 32))
     while True:
@@ -1265,7 +1284,22 @@ def _candidate_cut(approx: _Scores, k: int, live: int, allowed: Callable[[int], 
             return heapq.nlargest(k, best)[-1] - 2.0 * approx.eps
         if m >= live:
             return -math.inf
+        if floor < lowest:
+            return lowest
         m = min(live, 4 * m)
+
+
+def check_min_score(min_score: object) -> float:
+    """`search`'s floor as a float (-inf when None); a finite real number or ValidationError."""
+    if min_score is None:
+        return -math.inf
+    if (
+        isinstance(min_score, bool)
+        or not isinstance(min_score, (int, float))
+        or not math.isfinite(min_score)
+    ):
+        raise ValidationError("min_score", f"must be a finite number, got {min_score!r}")
+    return float(min_score)
 
 
 def _as_f32(block: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
