@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import functools
 import json
 import os
 import re
@@ -620,7 +621,11 @@ def cmd_pulse(args: argparse.Namespace, out: TextIO) -> int:
 # -- scan / watch (ingestion) --------------------------------------------------
 
 
-_SCAN_DEFAULTS = ingest.ScanOptions()  # seed 003's filesystem_* defaults
+@functools.cache
+def _scan_defaults() -> ingest.ScanOptions:
+    """Seed 003's filesystem_* defaults, read on first use: a command other than scan /
+    watch does not import the ingestion options and chunkers (≈ 12 ms)."""
+    return ingest.ScanOptions()
 
 
 def _scan_options(args: argparse.Namespace) -> ingest.ScanOptions:
@@ -632,8 +637,8 @@ def _scan_options(args: argparse.Namespace) -> ingest.ScanOptions:
         respect_gitignore=not args.no_gitignore,
         max_file_size_bytes=args.max_file_size_bytes,
         max_read_bytes=args.max_read_bytes,
-        poll_interval_ms=getattr(args, "poll_interval_ms", _SCAN_DEFAULTS.poll_interval_ms),
-        ingest_on_start=getattr(args, "ingest_on_start", _SCAN_DEFAULTS.ingest_on_start),
+        poll_interval_ms=getattr(args, "poll_interval_ms", _scan_defaults().poll_interval_ms),
+        ingest_on_start=getattr(args, "ingest_on_start", _scan_defaults().ingest_on_start),
     )
 
 
@@ -1231,8 +1236,12 @@ def _float_arg(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
 
 
-def _add_scan_arguments(sub: argparse.ArgumentParser) -> None:
-    """Options shared by `scan` and `watch` (defaults: seed 003's filesystem_* config)."""
+def _add_scan_arguments(sub: argparse.ArgumentParser, *, watch: bool = False) -> None:
+    """Options shared by `scan` and `watch` (defaults: seed 003's filesystem_* config),
+    and watch's poll interval.  Nothing for a command `build_parser(only=...)` leaves
+    out: its defaults are not even read."""
+    if isinstance(sub, _Skipped):
+        return
     sub.add_argument("directory", help="the folder to ingest")
     sub.add_argument(
         "--extensions",
@@ -1243,7 +1252,7 @@ def _add_scan_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--recursive",
         action=argparse.BooleanOptionalAction,
-        default=_SCAN_DEFAULTS.recursive,
+        default=_scan_defaults().recursive,
         help="descend into subfolders (default: yes)",
     )
     sub.add_argument("--include-hidden", action="store_true", help="also names starting with .")
@@ -1252,19 +1261,23 @@ def _add_scan_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--max-file-size-bytes",
         type=int,
-        default=_SCAN_DEFAULTS.max_file_size_bytes,
+        default=_scan_defaults().max_file_size_bytes,
         metavar="N",
         help="skip larger files (default 1000000)",
     )
     sub.add_argument(
         "--max-read-bytes",
         type=int,
-        default=_SCAN_DEFAULTS.max_read_bytes,
+        default=_scan_defaults().max_read_bytes,
         metavar="N",
         help="preview size: the first N bytes decide 'binary' before the whole file is "
         "read; text files are always ingested whole (default 16384)",
     )
     sub.add_argument("--quiet", "-q", action="store_true", help="no progress line or summary")
+    if watch:
+        sub.add_argument(
+            "--poll-interval-ms", type=int, default=_scan_defaults().poll_interval_ms, metavar="MS"
+        )
 
 
 def _max_nodes_option(sub: argparse.ArgumentParser) -> None:
@@ -1277,7 +1290,54 @@ def _max_nodes_option(sub: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Skipped:
+    """Stands in for the parser of a command `build_parser(only=...)` leaves out: every
+    method (add_argument, set_defaults, add_parser, add_subparsers, ...) does nothing
+    and returns the stand-in, so the registration code runs unchanged."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Skipped]:
+        return lambda *args, **kwargs: self
+
+
+class _OnlyCommand:
+    """The top-level subparsers action, registering the parser of one command only
+    (argparse's per-parser set-up is most of a cold command's parse cost)."""
+
+    def __init__(self, commands: Any, only: str) -> None:
+        self._commands = commands
+        self._only = only
+        self.found = False
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        if name != self._only:
+            return _Skipped()
+        self.found = True
+        return self._commands.add_parser(name, **kwargs)
+
+
+# Top-level options that take a value (`_command_word` skips the value).
+_VALUE_OPTIONS = ("--db", "--embedder")
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command a command line names: its first word that is not an option or an
+    option's value (None: none, or a help/version request, which needs every command)."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif "=" not in token and any(o.startswith(token) for o in _VALUE_OPTIONS if token[2:]):
+            skip = True  # `--db PATH`, or an abbreviation argparse accepts (`--emb NAME`)
+        elif token in ("-h", "--help", "--version") or token == "--":
+            return None
+        elif not token.startswith("-"):
+            return token
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser; with `only`, just that command's sub-parser (the others
+    are left out, so parsing a known command costs one command's set-up, not 40)."""
     # --db and --json are accepted before or after the subcommand.
     common = _Parser(add_help=False)
     common.add_argument(
@@ -1318,7 +1378,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="embedder, before or after the command: hashing (default), onnx:<model dir>, … "
         "(default: $GRAPHONOMOUS_EMBEDDER or hashing)",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands: Any = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    selective = None if only is None else _OnlyCommand(commands, only)
+    if selective is not None:
+        commands = selective
 
     def command(
         name: str,
@@ -1446,10 +1509,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="re-read and re-ingest every file, even unchanged ones"
     )
     watch = command("watch", cmd_watch, "keep the graph in step with a folder by polling")
-    _add_scan_arguments(watch)
-    watch.add_argument(
-        "--poll-interval-ms", type=int, default=_SCAN_DEFAULTS.poll_interval_ms, metavar="MS"
-    )
+    _add_scan_arguments(watch, watch=True)
     watch.add_argument("--ingest-on-start", action="store_true", help="ingest existing files first")
     watch.add_argument("--cycles", type=int, metavar="N", help="stop after N polls")
 
@@ -1660,6 +1720,8 @@ def build_parser() -> argparse.ArgumentParser:
     coverage.add_argument("task")
     coverage.add_argument("--topic", action="append", help="a critical topic (repeatable)")
     coverage.add_argument("--limit", type=int, default=10)
+    if selective is not None and not selective.found:
+        return build_parser()  # not a command: the full parser names the choices
     return document(parser)
 
 
@@ -1676,10 +1738,15 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    parser = build_parser()
+    parser = build_parser(_command_word(sys.argv[1:] if argv is None else argv))
     args: argparse.Namespace | None = None
     try:
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except CliError:
+            # a one-command parser's error: the full parser (the reference) decides
+            parser = build_parser()
+            args = parser.parse_args(argv)
         _check_arguments(args)
         if getattr(args, "handler", None) is None:
             if sys.stdin.isatty():

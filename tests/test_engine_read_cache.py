@@ -151,3 +151,78 @@ def test_the_counter_write_reads_the_change_log_once(
     # only the counter transaction's own start reads the log: the sync after its
     # commit knows nothing else was committed (engine.neutral_write)
     assert len(seen) == 1
+
+
+def _window_ids(answer: dict[str, object]) -> set[str]:
+    topology = answer["topology"]
+    assert isinstance(topology, dict)
+    return {node for scc in topology["sccs"] for node in scc["nodes"]} | set(topology["dag_nodes"])
+
+
+def test_kept_links_are_reused_and_equal_a_fresh_derivation(
+    pair: tuple[Graphonomous, Graphonomous],
+) -> None:
+    _, reader = pair
+    _ask(reader, effort=0)
+    warm = _ask(reader, effort=0)
+    cached = reader.engine.read_cache()
+    assert cached is not None
+    kept = cached.table("retrieval.kept_links")
+    assert (None, "n0") in kept  # the topology window's links came from the table
+    assert [link.neighbor for link in kept[(None, "n0")]] == ["n1"]
+    # a facade without a warm cache derives the same window
+    with Graphonomous(reader.store.path) as cold:
+        fresh = _ask(cold, effort=0)
+    for answer in (warm, fresh):
+        answer["stats"].pop("timings_ms")  # type: ignore[attr-defined]
+    assert warm["topology"] == fresh["topology"]
+    assert _window_ids(warm) == {"n0", "n1"} | set(_ids(warm))
+
+
+def test_kept_links_follow_another_connections_forget_and_edge(
+    pair: tuple[Graphonomous, Graphonomous],
+) -> None:
+    writer, reader = pair
+    _ask(reader, effort=0)
+    assert "n1" in _window_ids(_ask(reader, effort=0))
+    writer.forget_node("n1")  # the neighbour leaves every window
+    assert "n1" not in _window_ids(_ask(reader, effort=0))
+    writer.store_edge("n0", "n3", "related", strength=0.9)
+    assert "n3" in _window_ids(_ask(reader, effort=0))
+
+
+def test_kept_links_are_kept_per_agent(two_connections: Any) -> None:
+    with two_connections(["the kettle whistles"], "n") as (writer, reader):
+        # only a neighbour of the result (no shared word), visible to no-agent reads only
+        writer.store_node("garden hose", node_id="theirs", agent_id="other")
+        writer.store_edge("n0", "theirs", "related", strength=0.9)
+        reader.retrieve_context("kettle whistles", effort=0)  # loads and saves the indexes
+        windows = [
+            _window_ids(reader.retrieve_context("kettle whistles", effort=0, agent_id=agent))
+            for agent in (None, "default", None, "default")
+        ]
+    assert windows == [{"n0", "theirs"}, {"n0"}, {"n0", "theirs"}, {"n0"}]
+
+
+def test_patch_accessed_makes_new_rows_and_leaves_handed_out_ones(
+    pair: tuple[Graphonomous, Graphonomous],
+) -> None:
+    from dataclasses import asdict
+
+    from graphonomous.engine.read_cache import ReadCache
+    from graphonomous.retrieval.graph_view import patch_accessed
+
+    _, reader = pair
+    row = reader.store.get_node("n0")
+    cache = ReadCache()
+    cache.table("retrieval.nodes")["n0"] = row
+    before = asdict(row)
+    patch_accessed(cache, ["n0", "n0", "absent"], "2030-01-01T00:00:00.000Z")
+    bumped = cache.table("retrieval.nodes")["n0"]
+    assert bumped is not row and type(bumped) is type(row)
+    assert asdict(row) == before  # the row handed out earlier is unchanged
+    assert asdict(bumped) == {
+        **before,
+        "access_count": row.access_count + 1,  # once per id, however often listed
+        "last_accessed_at": "2030-01-01T00:00:00.000Z",
+    }

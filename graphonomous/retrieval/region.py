@@ -5,12 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from ..lazy_import import lazy_module
 from ..model import ValidationError
-from ..topology import analyze, build_adjacency
-from ..topology.recommend import RECOMMENDATION_LIST_LIMIT, recommendation
 
+# The facade imports this module for `DEFAULT_SEARCH_LIMIT`; the topology package
+# (≈ 15 ms of imports) loads with the first region analysed, not with every command.
 if TYPE_CHECKING:
+    from .. import topology
+    from ..topology import recommend
     from .graph_view import GraphEngine
+else:
+    topology = lazy_module("graphonomous.topology")
+    recommend = lazy_module("graphonomous.topology.recommend")
 
 DEFAULT_SEARCH_LIMIT: Final = 10
 
@@ -30,8 +36,8 @@ def topology_universe(graph: GraphEngine, arguments: Mapping[str, Any]) -> list[
     if universe:
         missing = sorted(universe - set(graph.store.get_nodes(sorted(universe))))
         if missing:
-            shown = ", ".join(missing[:RECOMMENDATION_LIST_LIMIT])
-            more = len(missing) - RECOMMENDATION_LIST_LIMIT
+            shown = ", ".join(missing[: recommend.RECOMMENDATION_LIST_LIMIT])
+            more = len(missing) - recommend.RECOMMENDATION_LIST_LIMIT
             extra = f" and {more} more" if more > 0 else ""
             raise ValidationError("node_ids", f"unknown node ids: {shown}{extra}")
     if query is not None:
@@ -54,5 +60,6 @@ def analyze_region(graph: GraphEngine, arguments: Mapping[str, Any]) -> dict[str
     with graph.lock:  # node ids and edges from one consistent state
         universe = topology_universe(graph, arguments)
         edges = graph.store.list_edges_between(universe)
-    result = analyze(build_adjacency(universe, edges), trigger="analyze_topology")
-    return {**result, "recommendation": recommendation(result, len(universe))}
+    adjacency = topology.build_adjacency(universe, edges)
+    result = topology.analyze(adjacency, trigger="analyze_topology")
+    return {**result, "recommendation": recommend.recommendation(result, len(universe))}
