@@ -14,7 +14,7 @@ edge row (sorted, with the timestamps the run itself stamps removed) must be
 equal, else the script exits 1 naming the first difference.
 
 Run:  nice -n 10 python benchmarks/bench_cold_consolidate.py --a /tmp/main-copy --b . \\
-          --db /tmp/graphs/g10000.db [--runs 5] [--backend pure|numpy] [--check]
+          --db /tmp/graphs/g10000.db [--db-b B_COPY] [--runs 5] [--backend pure|numpy] [--check]
 """
 
 from __future__ import annotations
@@ -70,22 +70,29 @@ def main() -> int:
     parser.add_argument("--a", type=Path, required=True, help="checkout A (e.g. main)")
     parser.add_argument("--b", type=Path, required=True, help="checkout B (e.g. the branch)")
     parser.add_argument("--db", type=Path, required=True, help="graph to copy (never written)")
+    parser.add_argument(
+        "--db-b",
+        type=Path,
+        help="B's copy of the same graph, when B saves its indexes in another format "
+        "(so neither side rebuilds them from rows); default --db",
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--backend", choices=("pure", "numpy"), default="pure")
     parser.add_argument("--check", action="store_true", help="compare the written rows")
     args = parser.parse_args()
     checkouts = {"A": args.a.resolve(), "B": args.b.resolve()}
+    bases = {"A": args.db, "B": args.db_b or args.db}
     times: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
     loads: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
-        for checkout in checkouts.values():  # warm the bytecode caches
-            _remove_db(_one(checkout, args.db, work, args.backend)[2])
+        for label, checkout in checkouts.items():  # warm the bytecode caches
+            _remove_db(_one(checkout, bases[label], work, args.backend)[2])
         for round_ in range(args.runs):
             order = ("A", "B") if round_ % 2 == 0 else ("B", "A")
             for label in order:
                 loads.append(os.getloadavg()[0])
-                wall, cpu, copy = _one(checkouts[label], args.db, work, args.backend)
+                wall, cpu, copy = _one(checkouts[label], bases[label], work, args.backend)
                 times[label].append((wall, cpu))
                 _remove_db(copy)
         for label, runs in times.items():
@@ -99,7 +106,7 @@ def main() -> int:
         if args.check:
             dumps = []
             for label in ("A", "B"):
-                wall, cpu, copy = _one(checkouts[label], args.db, work, args.backend)
+                wall, cpu, copy = _one(checkouts[label], bases[label], work, args.backend)
                 dumps.append(_dump(copy))
                 _remove_db(copy)
             for (table, rows_a), (_, rows_b) in zip(*dumps, strict=True):

@@ -141,7 +141,7 @@ def test_approximate_scores_respect_their_error_bound(backend: str) -> None:
     for _ in range(5):
         query = normalized_f32([rng.gauss(0, 1) for _ in range(dims)], dims)
         approx = inner.approximate(query)
-        assert approx.eps < 2e-3  # pure: 14-bit fixed point (embed.index QUANT_BITS)
+        assert approx.eps < 8e-3  # pure: 11-bit fixed point (embed.index QUANT_BITS)
         for slot in range(len(index)):
             exact = inner.exact(slot, query)
             assert abs(approx.value(slot) - exact) <= approx.eps

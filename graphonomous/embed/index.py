@@ -19,18 +19,21 @@ Approximate scores:
 
 * NumPy: a float32 matrix-vector product (error <= about d * 2**-24).
 * Pure Python: one *big-integer* multiply-add per non-zero query
-  dimension.  Each dimension's column of 14-bit fixed-point values is kept
-  as one Python int holding a 32-bit field per stored vector, so
+  dimension.  Each dimension's column of 11-bit fixed-point values is kept
+  as one Python int holding a 24-bit field per stored vector, so
   ``sum(q_d * column_d)`` computes all N fixed-point dot products in C-speed
   bignum arithmetic.  This skips the query's zero dimensions (hashing
   queries are ~25-50 % non-zero) and costs O(nnz(q) * N) machine-word
   operations instead of O(d * N) interpreted multiplications (SPEC
   "Embeddings" has the measurements).  The fields are never turned into N
-  Python floats: the cut is found by counting fields per top byte
-  (``bytes.count``) and the candidates at or above it by adding one constant
-  to every field and masking a flag bit (`_flags_at_least`), all C-speed
-  bytes and big-int operations.  Exact rescoring multiplies only the query's non-zero
-  components (`sparse_scorer`; the other products are exact zeros).
+  Python floats: their top bytes (levels, 1/64 of a score apart) are one
+  bytes value, the cut is found by counting levels (``bytes.count`` on a
+  window cut out by ``bytes.translate``) and the candidates at or above it
+  by translating levels to marks, all C-speed bytes operations; only the
+  fields of the cut's own level are compared one by one.  The error bound
+  (`_PureBackend.approximate`) is proven there.  Exact rescoring multiplies
+  only the query's non-zero components (`sparse_scorer`; the other products
+  are exact zeros).
   Vectors added after the last column build sit in a small "delta" list
   scored exactly; columns are rebuilt lazily when the delta or the number of
   removed vectors grows too large.
@@ -70,38 +73,55 @@ Fallback: TypeAlias = "Callable[[Sequence[str | None]], list[bytes | None]]"
 
 BACKENDS = ("pure", "numpy")
 
-# Fixed-point scale of the pure backend: values are rounded to multiples of 2**-14.
-# 14 bits keep every field sum inside 32 bits (below), which halves the
-# columns' memory (4 bytes per vector and dimension: 77 MB at 50K x 384) and
-# their big-integer work against 24-bit values in 64-bit fields; the price
-# is a wider error bound (eps ~ 1e-3 instead of ~ 6e-8), i.e. a few more
-# candidates rescored exactly -- results are exact either way.
-QUANT_BITS = 14
+# Fixed-point scale of the pure backend: stored components and query weights are
+# rounded to multiples of 2**-11.  11 bits keep every field sum inside a 24-bit
+# field (below): 3 bytes per vector and dimension (58 MB of columns at 50K x 384,
+# 4 bytes with the former 14-bit values in 32-bit fields) and a third less
+# big-integer work per query dimension (CPython adds 30-bit digits: 0.8 of a
+# digit per vector instead of 1.07).  The price is a wider error bound (eps ~ 4e-3
+# instead of ~ 9e-4 for a hashing query), i.e. a few more candidates rescored
+# exactly (top 30 at 10K nodes: 31 -> ~36) -- results are exact either way.
+QUANT_BITS = 11
 _SCALE = 1 << QUANT_BITS
 _INV_SCALE_SQ = 2.0 ** (-2 * QUANT_BITS)
-# One 32-bit field per stored vector: sum |q_d r_d| <= |q| |r| <= 1, so a field
-# sum stays below 2**28 * (1 + 2**-10) (rounding terms included), far from 2**31.
-_FIELD_BITS = 32
+# One 24-bit field per stored vector holding _FIELD_BIAS + sum_d q~_d r~_d.  By
+# Cauchy-Schwarz |sum| <= |q~|_2 |r~|_2 <= (S (1 + 1e-6) + sqrt(D) / 2)**2, below
+# _FIELD_BIAS - 2**16 for every D <= MAX_DIMENSIONS: every field lies in (2**16, 2**24),
+# so no field borrows from or carries into its neighbour and a live field's top
+# byte is never 0 (the mark of a removed slot, `_FieldScores`).
+_FIELD_BITS = 24
 _FIELD_BYTES = _FIELD_BITS // 8
 _FIELD_BIAS = 1 << (_FIELD_BITS - 1)
-_FIELD_TYPE: Final = "I"  # an unsigned 32-bit field (4 bytes on every supported platform)
-# x*2**14 + 2**31 + 1.5*2**52 is a double whose low 32 IEEE bits are
-# 2**31 + round(x*2**14) (ties to even) whenever |x*2**14| < 2**31: float ->
+# Top byte of a field = _FIELD_BIAS >> 16 + floor(score * 64): levels 1/64 of a score apart.
+_LEVEL_SHIFT: Final = _FIELD_BITS - 8
+_LEVEL_SCALE: Final = 2.0 ** (2 * QUANT_BITS - _LEVEL_SHIFT)
+# x*2**11 + 2**23 + 1.5*2**52 is a double whose low 24 IEEE bits are
+# 2**23 + round(x*2**11) (ties to even) whenever |x*2**11| < 2**23: float ->
 # biased fixed point without a Python-level round() per component.
 _MAGIC = 1.5 * 2.0**52 + _FIELD_BIAS
-_LOW_HALF = 0 if sys.byteorder == "little" else 1  # which 32-bit half of a double
-_TOP_BYTE: Final = _FIELD_BYTES - 1 if sys.byteorder == "little" else 0  # of a field
-# Fields lie within _FIELD_BIAS +- 2**29 (below): their top byte is at most 0xA0.
-_MAX_TOP: Final = (_FIELD_BIAS + (1 << 29)) >> 24
+# Where the low, middle and high byte of those 24 bits sit in a native double.
+_LOW_BYTES: Final = (0, 1, 2) if sys.byteorder == "little" else (7, 6, 5)
+# Columns and field totals are little-endian integers on every platform (byte i of
+# `total.to_bytes(3n, "little")` is byte i % 3 of slot i // 3's field).
+_ORDER: Final = "little"
+_TOP_BYTE: Final = _FIELD_BYTES - 1
 # _AT_LEAST_TOP[v] maps a top byte >= v to 0x40 and any other to 0 (bytes.translate).
-_AT_LEAST_TOP: Final = [bytes(0x40 if top >= v else 0 for top in range(256)) for v in range(257)]
+# (v zero bytes then 0x40s: built at C speed, ~0.1 ms at import instead of ~30 ms by generator)
+_AT_LEAST_TOP: Final = [bytes(v) + b"\x40" * (256 - v) for v in range(257)]
+# _BELOW[v]: the byte values < v (`bytes.translate(None, _BELOW[v])` keeps those >= v).
+_BELOW: Final = [bytes(range(v)) for v in range(257)]
+# Levels a k-th-best search widens its window by (`_mth_level`): 1/4 of a score.
+_LEVEL_STEP: Final = 16
+# Largest dimension count the 24-bit fields hold (sqrt(D) / 2 <= 724, see above).
+MAX_DIMENSIONS: Final = 1 << 21
 # Columns are rebuilt at search time when more than max(256, main/16) vectors
 # were added since the last build, or more than max(256, main/4) were removed.
 DELTA_MIN = 256
 DELTA_FRACTION = 16
 DEAD_FRACTION = 4
-# /2: ids and blocks of rows in sections of their own, the pending ids in the header.
-_DUMP_FORMAT = "graphonomous-vectors/2"
+# /2: ids and blocks of rows in sections of their own, the pending ids in the header;
+# /3: 11-bit values in 24-bit little-endian fields.
+_DUMP_FORMAT = "graphonomous-vectors/3"
 # Rows per section of a dump: a candidate rescored in a fresh process reads its
 # block (48 KB at d = 384), not all rows.
 ROW_BLOCK: Final = 32
@@ -110,7 +130,7 @@ ROW_BLOCK: Final = 32
 # stops paying a read per new column or row block from its third search on.
 LAZY_SEARCHES: Final = 2
 # Sections read at a time when the rest of a lazily read dump is read at once
-# (rows: 48 KB each at d = 384; columns: 4 bytes per vector each).
+# (rows: 48 KB each at d = 384; columns: 3 bytes per vector each).
 _MATERIALIZE_SECTIONS: Final = 64
 # Rows converted at a time by a column build (bounds its temporary memory).
 _BUILD_BLOCK: Final = 2_048
@@ -118,9 +138,16 @@ _BUILD_BLOCK: Final = 2_048
 _SLACK = 1e-12
 
 
+def _ones(count: int) -> int:
+    """1 in each of `count` fields: sum of 2**(24 i) for i < count."""
+    return ((1 << (_FIELD_BITS * count)) - 1) // ((1 << _FIELD_BITS) - 1)
+
+
 def _check_dimensions(dimensions: int) -> int:
     if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1:
         raise ValidationError("dimensions", f"must be a positive integer, got {dimensions!r}")
+    if dimensions > MAX_DIMENSIONS:
+        raise ValidationError("dimensions", f"must be at most {MAX_DIMENSIONS}, got {dimensions}")
     return dimensions
 
 
@@ -182,60 +209,55 @@ class _Scores(Protocol):
 
 
 class _FieldScores:
-    """Approximate scores of the pure backend, left as biased 32-bit fields of one big int.
+    """Approximate scores of the pure backend, left as biased 24-bit fields of one big int.
 
-    The built slots' scores are ``(field - _FIELD_BIAS) * 2**-28``: exact doubles,
+    The built slots' scores are ``(field - _FIELD_BIAS) * 2**-22``: exact doubles,
     so comparing fields is comparing scores.  Nothing is converted to a Python
-    float per slot: `at_least` finds the slots at or above a cut with four
-    big-integer operations (see `_flags_at_least`), `value` reads one field,
-    `kth_largest` selects among integers.  Slots after the built ones (the
-    delta) carry exact float scores in `extra`; removed built slots score -inf.
+    float per slot.  The fields' top bytes (*levels*, 1/64 of a score apart;
+    0 marks a removed slot) are one bytes value of N bytes, and both selections
+    work on it with C-speed bytes operations: `kth_largest` finds the level of
+    the m-th best (`_mth_level`) and compares only the fields at or above it;
+    `at_least` takes every slot above the cut's level (`bytes.translate`) and
+    compares the fields of the cut's own level one by one.  Slots after the
+    built ones (the delta) carry exact float scores in `extra`; removed built
+    slots score -inf.
     """
 
     def __init__(
         self,
         total: int,
         built: int,
-        ones: int,
         removed: tuple[int, frozenset[int]] | None,
         extra: list[float],
         eps: float,
     ) -> None:
         self.eps = eps
-        self._total = total  # one field per slot: _FIELD_BIAS + fixed-point score
         self._built = built
-        self._ones = ones  # 1 in every field
-        # (bit 30 set in the fields of live slots, the removed slots); None: all live
+        # (0xFF in the level byte of every live built slot, the removed built slots)
         self._removed = removed
-        self._raw = total.to_bytes(_FIELD_BYTES * built, sys.byteorder)
-        self._fields = array(_FIELD_TYPE)
-        self._fields.frombytes(self._raw)
+        self._raw = total.to_bytes(_FIELD_BYTES * built, _ORDER)
+        levels = self._raw[_TOP_BYTE::_FIELD_BYTES]
+        if removed is not None:  # removed slots get level 0
+            levels = (int.from_bytes(levels, _ORDER) & removed[0]).to_bytes(built, _ORDER)
+        self._levels = levels
         self._extra = extra
+
+    def _field(self, slot: int) -> int:
+        at = _FIELD_BYTES * slot
+        return int.from_bytes(self._raw[at : at + _FIELD_BYTES], _ORDER)
 
     def value(self, slot: int) -> float:
         if slot >= self._built:
             return self._extra[slot - self._built]
         if self._removed is not None and slot in self._removed[1]:
             return -math.inf
-        return (self._fields[slot] - _FIELD_BIAS) * _INV_SCALE_SQ
+        return (self._field(slot) - _FIELD_BIAS) * _INV_SCALE_SQ
 
     def kth_largest(self, m: int) -> float:
-        # Count fields by their top byte (C-speed `bytes.count`), best byte first,
-        # until m are reached; only the fields of those bytes are compared.
-        built, fields = self._built, self._fields
         best: list[float] = []
-        if built:
-            raw = self._raw
-            if self._removed is not None:  # zero the removed slots' fields
-                live = self._total & (self._removed[0] >> 30) * 0xFFFFFFFF
-                raw = live.to_bytes(_FIELD_BYTES * built, sys.byteorder)
-            tops = raw[_TOP_BYTE::_FIELD_BYTES]
-            seen, top = 0, _MAX_TOP
-            while seen < m and top > 0:  # removed slots' fields are zeroed: top byte 0
-                seen += tops.count(top)
-                top -= 1
-            above = tops.translate(_AT_LEAST_TOP[top + 1])
-            chosen = [fields[slot] for slot in _positions(above)]
+        if self._built:
+            level = _mth_level(self._levels, m)
+            chosen = [self._field(slot) for slot in _positions(self._levels, level)]
             best = [(f - _FIELD_BIAS) * _INV_SCALE_SQ for f in heapq.nlargest(m, chosen)]
         pool = best + self._extra
         if len(pool) < m:  # the rest are removed slots
@@ -243,50 +265,81 @@ class _FieldScores:
         return heapq.nlargest(m, pool)[-1]
 
     def at_least(self, cut: float) -> list[int]:
+        """Slots whose approximate score is >= cut, ascending (delta slots last).
+
+        A built slot passes when its field f >= t = _FIELD_BIAS + ceil(cut * 2**22)
+        (its score is exactly (f - bias) * 2**-22).  Levels order fields: every
+        field of a level above t's passes, none below does, and those of t's
+        own level are compared.  t is clamped into [2**16, 2**24], where every
+        live field lies (`_FIELD_BITS`), so a removed slot (level 0) never passes.
+        """
         built = self._built
         if cut == -math.inf:
             slots = list(range(built))  # removed slots too, as -inf >= -inf
         elif built == 0 or cut == math.inf:
             slots = []
         else:
-            flags = _flags_at_least(self._total, self._ones, cut)
-            if self._removed is not None:
-                flags &= self._removed[0]
-            slots = _flagged(flags, built)
+            # |score| < 2 for every field, so clamping the cut to +-4 changes no verdict.
+            offset = math.ceil(max(-4.0, min(4.0, cut)) * _FULL)
+            threshold = max(1 << _LEVEL_SHIFT, min(1 << _FIELD_BITS, _FIELD_BIAS + offset))
+            level = threshold >> _LEVEL_SHIFT
+            slots = _positions(self._levels, level + 1)
+            same = [s for s in _positions_of(self._levels, level) if self._field(s) >= threshold]
+            if same:
+                slots = sorted(slots + same)
         slots += [built + at for at, value in enumerate(self._extra) if cut <= value]
         return slots
 
 
-def _flags_at_least(total: int, ones: int, cut: float) -> int:
-    """Bit 30 of field i set exactly when field i's score is >= cut (all others clear).
+# 2**22: a field's fixed-point unit (S**2), a score times this is its field offset.
+_FULL: Final = float(1 << (2 * QUANT_BITS))
 
-    A field f passes when f >= t = _FIELD_BIAS + ceil(cut * 2**28) (the score is
-    exactly (f - bias) * 2**-28).  Fields lie within _FIELD_BIAS +- 2**29, so with
-    t clamped to that range u = f - t + 2**30 lies in [0, 2**31): adding the
-    constant 2**30 - t to every field never carries into a neighbour, and bit 30
-    of u is set exactly when u >= 2**30, i.e. f >= t.  O(N) word operations.
+
+def _mth_level(levels: bytes, m: int) -> int:
+    """The highest level v >= 1 with at least m levels >= v (1 when fewer live slots).
+
+    The best level present is found with `in` (memchr), a window of
+    `_LEVEL_STEP` levels below it is cut out with one `bytes.translate` (only
+    bytes >= its floor kept, widened until m are in it), and that short copy
+    is counted level by level.  O(N) per widening; one or two in practice.
     """
-    limit = 1 << 29
-    step = math.ceil(cut * _SCALE * _SCALE)
-    threshold = _FIELD_BIAS + max(-limit, min(limit, step))
-    return (total + ones * ((1 << 30) - threshold)) & (ones << 30)
+    top = 255
+    while top > 1 and top not in levels:
+        top -= 1
+    floor = top
+    while True:
+        floor = max(1, floor - _LEVEL_STEP)
+        window = levels.translate(None, _BELOW[floor])
+        if len(window) >= m or floor == 1:
+            break
+    seen = 0
+    for level in range(top, floor - 1, -1):
+        seen += window.count(level)
+        if seen >= m:
+            return level
+    return floor
 
 
-def _flagged(flags: int, count: int) -> list[int]:
-    """Fields (of `count`) whose bit 30 is set in `flags`, ascending.
-
-    Fields are laid out in native byte order (as the columns are built), so
-    bit 30 is in the field's top byte: its last byte on little-endian machines.
-    """
-    return _positions(flags.to_bytes(_FIELD_BYTES * count, sys.byteorder)[_TOP_BYTE::_FIELD_BYTES])
-
-
-def _positions(marks: bytes) -> list[int]:
-    """Positions of the non-zero bytes of `marks` (each 0 or 0x40), ascending."""
+def _positions(levels: bytes, at_least: int) -> list[int]:
+    """Slots whose level is >= at_least (1..256), ascending."""
+    if at_least > 255:
+        return []
+    marks = levels.translate(_AT_LEAST_TOP[at_least])
     found, at = [], marks.find(0x40)
     while at >= 0:
         found.append(at)
         at = marks.find(0x40, at + 1)
+    return found
+
+
+def _positions_of(levels: bytes, level: int) -> list[int]:
+    """Slots whose level is exactly `level` (none when it is 256), ascending."""
+    if level > 255:
+        return []
+    found, at = [], levels.find(level)
+    while at >= 0:
+        found.append(at)
+        at = levels.find(level, at + 1)
     return found
 
 
@@ -472,7 +525,7 @@ class _PureBackend:
                     return  # the copy was replaced: `_recover` rebuilt the index
                 for section, blob in zip(chunk, blobs, strict=True):
                     if section >= source.first_column:
-                        column = int.from_bytes(blob, sys.byteorder, signed=True)
+                        column = int.from_bytes(blob, _ORDER, signed=True)
                         loaded[section - source.first_column] = column
                         continue
                     offset = (section - 1) * block_bytes
@@ -497,7 +550,7 @@ class _PureBackend:
         if blobs is None:
             return
         for dim, blob in zip(needed, blobs, strict=True):
-            self._columns[dim] = int.from_bytes(blob, sys.byteorder, signed=True)
+            self._columns[dim] = int.from_bytes(blob, _ORDER, signed=True)
             self._lazy_columns[dim] = 0
 
     def live_ids(self) -> list[str]:
@@ -545,7 +598,7 @@ class _PureBackend:
     def restore(
         self, ids: list[str], rows: bytes, columns: Sequence[bytes | memoryview] | None
     ) -> None:
-        """Take a dump's ids, rows and (signed, native-endian) column bytes."""
+        """Take a dump's ids, rows and (signed, little-endian) column bytes."""
         self._ids = list(ids)
         self._flat = array("f")
         self._flat.frombytes(rows)
@@ -553,9 +606,8 @@ class _PureBackend:
         self._source, self._lazy, self._lazy_columns, self._row_cache = None, 0, bytearray(), {}
         self._alive_cache = None
         if columns is not None and len(columns) == self.dimensions and ids:
-            ones = ((1 << (_FIELD_BITS * len(ids))) - 1) // ((1 << _FIELD_BITS) - 1)
-            self._columns = [int.from_bytes(c, sys.byteorder, signed=True) for c in columns]
-            self._bias_ones = _FIELD_BIAS * ones
+            self._columns = [int.from_bytes(c, _ORDER, signed=True) for c in columns]
+            self._bias_ones = _FIELD_BIAS * _ones(len(ids))
             self._built, self._dead_built = len(ids), 0
         else:
             self._columns, self._bias_ones, self._built, self._dead_built = [], 0, 0, 0
@@ -566,8 +618,7 @@ class _PureBackend:
         self._ids = list(ids)
         self._flat = array("f")
         self._slots = {node_id: slot for slot, node_id in enumerate(ids)}
-        ones = ((1 << (_FIELD_BITS * count)) - 1) // ((1 << _FIELD_BITS) - 1)
-        self._columns, self._bias_ones = [0] * self.dimensions, _FIELD_BIAS * ones
+        self._columns, self._bias_ones = [0] * self.dimensions, _FIELD_BIAS * _ones(count)
         self._built, self._dead_built = count, 0
         self._source, self._lazy, self._row_cache = source, count, {}
         self._lazy_columns = bytearray(b"\x01" * self.dimensions)
@@ -609,24 +660,26 @@ class _PureBackend:
             return
         dims = self.dimensions
         scale, magic = float(_SCALE), _MAGIC
-        order, step = sys.byteorder, 2 * dims
-        # Each dimension's fields, gathered block by block of rows: the doubles of
-        # one block at a time (not one Python float per component of the whole
-        # index: ~600 MB at 50K x 384) plus the fields themselves (4 bytes each).
-        fields = [bytearray() for _ in range(dims)]
+        stride = 8 * dims
+        # Each dimension's little-endian 24-bit fields, filled block by block of
+        # rows: the doubles of one block at a time (not one Python float per
+        # component of the whole index: ~600 MB at 50K x 384) plus the fields
+        # themselves (3 bytes each).
+        fields = [bytearray(_FIELD_BYTES * count) for _ in range(dims)]
         for start in range(0, count, _BUILD_BLOCK):
             end = min(count, start + _BUILD_BLOCK)
             block = self._flat[start * dims : end * dims]
-            # Row-major doubles whose low halves are _FIELD_BIAS + fixed-point value.
-            doubles = array("d", [x * scale + magic for x in block])
-            halves = memoryview(doubles).cast("B").cast("I")
+            # Row-major doubles whose low 24 bits are _FIELD_BIAS + fixed-point value.
+            raw = array("d", [x * scale + magic for x in block]).tobytes()
+            first, last = _FIELD_BYTES * start, _FIELD_BYTES * end
             for d in range(dims):
-                fields[d] += halves[2 * d + _LOW_HALF :: step].tobytes()
-        ones = ((1 << (_FIELD_BITS * count)) - 1) // ((1 << _FIELD_BITS) - 1)
-        bias_ones = _FIELD_BIAS * ones
+                target = fields[d]
+                for position, at in enumerate(_LOW_BYTES):
+                    target[first + position : last : _FIELD_BYTES] = raw[8 * d + at :: stride]
+        bias_ones = _FIELD_BIAS * _ones(count)
         columns: list[int] = []
         for d in range(dims):
-            columns.append(int.from_bytes(fields[d], order) - bias_ones)
+            columns.append(int.from_bytes(fields[d], _ORDER) - bias_ones)
             fields[d] = bytearray()  # freed as we go
         self._columns = columns
         self._bias_ones = bias_ones
@@ -652,59 +705,74 @@ class _PureBackend:
         self._batch_depth -= 1
 
     def approximate(self, query: list[float]) -> _FieldScores:
-        """Approximate score per slot (-inf for removed slots) and its error bound."""
+        """Approximate score per slot (-inf for removed slots) and its error bound.
+
+        With S = 2**11, q~ = round(q S), r~ = round(r S), alpha = q - q~/S and
+        beta = r - r~/S (|beta_d| <= 1/2S), the field holds s~ = q~.r~ and
+
+            q.r - s~/S**2 = (q~/S).beta + alpha.r,
+            |(q~/S).beta| <= |q~|_1 / 2S**2,   |alpha.r| <= |alpha|_2 |r|_2,
+
+        with |r|_2 <= 1 + 1e-6 (a float32-rounded unit vector).  |q~|_1 is an
+        exact integer; |alpha|_2 is computed from exact squares (q_d S - q~_d
+        is exact in double) by `math.fsum` and `sqrt`, each rounded once, and
+        the factor 1 + 1e-9 covers both roundings and the sum of the terms.
+        """
         if self._batch_depth == 0:
             self._count_search()
         if self._needs_build():
             self.build()
-        total = self._column_total(query) if self._built else 0
+        total, l1, residue = self._column_total(query) if self._built else (0, 0, 0.0)
         extra: list[float] = []
         if len(self._ids) > self._built:
             score = sparse_scorer(query)
             for slot in range(self._built, len(self._ids)):
                 alive = self._ids[slot] is not None
                 extra.append(score(self._row(slot)) if alive else -math.inf)
-        # |q.r - qq.rq / S^2| <= (|q|_1 + |r|_1) / 2S + d / 4S^2, with |r|_1 <= sqrt(d) |r|_2.
-        dims = self.dimensions
-        l1 = math.fsum(map(abs, query))
-        eps = (l1 + math.sqrt(dims) * (1 + 1e-6)) / (2 * _SCALE) + dims / (4 * _SCALE * _SCALE)
-        ones = self._bias_ones >> (_FIELD_BITS - 1)
-        return _FieldScores(total, self._built, ones, self._removed(), extra, eps + _SLACK)
+        alpha = math.sqrt(residue) / _SCALE
+        eps = (l1 * (0.5 * _INV_SCALE_SQ) + alpha * (1 + 1e-6)) * (1 + 1e-9)
+        return _FieldScores(total, self._built, self._removed(), extra, eps + _SLACK)
 
     def _removed(self) -> tuple[int, frozenset[int]] | None:
-        """(bit 30 set in the field of every live built slot, the removed built slots),
-        None when none was removed; cached until a slot is removed or columns change."""
+        """(0xFF in the level byte of every live built slot as a little-endian int,
+        the removed built slots), None when none was removed; cached until a slot
+        is removed or the columns change."""
         if not self._dead_built:
             return None
         if self._alive_cache is None:
             dead = frozenset(slot for slot in range(self._built) if self._ids[slot] is None)
-            field = bytearray(_FIELD_BYTES)
-            field[_TOP_BYTE] = 0x40
-            flags = bytearray(bytes(field) * self._built)
+            marks = bytearray(b"\xff" * self._built)
             for slot in dead:
-                flags[_FIELD_BYTES * slot + _TOP_BYTE] = 0
-            self._alive_cache = (int.from_bytes(flags, sys.byteorder), dead)
+                marks[slot] = 0
+            self._alive_cache = (int.from_bytes(marks, _ORDER), dead)
         return self._alive_cache
 
-    def _column_total(self, query: list[float]) -> int:
-        """One big int whose 32-bit field i is _FIELD_BIAS + the fixed-point score of slot i."""
+    def _column_total(self, query: list[float]) -> tuple[int, int, float]:
+        """(one big int whose 24-bit field i is _FIELD_BIAS + q~.r~_i, |q~|_1, |alpha S|_2**2).
+
+        Dimensions whose weight rounds to 0 add nothing (their weight is all
+        residue); their columns are not even read from a saved copy.
+        """
         # Sum columns that share a fixed-point weight magnitude first: hashing
         # queries have ~9 distinct magnitudes among ~116 non-zeros, so most
         # big-int multiplications become additions.
+        scale = float(_SCALE)
+        steps = {dim: round(weight * scale) for dim, weight in enumerate(query) if weight}
+        residue = math.fsum((query[dim] * scale - step) ** 2 for dim, step in steps.items())
+        used = {dim: step for dim, step in steps.items() if step}
         if self._lazy_columns:
-            self._load_columns([dim for dim, weight in enumerate(query) if weight])
+            self._load_columns(list(used))
         groups: dict[int, int] = {}
-        for weight, column in zip(query, self._columns, strict=True):
-            if weight:
-                step = round(weight * _SCALE)
-                if step > 0:
-                    groups[step] = groups.get(step, 0) + column
-                else:
-                    groups[-step] = groups.get(-step, 0) - column
+        columns = self._columns
+        for dim, step in used.items():
+            if step > 0:
+                groups[step] = groups.get(step, 0) + columns[dim]
+            else:
+                groups[-step] = groups.get(-step, 0) - columns[dim]
         total = self._bias_ones
         for step, column_sum in groups.items():
             total += step * column_sum
-        return total
+        return total, sum(map(abs, used.values())), residue
 
     def exact(self, slot: int, query: list[float]) -> float:
         return exact_score(query, self._row(slot))
@@ -1025,7 +1093,7 @@ class VectorIndex:
         sections += [rows[start : start + width] for start in range(0, len(rows), width)]
         if columns is not None and count:
             field = _FIELD_BYTES * count
-            sections += [column.to_bytes(field, sys.byteorder, signed=True) for column in columns]
+            sections += [column.to_bytes(field, _ORDER, signed=True) for column in columns]
         header = {
             "format": _DUMP_FORMAT,
             "byteorder": sys.byteorder,
@@ -1131,16 +1199,22 @@ class VectorIndex:
         k: int,
         *,
         allow: Callable[[str], bool] | None = None,
+        min_score: float | None = None,
     ) -> list[tuple[str, float]]:
         """The k stored vectors most similar to ``query``.
 
         Input: a query vector (normalised and rounded to float32 like stored
-        vectors), ``k``, and an optional predicate ``allow(node_id)`` that a
-        result must satisfy.
+        vectors), ``k``, an optional predicate ``allow(node_id)`` that a
+        result must satisfy, and an optional floor ``min_score``.
         Output: up to k ``(node_id, score)`` pairs, score = `exact_score`
         (cosine of the stored forms; zero vectors score 0.0), sorted by score
         descending then node_id ascending.  A zero query scores every vector
-        0.0 and so returns the k smallest allowed ids.
+        0.0 and so returns the k smallest allowed ids.  With ``min_score``
+        the result is exactly the pairs of the search without it whose score
+        is >= min_score (every pair of that search ranks above any vector
+        it left out), found by rescoring only vectors whose approximate
+        score is >= min_score - eps: a high floor (consolidation's 0.75)
+        leaves a candidate or two to read and rescore instead of ~k.
         Complexity: pure — O(nnz(q) * N) big-integer word operations plus
         O(N) to read the scores; NumPy — one O(N * d) float32 mat-vec; both
         plus O(C * d) for the C candidates rescored exactly (C ~ k unless many
@@ -1149,6 +1223,7 @@ class VectorIndex:
         """
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ValidationError("k", f"must be a non-negative integer, got {k!r}")
+        floor = check_min_score(min_score)
         vector = self._normalized(query)
         backend = self._backend
         live = len(backend)
@@ -1165,29 +1240,41 @@ class VectorIndex:
             return verdict
 
         if not any(vector):
+            if floor > 0.0:
+                return []
             ids = backend.live_ids() if allow is None else list(filter(allow, backend.live_ids()))
             return [(node_id, 0.0) for node_id in heapq.nsmallest(k, ids)]
         approx = backend.approximate(vector)
+        # A vector scoring >= floor exactly has approximate score >= floor - eps.
+        lowest = floor - approx.eps if floor > -math.inf else -math.inf
         if allow is None:  # every live vector is allowed: no search for k allowed ones
             cut = approx.kth_largest(k) - 2.0 * approx.eps if k < live else -math.inf
         else:
-            cut = _candidate_cut(approx, k, live, allowed)
-        candidates = [slot for slot in approx.at_least(cut) if allowed(slot)]
+            cut = _candidate_cut(approx, k, live, allowed, lowest)
+        candidates = [slot for slot in approx.at_least(max(cut, lowest)) if allowed(slot)]
         backend.prefetch(candidates)
         score = sparse_scorer(vector)
         scored = sorted(
             (-score(backend.row_values(slot)), _id_of(backend, slot)) for slot in candidates
         )
-        return [(node_id, -negated + 0.0) for negated, node_id in scored[:k]]
+        return [(node_id, -negated + 0.0) for negated, node_id in scored[:k] if -negated >= floor]
 
 
-def _candidate_cut(approx: _Scores, k: int, live: int, allowed: Callable[[int], bool]) -> float:
+def _candidate_cut(
+    approx: _Scores,
+    k: int,
+    live: int,
+    allowed: Callable[[int], bool],
+    lowest: float = -math.inf,
+) -> float:
     """Lowest approximate score a true top-k vector can have.
 
     Look at the m best approximate scores (m = 2k, growing 4x) until k of
     them are allowed; with T the k-th best allowed approximate score, k
     vectors score exactly >= T - eps, so any vector of the exact top k has
     approximate score >= T - 2*eps.  -inf when fewer than k are allowed.
+    The caller discards approximate scores below `lowest` anyway, so once
+    the m-th best is below it the search stops (returning `lowest`).
     """
     m = min(live, max(2 * k, 32))
     while True:
@@ -1197,7 +1284,22 @@ def _candidate_cut(approx: _Scores, k: int, live: int, allowed: Callable[[int], 
             return heapq.nlargest(k, best)[-1] - 2.0 * approx.eps
         if m >= live:
             return -math.inf
+        if floor < lowest:
+            return lowest
         m = min(live, 4 * m)
+
+
+def check_min_score(min_score: object) -> float:
+    """`search`'s floor as a float (-inf when None); a finite real number or ValidationError."""
+    if min_score is None:
+        return -math.inf
+    if (
+        isinstance(min_score, bool)
+        or not isinstance(min_score, (int, float))
+        or not math.isfinite(min_score)
+    ):
+        raise ValidationError("min_score", f"must be a finite number, got {min_score!r}")
+    return float(min_score)
 
 
 def _as_f32(block: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:

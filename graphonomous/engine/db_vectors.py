@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Final
 
 from ..embed import VectorIndex, exact_score
-from ..embed.index import VectorLike, normalized_f32, sparse_scorer
+from ..embed.index import VectorLike, check_min_score, normalized_f32, sparse_scorer
 from ..model import ValidationError
 from ..store import VectorSearchStorage, cosine_eps
 from ..store.pgvector import HNSW_EF_SEARCH_MAX
@@ -104,11 +104,14 @@ class DatabaseVectorIndex(VectorIndex):
         k: int,
         *,
         allow: Callable[[str], bool] | None = None,
+        min_score: float | None = None,
     ) -> list[tuple[str, float]]:
         """The k stored vectors most similar to `query`: `VectorIndex.search`'s contract
-        (scores, order, zero query), computed by the database plus an exact rescoring."""
+        (scores, order, zero query, `min_score` keeps the pairs scoring >= it), computed
+        by the database plus an exact rescoring."""
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ValidationError("k", f"must be a non-negative integer, got {k!r}")
+        floor = check_min_score(min_score)
         vector = normalized_f32(query, self.dimensions)
         if k == 0:
             return []
@@ -149,4 +152,4 @@ class DatabaseVectorIndex(VectorIndex):
             self._remember(node_id, stored)
             exact.append((-(0.0 if zero else exact_score(vector, stored)), node_id))
         exact.sort()
-        return [(node_id, -negated + 0.0) for negated, node_id in exact[:k]]
+        return [(node_id, -negated + 0.0) for negated, node_id in exact[:k] if -negated >= floor]

@@ -79,11 +79,9 @@ def neighbour_pairs(
             vector = index.get(node_id) if group is not None else None
             if group is None or vector is None:
                 continue
-            hits = [
-                (other, score)
-                for other, score in index.search(vector, k + 1)
-                if other != node_id and score >= min_similarity
-            ]
+            # (the floor inside the search: only vectors that can reach it are rescored)
+            near = index.search(vector, k + 1, min_score=min_similarity)
+            hits = [(other, score) for other, score in near if other != node_id]
             searched.append((node_id, group, hits))
     unknown = sorted({other for _, _, hits in searched for other, _ in hits} - groups.keys())
     if unknown:
