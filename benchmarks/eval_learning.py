@@ -307,6 +307,7 @@ def no_forgetting(
         return values
 
     start: dict[str, float] = {}
+    decay = 0.0
     for number, conversation in enumerate(conversations):
         prefix = conversation.sample_id + "/"
         store = open_store(conversation, embedder, prefix=prefix, graph=graph, agents=scoped)
@@ -317,7 +318,7 @@ def no_forgetting(
         play(pooled, _qualified(conversation, "A"), effort, mode, agent_id=scope)
         if number == 0:
             start = readings()
-        graph.run_consolidation()
+        decay += _decay_intervals(graph.run_consolidation())
         log(f"no-forgetting ({mode}, {'scoped' if scoped else 'shared'}): {conversation.sample_id}")
     end = readings()
     nodes = graph.graph_stats()["node_count"]
@@ -330,7 +331,19 @@ def no_forgetting(
         "start": start,
         "end": end,
         "nodes_at_end": nodes,
+        # Decay follows the wall clock (a share of DECAY_INTERVAL_S per run, at most
+        # one): the between-conversation runs' sum says how much this run decayed.
+        "decay_intervals_between": round(decay, 3),
     }
+
+
+def _decay_intervals(run: Mapping[str, Any]) -> float:
+    """The decay stage's `elapsed_intervals` of one consolidation result."""
+    return sum(
+        float(stage.get("elapsed_intervals", 0.0))
+        for stage in run.get("stages", [])
+        if stage.get("name") == "decay"
+    )
 
 
 def _qualified(conversation: eval_locomo.Conversation, half: str) -> list[evalkit.Query]:
@@ -385,7 +398,8 @@ def _no_forgetting_line(scope: str, nf: Mapping[str, Any]) -> str:
     how = "agent ids, play within each agent" if scope == "scoped" else "no agent ids"
     return (
         f"No forgetting, {scope} ({how}; {nf['conversation']}, effort {nf['effort']}, "
-        f"n = {nf['n']}, {nf['nodes_at_end']} nodes at the end): " + _readings(nf)
+        f"n = {nf['n']}, {nf['nodes_at_end']} nodes at the end, decay between conversations "
+        f"{nf['decay_intervals_between']} intervals): " + _readings(nf)
     )
 
 

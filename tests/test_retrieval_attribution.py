@@ -13,6 +13,7 @@ from graphonomous.retrieval.entities import EntityIndex, entity_key
 from graphonomous.retrieval.retriever import (
     ABSENT_PARTICIPANT_FACTOR,
     CONTENT_FLOOR,
+    CONTEXT_STATISTICS,
     OTHER_SPEAKER_FACTOR,
     SPEAKER_FOCUS_GAIN,
     with_settings,
@@ -222,6 +223,14 @@ def test_speaker_focus_stays_off_when_someone_else_said_more() -> None:
 # -- participant scope (effort >= 1) ------------------------------------------------
 
 PARTICIPANT_QUERY = "What did Melanie say about the pottery class glaze?"
+MC_LINES = [
+    "I tried a new glaze in my pottery class.",
+    "Wow, what colour was it?",
+    "A deep blue, I loved it.",
+    "I went hiking on Sunday.",
+    "My kids loved the beach trip.",
+    "That sounds lovely.",
+]
 
 
 def _conversation(
@@ -243,14 +252,7 @@ def pooled() -> Iterator[Graphonomous]:
             opened,
             "mc",
             ("Melanie", "Caroline"),
-            [
-                "I tried a new glaze in my pottery class.",
-                "Wow, what colour was it?",
-                "A deep blue, I loved it.",
-                "I went hiking on Sunday.",
-                "My kids loved the beach trip.",
-                "That sounds lovely.",
-            ],
+            MC_LINES,
         )
         _conversation(
             opened,
@@ -279,12 +281,36 @@ def test_turns_of_conversations_the_named_speaker_never_joined_are_demoted(
     before = {r["node_id"]: r["score"] for r in plain["results"]}
     after = {r["node_id"]: r["score"] for r in scoped["results"]}
     assert after["jg-1"] < before["jg-1"]  # Gina's turn: Melanie never spoke in that session
-    assert after["mc-0"] == before["mc-0"]  # Melanie's own turn is untouched
-    assert after["mc-1"] == before["mc-1"]  # Caroline's, in a session Melanie joined, too
+    assert after["jg-0"] < before["jg-0"]
     assert scoped["results"][0]["node_id"] == "mc-0"
     # Nothing is hidden: the demoted turns are still results, only lower.
     assert {"jg-0", "jg-1"} <= set(after)
     assert ABSENT_PARTICIPANT_FACTOR < 1.0
+
+
+def _melanie_alone() -> dict[str, float]:
+    with Graphonomous(":memory:") as alone:
+        _conversation(alone, "mc", ("Melanie", "Caroline"), MC_LINES)
+        answer = alone.retrieve_context(PARTICIPANT_QUERY, effort=3)
+    return {r["node_id"]: r["score"] for r in answer["results"]}
+
+
+def test_her_conversation_scores_as_in_a_memory_holding_it_alone(pooled: Graphonomous) -> None:
+    """Context statistics: the other conversation's words and scores change nothing in hers."""
+    scoped = pooled.retrieve_context(PARTICIPANT_QUERY, effort=3)
+    assert "context_statistics" in scoped["stats"]["mechanisms"]
+    mine = {r["node_id"]: r["score"] for r in scoped["results"] if r["node_id"].startswith("mc")}
+    alone = _melanie_alone()
+    assert mine == {node_id: alone[node_id] for node_id in mine}
+    assert len(mine) >= 5
+    # Without them, the pool's idf ("pottery", "glaze" are Jon and Gina's words too)
+    # and the other conversation's best scores set her turns' scores.
+    off = with_settings(context_statistics=False)
+    plain = pooled.retrieve_context(PARTICIPANT_QUERY, effort=3, settings=off)
+    assert "context_statistics" not in plain["stats"]["mechanisms"]
+    theirs = {r["node_id"]: r["score"] for r in plain["results"] if r["node_id"].startswith("mc")}
+    assert theirs != {node_id: alone[node_id] for node_id in theirs}
+    assert CONTEXT_STATISTICS is True
 
 
 def test_participant_scope_moves_nothing_within_one_conversation() -> None:
@@ -325,7 +351,7 @@ def test_out_of_context_turns_do_not_take_the_pool_places_of_the_named_speakers(
         crowd = [f"Another pottery glaze story number {i}." for i in range(30)]
         _conversation(graph, "jg", ("Jon", "Gina"), crowd)
         query = "What did Melanie say about the pottery glaze?"
-        off = with_settings(absent_participant_factor=1.0)
+        off = with_settings(absent_participant_factor=1.0, context_statistics=False)
         plain = graph.retrieve_context(query, effort=3, limit=5, settings=off)
         scoped = graph.retrieve_context(query, effort=3, limit=5)
         assert plain["stats"]["candidates"]["pool_size"] == 20

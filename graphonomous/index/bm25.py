@@ -43,7 +43,7 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
-from typing import Final
+from typing import Final, TypeAlias
 
 from ..embed import tokenize
 from ..embed.vectors import pack_sections, unpack_sections
@@ -59,6 +59,9 @@ BM25_EPSILON: Final = 0.25
 # LoCoMo dev half: BM25 R@5 0.445 -> see SPEC "Retrieval quality".
 BM25_STEM: Final = True
 _STEM_CACHE_SIZE: Final = 1 << 16
+# Contexts (`within`) kept until the next change: one per group of people a
+# question names; each holds one int per distinct term of its documents.
+_CONTEXT_CACHE_SIZE: Final = 8
 # Postings whose impacts (8 bytes each) `top_k` keeps between queries until the
 # next change: the common words recur in most queries; 4 MB at most.
 _IMPACT_CACHE_POSTINGS: Final = 500_000
@@ -166,6 +169,9 @@ class Bm25Index:
         # dropped with the norms, bounded by `_IMPACT_CACHE_POSTINGS`
         self._impacts: dict[int, array[float]] = {}
         self._impact_postings = 0
+        # (version, document slots) -> its `Bm25Context`: questions about the
+        # same people recur, and a context costs a pass over its documents' terms
+        self._contexts: dict[tuple[int, tuple[int, ...]], Bm25Context] = {}
 
     # -- contents ------------------------------------------------------------
 
@@ -511,6 +517,23 @@ class Bm25Index:
         slots = set(held)
         return frozenset(term for term in terms if self._term_slot.get(term, -1) in slots)
 
+    def within(self, doc_ids: Iterable[str]) -> Bm25Context:
+        """A view scoring with the statistics of `doc_ids` only (`Bm25Context`).
+
+        Complexity: O(Σ distinct terms of the documents) the first time, O(len(doc_ids))
+        while the index does not change (the last `_CONTEXT_CACHE_SIZE` are kept).
+        """
+        slots = tuple(sorted({self._doc_slot[d] for d in doc_ids if d in self._doc_slot}))
+        key = (self._version, slots)
+        context = self._contexts.get(key)
+        if context is None:
+            if len(self._contexts) >= _CONTEXT_CACHE_SIZE or any(
+                version != self._version for version, _ in self._contexts
+            ):
+                self._contexts = {}
+            context = self._contexts[key] = Bm25Context(self, slots)
+        return context
+
     # -- persistence -------------------------------------------------------------
 
     def memory_bytes(self) -> dict[str, int]:
@@ -593,6 +616,140 @@ class Bm25Index:
         for doc in range(len(self._doc_terms)):
             self._terms_of(doc)
         self._saved = None
+
+
+class Bm25Context:
+    """BM25 with the statistics of a context: a subset of an index's documents.
+
+    N, the document frequencies, avgdl and the mean idf of the negative-idf
+    floor are those of the context's documents, exactly what a `Bm25Index`
+    holding only them would compute; any document of the index can be scored
+    with them (its own tf and length).  A term no context document holds
+    carries no evidence (idf 0), as in an index without it.  Why: in a store
+    pooling several conversations, a word one conversation talks about all
+    the time (its topic, its speakers' names) is rare in the pool, so global
+    idf lets it outweigh the words that tell that conversation's turns apart;
+    inside the context the question is about, it weighs what it weighs there.
+    Reference: the local collection statistics of distributed retrieval
+    (J. Callan, "Distributed Information Retrieval", 2000, §5).  Built by
+    `Bm25Index.within`; valid until the index changes (one retrieval).
+    """
+
+    def __init__(self, index: Bm25Index, slots: Sequence[int]) -> None:
+        self._index = index
+        self.k1, self.b, self.epsilon = index.k1, index.b, index.epsilon
+        self._n = len(slots)
+        self._total_len = sum(index._doc_len[slot] for slot in slots)
+        df: dict[int, int] = {}
+        for doc in slots:
+            for term in index._terms_of(doc) or ():
+                df[term] = df.get(term, 0) + 1
+        self._df = df
+        histogram: dict[int, int] = {}
+        for count in df.values():
+            histogram[count] = histogram.get(count, 0) + 1
+        total = math.fsum(terms * self._raw_idf(d) for d, terms in sorted(histogram.items()))
+        self._mean_idf = total / len(df) if df else 0.0
+        self._norms: array[float] | None = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    def terms(self, tokens: Iterable[str]) -> list[str]:
+        """The index's terms of `tokens` (`Bm25Index.terms`).  O(n)."""
+        return self._index.terms(tokens)
+
+    def _raw_idf(self, df: int) -> float:
+        return math.log(self._n - df + 0.5) - math.log(df + 0.5)
+
+    def idf(self, term: str) -> float:
+        """Okapi idf in the context with rank-bm25's floor; 0.0 for a term it lacks.  O(1)."""
+        slot = self._index._term_slot.get(term)
+        df = 0 if slot is None else self._df.get(slot, 0)
+        if not df:
+            return 0.0
+        value = self._raw_idf(df)
+        return self.epsilon * self._mean_idf if value < 0.0 else value
+
+    def scores(
+        self, query_tokens: Sequence[str], *, allow: Callable[[str], bool] | None = None
+    ) -> dict[str, float]:
+        """BM25 in the context of every allowed document holding a query term it weighs.
+
+        As `Bm25Index.scores` (same sums in the same order), with the context's
+        statistics.  Complexity: O(postings of the distinct query terms).
+        """
+        index = self._index
+        if self._n == 0 or self._total_len == 0:
+            return {}
+        avgdl = self._total_len / self._n
+        k1, b = self.k1, self.b
+        doc_len, doc_ids = index._doc_len, index._doc_ids
+        verdicts: dict[int, bool] = {}
+        totals: dict[int, float] = {}
+        for term, repeats in _term_counts(self.terms(query_tokens)).items():
+            slot = index._term_slot.get(term)
+            if slot is None or not self._df.get(slot):
+                continue  # no context document holds it: no evidence
+            weight = self.idf(term) * repeats
+            for doc, tf in zip(*index._postings(slot), strict=True):
+                if allow is not None:
+                    verdict = verdicts.get(doc)
+                    if verdict is None:
+                        doc_id = doc_ids[doc]
+                        assert doc_id is not None
+                        verdict = verdicts[doc] = allow(doc_id)
+                    if not verdict:
+                        continue
+                norm = k1 * (1.0 - b + b * doc_len[doc] / avgdl)
+                gain = weight * (tf * (k1 + 1.0) / (tf + norm))
+                totals[doc] = totals.get(doc, 0.0) + gain
+        live_ids = map(doc_ids.__getitem__, totals)
+        return dict(zip(live_ids, totals.values(), strict=True))  # type: ignore[arg-type]
+
+    def top_k(
+        self,
+        query_tokens: Sequence[str],
+        k: int,
+        *,
+        allow: Callable[[str], bool] | None = None,
+        also: Iterable[str] = (),
+    ) -> tuple[list[tuple[str, float]], dict[str, float]]:
+        """`Bm25Index.top_k` with the context's statistics, equal to `scores` bit for bit.
+
+        Complexity: MaxScore (`maxscore.top_k`), the length normalisations of
+        every document computed once per context (O(N)).
+        """
+        index = self._index
+        wanted = list(dict.fromkeys(also))
+        if self._n == 0 or self._total_len == 0:
+            return [], {doc_id: 0.0 for doc_id in wanted}
+        avgdl = self._total_len / self._n
+        if self._norms is None:
+            self._norms = norms_of(self.k1, self.b, avgdl, index._doc_len)
+        scoring = Scoring(self.k1, self.b, avgdl, self._norms)
+        terms = []
+        for term, repeats in _term_counts(self.terms(query_tokens)).items():
+            slot = index._term_slot.get(term)
+            if slot is None or not self._df.get(slot):
+                continue
+            docs, tfs = index._postings(slot)
+            max_tf, min_len = index._term_bound(slot)
+            terms.append(Term(self.idf(term) * repeats, docs, tfs, max_tf, min_len))
+        doc_ids, doc_slot = index._doc_ids, index._doc_slot
+        hits, extra = maxscore_top_k(
+            terms,
+            scoring,
+            k,
+            doc_ids,
+            allow=None if allow is None else lambda doc: allow(doc_ids[doc]),  # type: ignore[arg-type]
+            also=[doc_slot[doc_id] for doc_id in wanted if doc_id in doc_slot],
+        )
+        return hits, {doc_id: extra.get(doc_slot.get(doc_id, -1), 0.0) for doc_id in wanted}
+
+
+# What retrieval scores keywords with: the whole index or a context of it.
+KeywordIndex: TypeAlias = Bm25Index | Bm25Context
 
 
 def _typed(blob: bytes | memoryview) -> array[int]:

@@ -29,7 +29,7 @@ leads) and `DEFAULT_KEYWORD_WEIGHT` (balanced) for any real model.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Final
 
 RRF_K: Final = 60
@@ -90,22 +90,37 @@ def reciprocal_rank_fusion(
 
 
 def score_fusion(
-    channels: Sequence[Mapping[str, float]], weights: Sequence[float]
+    channels: Sequence[Mapping[str, float]],
+    weights: Sequence[float],
+    *,
+    aside: Container[str] = (),
 ) -> list[tuple[str, float]]:
     """Fuse scored channels by a weighted sum of max-normalised scores.
 
     Input: one ``{id: score}`` map per channel (only positive scores count;
-    a channel with no positive score contributes nothing) and one weight
-    >= 0 per channel.  Output: ``(id, F)`` for every id with a positive
-    score in a channel of positive weight, F = Σ w_c · s_c / max s_c, by F
-    descending then id ascending (with two channels each F is one exact
-    sum, independent of the order of the maps).  Complexity: O(total entries + U log U).
+    a channel with no positive score contributes nothing), one weight >= 0
+    per channel, and ids set `aside` from the normalisation: each channel's
+    max is taken over the other ids (over all when only ids set aside score
+    in it), so the set-aside ids cannot change how the others compare.
+    Output: ``(id, F)`` for every id with a positive score in a channel of
+    positive weight, F = Σ w_c · s_c / max s_c, by F descending then id
+    ascending (with two channels each F is one exact sum, independent of the
+    order of the maps).  Complexity: O(total entries + U log U).
+
+    >>> score_fusion([{"a": 2.0, "b": 1.0}, {"a": 0.5, "b": 1.0}], [0.5, 0.5])
+    [('a', 0.75), ('b', 0.75)]
+    >>> channels = [{"a": 2.0, "b": 1.0, "x": 4.0}, {"a": 0.5, "b": 1.0}]
+    >>> score_fusion(channels, [0.5, 0.5], aside={"x"})
+    [('x', 1.0), ('a', 0.75), ('b', 0.75)]
     """
     if len(weights) != len(channels) or any(w < 0.0 for w in weights):
         raise ValueError("weights: one non-negative weight per channel")
     fused: dict[str, float] = {}
     for channel, weight in zip(channels, weights, strict=True):
-        best = max((score for score in channel.values() if score > 0.0), default=0.0)
+        best = max(
+            (score for item, score in channel.items() if score > 0.0 and item not in aside),
+            default=0.0,
+        ) or max((score for score in channel.values() if score > 0.0), default=0.0)
         for item, score in channel.items():
             if score > 0.0 and weight > 0.0:
                 fused[item] = fused.get(item, 0.0) + weight * (score / best)

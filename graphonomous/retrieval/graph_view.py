@@ -398,6 +398,27 @@ class GraphReader:
                 out[node_id] = kept
         return out
 
+    def parts_of(self, wholes: Iterable[str]) -> dict[str, frozenset[str]]:
+        """The parts of each whole (sources of structural edges into it), for wholes with any.
+
+        Visible or not, like `wholes_of` (a fact about the structure).  O(edges
+        touching the wholes).
+        """
+        targets = sorted(set(wholes))
+        found: dict[str, set[str]] = {}
+        if self._snapshot is not None:
+            every = self._snapshot.links()
+            for whole in targets:
+                for link in every.get(whole, []):
+                    if not link.outgoing and link.relationship in STRUCTURAL_RELATIONSHIPS:
+                        found.setdefault(whole, set()).add(link.neighbor)
+        else:
+            chosen = set(targets)
+            for edge in self._light_edges(targets):
+                if edge.target_id in chosen and edge.relationship in STRUCTURAL_RELATIONSHIPS:
+                    found.setdefault(edge.target_id, set()).add(edge.source_id)
+        return {whole: frozenset(parts) for whole, parts in sorted(found.items())}
+
     def _light_edges(self, node_ids: Sequence[str], *, outgoing_only: bool = False) -> list[Edge]:
         """Edges touching the ids (or leaving them), by id, without metadata (not needed here)."""
         if self._cache is not None:

@@ -52,6 +52,7 @@ from ..algorithms import louvain_communities
 from ..algorithms.push import PUSH_EPSILON, ppr_push
 from ..embed import exact_score
 from ..embed.index import normalized_f32
+from ..index.bm25 import Bm25Context, KeywordIndex
 from ..model import (
     NODE_TYPES,
     Edge,
@@ -190,6 +191,15 @@ OTHER_SPEAKER_FACTOR: Final = 0.75
 # session has its participants, so nothing moves there.  Chosen on the LoCoMo
 # dev half's pooled no-forgetting run (SPEC §10.7); 1 switches it off.
 ABSENT_PARTICIPANT_FACTOR: Final = 0.5
+# ... and keywords are weighed *within* those conversations: BM25 (candidates,
+# coverage, the speaker focus) takes N, document frequencies and avgdl from the
+# named speakers' conversations (their wholes and the wholes' parts,
+# `index.bm25.Bm25Context`), not from the pool.  Global idf in a pooled store
+# lifts the words one conversation always talks about (rare elsewhere) above
+# the words that tell its turns apart, so adding other conversations reorders
+# a conversation's own turns.  False switches it off.  Measured on the LoCoMo
+# dev half's pooled no-forgetting run (SPEC §10.7); never fires in one conversation.
+CONTEXT_STATISTICS: Final = True
 # ... unless that candidate says more of the question than the named speaker
 # ever did: its coverage (Σ idf of the distinct query terms it holds, the
 # named speakers' names left out) is above SAID_IT_RATIO × the best coverage
@@ -268,6 +278,7 @@ class RetrievalSettings:
     entity_restart: float = ENTITY_RESTART
     other_speaker_factor: float = OTHER_SPEAKER_FACTOR
     absent_participant_factor: float = ABSENT_PARTICIPANT_FACTOR
+    context_statistics: bool = CONTEXT_STATISTICS
     said_it_ratio: float = SAID_IT_RATIO
     content_floor: float = CONTENT_FLOOR
     speaker_focus_gain: float = SPEAKER_FOCUS_GAIN
@@ -360,6 +371,12 @@ class _Run:
     cosines: dict[str, float] = field(default_factory=dict)  # exact, from stage 1
     # Named speakers -> the wholes (conversations) they spoke in (`_absent`).
     joined: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
+    # The BM25 statistics keywords are weighed with (None: the whole index's).
+    keywords: KeywordIndex | None = None
+
+    def text_index(self) -> KeywordIndex:
+        """The keyword index of this retrieval: a context's statistics or the whole index's."""
+        return self.graph.text_index() if self.keywords is None else self.keywords
 
     def offer(self, node_id: str, score: float, hops: int, via: str | None) -> bool:
         """Keep the better of an existing entry and a neighbour path; True if it improved."""
@@ -407,6 +424,8 @@ def hybrid_search(
     keyword_weight: float | None = None,
     rrf_k: int = RRF_K,
     cosines: dict[str, float] | None = None,
+    text_index: KeywordIndex | None = None,
+    aside: Callable[[list[str]], set[str]] | None = None,
 ) -> tuple[list[tuple[str, float]], set[str], dict[str, int]]:
     """Embedding top-k and BM25 top-k, fused (call under the facade lock).
 
@@ -420,7 +439,10 @@ def hybrid_search(
     score (0 without a shared term).  RRF uses the two ranked lists as they
     are.  Output: ``(fused (id, score) best first, ids found by the
     embedding, {"embedding": n, "bm25": n})``; `cosines`, when given, receives
-    the exact cosines computed on the way (the index score of each id).
+    the exact cosines computed on the way (the index score of each id);
+    `text_index` the keyword statistics (None: the graph's whole BM25 index);
+    `aside(pool ids)`, score fusion only, the ids to set aside from each
+    channel's normalisation (`fusion.score_fusion`).
     Complexity: one index search + BM25 over the postings of the query terms
     + k exact cosines.
     """
@@ -438,7 +460,8 @@ def hybrid_search(
         embedding_hits = [hit for hit in index.search(vector, k, allow=allow) if hit[1] > 0.0]
     # Exact BM25 top-k by MaxScore pruning, plus the embedding hits' exact
     # scores (score fusion needs them); equal to scoring every posting.
-    bm25_hits, keyword_scores = graph.text_index().top_k(
+    keywords = graph.text_index() if text_index is None else text_index
+    bm25_hits, keyword_scores = keywords.top_k(
         tokens, k, allow=allow, also=[node_id for node_id, _ in embedding_hits]
     )
     keyword_scores.update(bm25_hits)
@@ -460,7 +483,8 @@ def hybrid_search(
             cosines.update(cosine)
     pool = sorted(set(cosine) | {node_id for node_id, _ in bm25_hits})
     keyword = {node_id: keyword_scores.get(node_id, 0.0) for node_id in pool}
-    fused = score_fusion([keyword, cosine], (weight, 1.0 - weight))
+    kept_aside = aside(pool) if aside is not None else set()
+    fused = score_fusion([keyword, cosine], (weight, 1.0 - weight), aside=kept_aside)
     return fused, embedded, counts
 
 
@@ -470,9 +494,22 @@ def _candidates(
     tokens: list[str],
     pool: int,
     allowed: set[str] | None,
-) -> None:
-    """Stage 1: hybrid candidates scored (fused / best fused) × confidence."""
+    outside: Callable[[list[str]], set[str]] | None = None,
+) -> set[str]:
+    """Stage 1: hybrid candidates scored (fused / best fused) × confidence.
+
+    `outside(pool ids)`: the candidates out of the query's context, set aside
+    from the normalisation (each channel's max and the best fused score are
+    those of the others); returned (empty without `outside`).
+    """
     settings = run.settings
+    found: set[str] = set()
+
+    def aside(ids: list[str]) -> set[str]:
+        assert outside is not None
+        found.update(outside(ids))
+        return found
+
     fused, embedded, counts = hybrid_search(
         run.graph,
         vector,
@@ -483,14 +520,17 @@ def _candidates(
         keyword_weight=settings.keyword_weight,
         rrf_k=settings.rrf_k,
         cosines=run.cosines,
+        text_index=run.keywords,
+        aside=None if outside is None else aside,
     )
     run.reader.load_nodes(node_id for node_id, _ in fused)
-    best = fused[0][1] if fused else 1.0
+    best = next((value for node_id, value in fused if node_id not in found), None)
+    best = best if best is not None else (fused[0][1] if fused else 1.0)
     for node_id, value in fused:
         node = run.reader.node(node_id)
         if node is None or not run.reader.is_visible(node):
             continue  # forgotten after the index was built, or another agent's
-        own = value / best * node.confidence
+        own = min(1.0, value / best) * node.confidence  # set-aside ids may pass the best
         if is_retrieval_aid(node):
             run.aids += 1  # indexes built before aids were kept out of them
             continue
@@ -504,6 +544,7 @@ def _candidates(
         "fused": len(run.entries),
         "aids": run.aids,
     }
+    return found
 
 
 def _feedback(run: _Run, tokens: list[str], pool: int, allowed: set[str] | None) -> None:
@@ -924,51 +965,97 @@ def _participant_stage(
     candidate search: fused scores do not depend on the pool's size), so they
     do not take the places of the question's own conversation's candidates,
     then they are scaled by `absent_participant_factor` before graph support
-    (they pass less support on and seed nothing).  Unattributed candidates
-    and parts of no whole are untouched.  O(out-edges of the named speakers'
-    turns and of the candidates) + one candidate search when any is out.
+    (they pass less support on and seed nothing).  With `context_statistics`
+    that search weighs keywords with the BM25 statistics of the named
+    speakers' conversations (`_context_keywords`, kept for the later keyword
+    stages) and normalises the channels and the best score over the
+    candidates in context, so those score as in a memory holding only their
+    conversations.  Unattributed candidates and parts of no whole are
+    untouched.  O(out-edges of the named speakers' turns and of the
+    candidates + the context's distinct terms) + one candidate search when
+    any is out.
     """
     factor = run.settings.absent_participant_factor
     run.stats["absent_participant_demoted"] = 0
-    if factor >= 1.0 or not run.entries:
+    if (factor >= 1.0 and not run.settings.context_statistics) or not run.entries:
         return
     demoted = _absent(run, text, run.entries)
     if not demoted:
         return
     # The wider pool holds the first one (each channel's top N grows, scores stay),
     # so only the candidates it adds are checked.
-    first = set(run.entries)
+    outside = _out_of_context(run, text, first=set(run.entries), known=demoted)
     run.entries.clear()
     run.aids = 0
-    _candidates(run, vector, tokens, pool + len(demoted), allowed)
-    demoted |= _absent(run, text, set(run.entries) - first)
-    for node_id in demoted:
+    if run.settings.context_statistics:
+        run.keywords = _context_keywords(run, text)
+        _candidates(run, vector, tokens, pool + len(demoted), allowed, outside=outside)
+    else:
+        _candidates(run, vector, tokens, pool + len(demoted), allowed)
+    demoted = outside(sorted(run.entries)) if factor < 1.0 else set()
+    for node_id in sorted(demoted):
         entry = run.entries[node_id]
         entry.own *= factor
         entry.score *= factor
     if demoted:
         run.mechanisms.append("participant_scope")
     run.stats["absent_participant_demoted"] = len(demoted)
+    if run.keywords is not None:
+        run.mechanisms.append("context_statistics")
+
+
+def _out_of_context(
+    run: _Run, text: str, first: set[str], known: set[str]
+) -> Callable[[list[str]], set[str]]:
+    """`ids` -> those of them out of the query's context (`_absent`), each id checked once.
+
+    `first` were checked already and `known` are those of them found out.
+    """
+    checked = set(first)
+    out = set(known)
+
+    def outside(ids: list[str]) -> set[str]:
+        fresh = [node_id for node_id in ids if node_id not in checked]
+        out.update(_absent(run, text, fresh))
+        checked.update(fresh)
+        return out.intersection(ids)
+
+    return outside
+
+
+def _context_keywords(run: _Run, text: str) -> Bm25Context:
+    """BM25 with the statistics of the conversations the query's named speakers spoke in.
+
+    The context is those wholes (computed by `_absent`) and all their parts.
+    O(edges touching the wholes + Σ distinct terms of the context's documents).
+    """
+    named = tuple(entity_index(run.graph).query_speakers(text))
+    wholes = run.joined[named]
+    parts = run.reader.parts_of(wholes).values()
+    return run.graph.text_index().within(wholes.union(*parts))
 
 
 def _absent(run: _Run, text: str, node_ids: Iterable[str]) -> set[str]:
-    """The `node_ids` said by others in conversations no speaker `text` names took part in.
+    """The `node_ids` of conversations no speaker `text` names took part in.
 
-    Empty when `text` names no known speaker or the index knows fewer than two.
-    The wholes each named group spoke in are computed once per retrieval.
-    O(out-edges of the named speakers' turns and of `node_ids`).
+    Those are turns said by others whose wholes are all outside the wholes the
+    named speakers spoke in, and such wholes themselves (an unattributed node
+    with attributed parts: another conversation's session).  Empty when
+    `text` names no known speaker or the index knows fewer than two.  The
+    wholes each named group spoke in are computed once per retrieval.
+    O(out-edges of the named speakers' turns and of `node_ids` + in-edges
+    of the unattributed `node_ids`).
     """
     index = entity_index(run.graph)
     named = tuple(index.query_speakers(text))
     if not named or index.speakers() < 2:
         return set()
+    ids = sorted(set(node_ids))
     others = [
         node_id
-        for node_id in sorted(set(node_ids))
+        for node_id in ids
         if (speaker := index.speaker(node_id)) is not None and speaker not in named
     ]
-    if not others:
-        return set()
     joined = run.joined.get(named)
     if joined is None:
         theirs = {node_id for key in named for node_id in index.authored(key)}
@@ -976,11 +1063,17 @@ def _absent(run: _Run, text: str, node_ids: Iterable[str]) -> set[str]:
         joined = run.joined[named] = {whole for wholes in wholes_of.values() for whole in wholes}
     if not joined:
         return set()
-    return {
+    out = {
         node_id
         for node_id, wholes in run.reader.wholes_of(others).items()
         if joined.isdisjoint(wholes)
     }
+    unattributed = [n for n in ids if index.speaker(n) is None and n not in joined]
+    if unattributed:
+        for whole, parts in run.reader.parts_of(unattributed).items():
+            if any(index.speaker(part) is not None for part in parts):
+                out.add(whole)
+    return out
 
 
 def _speaker_stage(run: _Run, text: str) -> None:
@@ -1042,7 +1135,7 @@ def _coverage(run: _Run, tokens: Sequence[str]) -> dict[str, float]:
 
     Term presence, not BM25 (no length normalisation).  O(postings of the tokens).
     """
-    text_index = run.graph.text_index()
+    text_index = run.text_index()
     coverage: dict[str, float] = {}
     for term, token in sorted(dict(zip(text_index.terms(tokens), tokens, strict=True)).items()):
         idf = text_index.idf(term)
@@ -1109,7 +1202,7 @@ def _speaker_focus(run: _Run, text: str, named: set[str], tokens: Sequence[str])
     ]
     if _said_by_someone_else(run, text, named, others):
         return 0
-    hers = run.graph.text_index().scores(
+    hers = run.text_index().scores(
         tokens, allow=lambda node_id: node_id in run.entries and index.speaker(node_id) in named
     )
     top = max(hers.values(), default=0.0)
