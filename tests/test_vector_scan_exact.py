@@ -21,6 +21,7 @@ import random
 from fractions import Fraction
 
 import pytest
+from test_embed_index import brute_force
 
 from graphonomous.embed import HashingEmbedder, VectorIndex, exact_score, numpy_available
 from graphonomous.embed import index as index_module
@@ -42,18 +43,6 @@ WORDS = [
     "drop",
     "alarm",
 ]
-
-
-def _brute(index: VectorIndex, query: list[float], k: int, allow: object = None) -> list:
-    vector = normalized_f32(query, index.dimensions)
-    scored = []
-    for node_id in index.ids():
-        if allow is None or allow(node_id):  # type: ignore[operator]
-            stored = index.get(node_id)
-            assert stored is not None
-            scored.append((-exact_score(vector, stored), node_id))
-    scored.sort()
-    return [(node_id, -negated + 0.0) for negated, node_id in scored[:k]]
 
 
 def _build(index: VectorIndex) -> None:
@@ -91,7 +80,7 @@ def test_the_bound_holds_and_is_nearly_tight_at_the_rounding_boundaries() -> Non
     _build(index)
     query = normalized_f32(uniform, dims)
     assert _check_bound(index, query) > 0.9  # the real error is > 90 % of eps here
-    assert index.search(uniform, 3) == _brute(index, uniform, 3)
+    assert index.search(uniform, 3) == brute_force(index, uniform, 3)
 
 
 @pytest.mark.parametrize("dims", [8, 384, 4096])
@@ -111,7 +100,7 @@ def test_no_field_overflows_at_the_extreme_scores(dims: int) -> None:
         for query in (stored, [-x for x in stored]):  # score +1 and -1 with itself
             _check_bound(index, normalized_f32(query, dims))
             for k in (1, 2, 5, len(rows)):
-                assert index.search(query, k) == _brute(index, query, k)
+                assert index.search(query, k) == brute_force(index, query, k)
         assert index.search(stored, 1) == [(node_id, exact_score(stored, stored))]
 
 
@@ -173,7 +162,7 @@ def test_search_equals_brute_force_through_edits(
             _check_bound(pure, normalized_f32(query, 384))
         for k in (1, 2, 7, 30, 100, len(pure), len(pure) + 5):
             for restriction in (None, allow):
-                expected = _brute(pure, query, k, restriction)
+                expected = brute_force(pure, query, k, restriction)
                 for index in indexes:
                     assert index.search(query, k, allow=restriction) == expected
 

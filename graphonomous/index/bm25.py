@@ -382,16 +382,29 @@ class Bm25Index:
         if n == 0:
             return {}
         # Postings exist only if some document has a term, so avgdl > 0 below.
-        avgdl = self._total_len / n
+        terms = self._query_terms(query_tokens, self._df_of, self.idf)
+        return self._posting_scores(terms, self._total_len / n, allow)
+
+    def _query_terms(
+        self, query_tokens: Sequence[str], df: Callable[[int], int], idf: Callable[[str], float]
+    ) -> list[tuple[int, float]]:
+        """(term slot, idf × repeats) of the distinct query terms with df > 0, in query order."""
+        terms = []
+        for term, repeats in _term_counts(self.terms(query_tokens)).items():
+            slot = self._term_slot.get(term)
+            if slot is not None and df(slot):
+                terms.append((slot, idf(term) * repeats))
+        return terms
+
+    def _posting_scores(
+        self, terms: Sequence[tuple[int, float]], avgdl: float, allow: Callable[[str], bool] | None
+    ) -> dict[str, float]:
+        """Every posting of `terms` scored with mean length `avgdl` (the reference sums)."""
         k1, b = self.k1, self.b
         doc_len, doc_ids = self._doc_len, self._doc_ids
         verdicts: dict[int, bool] = {}
         totals: dict[int, float] = {}
-        for term, repeats in _term_counts(self.terms(query_tokens)).items():
-            slot = self._term_slot.get(term)
-            if slot is None or not self._df_of(slot):
-                continue
-            weight = self.idf(term) * repeats
+        for slot, weight in terms:
             for doc, tf in zip(*self._postings(slot), strict=True):
                 if allow is not None:
                     verdict = verdicts.get(doc)
@@ -444,32 +457,40 @@ class Bm25Index:
             self._norms = (self._version, norms_of(self.k1, self.b, avgdl, self._doc_len))
             self._impacts, self._impact_postings = {}, 0
         scoring = Scoring(self.k1, self.b, avgdl, self._norms[1])
-        terms, term_slots = [], []
-        for term, repeats in _term_counts(self.terms(query_tokens)).items():
-            slot = self._term_slot.get(term)
-            if slot is None or not self._df_of(slot):
-                continue
-            docs, tfs = self._postings(slot)
-            max_tf, min_len = self._term_bound(slot)
-            weight = self.idf(term) * repeats
-            terms.append(Term(weight, docs, tfs, max_tf, min_len, self._impacts.get(slot)))
-            term_slots.append(slot)
+        terms = self._query_terms(query_tokens, self._df_of, self.idf)
 
         def remember(i: int, impacts: array[float]) -> None:
             if self._impact_postings + len(impacts) > _IMPACT_CACHE_POSTINGS:
                 self._impacts, self._impact_postings = {}, 0
-            self._impacts[term_slots[i]] = impacts
+            self._impacts[terms[i][0]] = impacts
             self._impact_postings += len(impacts)
 
+        return self._maxscore(terms, scoring, k, allow, wanted, self._impacts, remember)
+
+    def _maxscore(
+        self,
+        terms: Sequence[tuple[int, float]],
+        scoring: Scoring,
+        k: int,
+        allow: Callable[[str], bool] | None,
+        wanted: Sequence[str],
+        impacts: dict[int, array[float]],
+        remember: Callable[[int, array[float]], None] | None,
+    ) -> tuple[list[tuple[str, float]], dict[str, float]]:
+        """`maxscore.top_k` over `terms` ((slot, weight)) with cached `impacts` per slot."""
+        prepared = []
+        for slot, weight in terms:
+            docs, tfs = self._postings(slot)
+            max_tf, min_len = self._term_bound(slot)
+            prepared.append(Term(weight, docs, tfs, max_tf, min_len, impacts.get(slot)))
         doc_ids, doc_slot = self._doc_ids, self._doc_slot
-        slots = [doc_slot[doc_id] for doc_id in wanted if doc_id in doc_slot]
         hits, extra = maxscore_top_k(
-            terms,
+            prepared,
             scoring,
             k,
             doc_ids,
             allow=None if allow is None else lambda doc: allow(doc_ids[doc]),  # type: ignore[arg-type]
-            also=slots,
+            also=[doc_slot[doc_id] for doc_id in wanted if doc_id in doc_slot],
             remember=remember,
         )
         return hits, {doc_id: extra.get(doc_slot.get(doc_id, -1), 0.0) for doc_id in wanted}
@@ -679,33 +700,13 @@ class Bm25Context:
         As `Bm25Index.scores` (same sums in the same order), with the context's
         statistics.  Complexity: O(postings of the distinct query terms).
         """
-        index = self._index
         if self._n == 0 or self._total_len == 0:
             return {}
-        avgdl = self._total_len / self._n
-        k1, b = self.k1, self.b
-        doc_len, doc_ids = index._doc_len, index._doc_ids
-        verdicts: dict[int, bool] = {}
-        totals: dict[int, float] = {}
-        for term, repeats in _term_counts(self.terms(query_tokens)).items():
-            slot = index._term_slot.get(term)
-            if slot is None or not self._df.get(slot):
-                continue  # no context document holds it: no evidence
-            weight = self.idf(term) * repeats
-            for doc, tf in zip(*index._postings(slot), strict=True):
-                if allow is not None:
-                    verdict = verdicts.get(doc)
-                    if verdict is None:
-                        doc_id = doc_ids[doc]
-                        assert doc_id is not None
-                        verdict = verdicts[doc] = allow(doc_id)
-                    if not verdict:
-                        continue
-                norm = k1 * (1.0 - b + b * doc_len[doc] / avgdl)
-                gain = weight * (tf * (k1 + 1.0) / (tf + norm))
-                totals[doc] = totals.get(doc, 0.0) + gain
-        live_ids = map(doc_ids.__getitem__, totals)
-        return dict(zip(live_ids, totals.values(), strict=True))  # type: ignore[arg-type]
+        terms = self._index._query_terms(query_tokens, self._df_of, self.idf)
+        return self._index._posting_scores(terms, self._total_len / self._n, allow)
+
+    def _df_of(self, slot: int) -> int:
+        return self._df.get(slot, 0)
 
     def top_k(
         self,
@@ -728,24 +729,8 @@ class Bm25Context:
         if self._norms is None:
             self._norms = norms_of(self.k1, self.b, avgdl, index._doc_len)
         scoring = Scoring(self.k1, self.b, avgdl, self._norms)
-        terms = []
-        for term, repeats in _term_counts(self.terms(query_tokens)).items():
-            slot = index._term_slot.get(term)
-            if slot is None or not self._df.get(slot):
-                continue
-            docs, tfs = index._postings(slot)
-            max_tf, min_len = index._term_bound(slot)
-            terms.append(Term(self.idf(term) * repeats, docs, tfs, max_tf, min_len))
-        doc_ids, doc_slot = index._doc_ids, index._doc_slot
-        hits, extra = maxscore_top_k(
-            terms,
-            scoring,
-            k,
-            doc_ids,
-            allow=None if allow is None else lambda doc: allow(doc_ids[doc]),  # type: ignore[arg-type]
-            also=[doc_slot[doc_id] for doc_id in wanted if doc_id in doc_slot],
-        )
-        return hits, {doc_id: extra.get(doc_slot.get(doc_id, -1), 0.0) for doc_id in wanted}
+        terms = index._query_terms(query_tokens, self._df_of, self.idf)
+        return index._maxscore(terms, scoring, k, allow, wanted, {}, None)
 
 
 # What retrieval scores keywords with: the whole index or a context of it.
