@@ -118,3 +118,18 @@ def test_empty_context_scores_nothing() -> None:
     assert context.scores(["two"]) == {}
     assert context.top_k(["two"], 3, also=["a"]) == ([], {"a": 0.0})
     assert context.idf("two") == 0.0
+
+
+def test_a_kept_context_is_dropped_when_the_index_changes() -> None:
+    whole = Bm25Index()
+    whole.add_many([("a", "one two"), ("b", "two three"), ("c", "four")])
+    first = whole.within(["a", "b"])
+    assert whole.within(["b", "a"]) is first  # kept while nothing changes
+    whole.add("a", "one one five")  # a rewrite of a context document
+    again = whole.within(["a", "b"])
+    assert again is not first
+    alone = Bm25Index()
+    alone.add_many([("a", "one one five"), ("b", "two three")])
+    assert again.scores(["one", "five"], allow={"a", "b"}.__contains__) == alone.scores(
+        ["one", "five"]
+    )

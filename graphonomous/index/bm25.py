@@ -169,9 +169,10 @@ class Bm25Index:
         # dropped with the norms, bounded by `_IMPACT_CACHE_POSTINGS`
         self._impacts: dict[int, array[float]] = {}
         self._impact_postings = 0
-        # (version, document slots) -> its `Bm25Context`: questions about the
-        # same people recur, and a context costs a pass over its documents' terms
-        self._contexts: dict[tuple[int, tuple[int, ...]], Bm25Context] = {}
+        # document slots -> its `Bm25Context` for `_contexts_version`: questions about
+        # the same people recur, and a context costs a pass over its documents' terms
+        self._contexts: dict[tuple[int, ...], Bm25Context] = {}
+        self._contexts_version = 0
 
     # -- contents ------------------------------------------------------------
 
@@ -545,14 +546,13 @@ class Bm25Index:
         while the index does not change (the last `_CONTEXT_CACHE_SIZE` are kept).
         """
         slots = tuple(sorted({self._doc_slot[d] for d in doc_ids if d in self._doc_slot}))
-        key = (self._version, slots)
-        context = self._contexts.get(key)
+        if self._contexts_version != self._version:
+            self._contexts, self._contexts_version = {}, self._version
+        context = self._contexts.get(slots)
         if context is None:
-            if len(self._contexts) >= _CONTEXT_CACHE_SIZE or any(
-                version != self._version for version, _ in self._contexts
-            ):
+            if len(self._contexts) >= _CONTEXT_CACHE_SIZE:
                 self._contexts = {}
-            context = self._contexts[key] = Bm25Context(self, slots)
+            context = self._contexts[slots] = Bm25Context(self, slots)
         return context
 
     # -- persistence -------------------------------------------------------------

@@ -982,8 +982,7 @@ def _participant_stage(
     demoted = _absent(run, text, run.entries)
     if not demoted:
         return
-    # The wider pool holds the first one (each channel's top N grows, scores stay),
-    # so only the candidates it adds are checked.
+    # Each candidate is checked once: the first pool's are known.
     outside = _out_of_context(run, text, first=set(run.entries), known=demoted)
     run.entries.clear()
     run.aids = 0
