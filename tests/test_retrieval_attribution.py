@@ -332,31 +332,65 @@ def test_participant_scope_needs_a_named_speaker(pooled: Graphonomous) -> None:
     assert pooled.retrieve_context("pottery class glaze", effort=0)["results"]
 
 
-def test_out_of_context_turns_do_not_take_the_pool_places_of_the_named_speakers() -> None:
-    """The candidate pool is widened by the number of out-of-context candidates."""
-    with Graphonomous(":memory:") as graph:
-        _conversation(
-            graph,
-            "mc",
-            ("Melanie", "Caroline"),
-            [
-                "My pottery glaze came out blue.",
-                "Nice!",
-                "The kiln was hot.",
-                "Cool.",
-                "Yes.",
-                "Ok.",
-            ],
-        )
-        crowd = [f"Another pottery glaze story number {i}." for i in range(30)]
+def _crowded(graph: Graphonomous, with_crowd: bool) -> None:
+    """Melanie's conversation (30 turns, few about pottery) and, when asked, Jon and Gina's
+    60 turns that all say "pottery glaze" (more than the candidate pool holds)."""
+    lines = [f"Weekend note {i} about the garden." for i in range(30)]
+    lines[7] = "My pottery glaze came out blue."
+    lines[19] = "The kiln made the glaze crack."
+    lines[23] = "I glazed a pottery mug for Caroline."
+    _conversation(graph, "mc", ("Melanie", "Caroline"), lines)
+    if with_crowd:
+        crowd = [f"Another pottery glaze story number {i}." for i in range(60)]
         _conversation(graph, "jg", ("Jon", "Gina"), crowd)
-        query = "What did Melanie say about the pottery glaze?"
+
+
+@pytest.mark.parametrize("effort", [0, 3])
+def test_out_of_context_turns_do_not_take_the_pool_places_of_the_named_speakers(
+    effort: int,
+) -> None:
+    """Each channel's top k is taken within the named speaker's conversations: her
+    conversation's results are those of a memory holding it alone, however many
+    other turns match better.  At every effort (the scope is part of stage 1)."""
+    query = "What did Melanie say about the pottery glaze and the kiln?"
+    with Graphonomous(":memory:") as alone_graph:
+        _crowded(alone_graph, with_crowd=False)
+        alone = alone_graph.retrieve_context(query, effort=effort, limit=5)
+    with Graphonomous(":memory:") as graph:
+        _crowded(graph, with_crowd=True)
+        scoped = graph.retrieve_context(query, effort=effort, limit=5)
+        assert scoped["stats"]["absent_participant_demoted"] > 0
+        assert "participant_scope" in scoped["stats"]["mechanisms"]
+        assert scoped["stats"]["candidates"]["pool_size"] == 20  # not widened
+        expected = [(r["node_id"], r["score"]) for r in alone["results"]]
+        assert [(r["node_id"], r["score"]) for r in scoped["results"]] == expected
+        assert {"mc-7", "mc-19", "mc-23"} <= {node_id for node_id, _ in expected}
+        # Without the scope the crowd takes the pool's and the results' places.
         off = with_settings(absent_participant_factor=1.0, context_statistics=False)
-        plain = graph.retrieve_context(query, effort=3, limit=5, settings=off)
+        plain = graph.retrieve_context(query, effort=effort, limit=5, settings=off)
+        assert [(r["node_id"], r["score"]) for r in plain["results"]] != expected
+
+
+def test_another_conversations_learning_does_not_switch_the_q_blend_on_for_hers() -> None:
+    """The utility rerank blends Q-values in when a candidate *in the query's context*
+    has outcomes: Jon's learned turn, set aside by the scope, leaves her scores alone."""
+    query = "What did Melanie say about the pottery glaze and the kiln?"
+    with Graphonomous(":memory:") as alone_graph:
+        _crowded(alone_graph, with_crowd=False)
+        alone = alone_graph.retrieve_context(query, effort=3, limit=5)
+    with Graphonomous(":memory:") as graph:
+        _crowded(graph, with_crowd=True)
+        graph.learn_from_outcome(
+            action_id="jon-answer", status="success", confidence=1.0, causal_node_ids=["jg-2"]
+        )
+        assert graph.get_node("jg-2")["node"]["q_update_count"] == 1
         scoped = graph.retrieve_context(query, effort=3, limit=5)
-        assert plain["stats"]["candidates"]["pool_size"] == 20
-        demoted = scoped["stats"]["absent_participant_demoted"]
-        assert demoted > 0
-        assert scoped["stats"]["candidates"]["pool_size"] > 20
-        top = [r["node_id"] for r in scoped["results"]]
-        assert top[0].startswith("mc-") and "mc-0" in top
+        assert scoped["stats"]["absent_participant_demoted"] > 0  # jg-2 among them
+        assert scoped["stats"]["utility_rerank"] is False
+        mine = [(r["node_id"], r["score"]) for r in scoped["results"]]
+        assert mine == [(r["node_id"], r["score"]) for r in alone["results"]]
+        # Melanie's own outcomes do switch it on.
+        graph.learn_from_outcome(
+            action_id="mel-answer", status="success", confidence=1.0, causal_node_ids=["mc-7"]
+        )
+        assert graph.retrieve_context(query, effort=3, limit=5)["stats"]["utility_rerank"] is True

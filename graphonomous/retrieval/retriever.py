@@ -9,6 +9,10 @@ The pipeline (SPEC "Retrieval" is normative; every knob is a field of
    embedder, `fusion.embedder_keyword_weight`) or, on request, RRF.  Own score =
    (fused / best fused) × confidence — seed 003's "similarity × confidence".
    Source "seed" = an embedding hit, "bm25" = found by keywords only.
+   Then the participant scope (`_participant_stage`, every effort): a query
+   naming a speaker is answered from the conversations that speaker took
+   part in (candidates, keyword statistics and normalisation as in a memory
+   holding only those); other conversations' turns stay, demoted.
 2. **Graph support** (effort >= 1) — a candidate joined to other candidates
    gains from them: score = own ⊕ support (noisy-OR), support = the best
    neighbour's own score × `transfer` of the edge, or through a shared
@@ -30,7 +34,7 @@ The pipeline (SPEC "Retrieval" is normative; every knob is a field of
    turn of that speaker, so candidates are scaled by how much of the *rest*
    of the question they hold).
 5. **Utility rerank** (seed 004 phase 2) — score = (1 − α)·score + α·q_value
-   when some candidate has ``q_update_count > 0``; superseded nodes × `SUPERSEDED_FACTOR`.
+   when some candidate in the query's context has ``q_update_count > 0``; superseded nodes × `SUPERSEDED_FACTOR`.
 6. **Topology** of the results plus their strongest 1-hop neighbours
    ("expanded topology window"), routed with trigger ``retrieve_context``.
 7. **Side effects** (one transaction): access_count/last_accessed_at of the
@@ -52,7 +56,7 @@ from ..algorithms import louvain_communities
 from ..algorithms.push import PUSH_EPSILON, ppr_push
 from ..embed import exact_score
 from ..embed.index import normalized_f32
-from ..index.bm25 import Bm25Context, KeywordIndex
+from ..index.bm25 import KeywordIndex
 from ..model import (
     NODE_TYPES,
     Edge,
@@ -183,7 +187,7 @@ ENTITY_PUSH_EPSILON: Final = 1e-5
 # its score (unattributed candidates are untouched; 1 switches it off).
 # Tuned on the LoCoMo dev half only (SPEC "Retrieval quality").
 OTHER_SPEAKER_FACTOR: Final = 0.75
-# Participant scope (effort >= 1, `_participant_stage`): when the query names a
+# Participant scope (every effort, `_participant_stage`): when the query names a
 # known speaker, a turn of *another* speaker from a conversation (its wholes:
 # sessions) in which no named speaker ever spoke keeps this factor of its
 # score.  A memory that pools several conversations answers "What did Melanie
@@ -197,7 +201,9 @@ ABSENT_PARTICIPANT_FACTOR: Final = 0.5
 # `index.bm25.Bm25Context`), not from the pool.  Global idf in a pooled store
 # lifts the words one conversation always talks about (rare elsewhere) above
 # the words that tell its turns apart, so adding other conversations reorders
-# a conversation's own turns.  False switches it off.  Measured on the LoCoMo
+# a conversation's own turns.  With it, each channel's top k is also taken
+# within the context (other conversations' turns would otherwise push the
+# answer out of the pool).  False switches both off.  Measured on the LoCoMo
 # dev half's pooled no-forgetting run (SPEC §10.7); never fires in one conversation.
 CONTEXT_STATISTICS: Final = True
 # ... unless that candidate says more of the question than the named speaker
@@ -373,6 +379,8 @@ class _Run:
     joined: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
     # The BM25 statistics keywords are weighed with (None: the whole index's).
     keywords: KeywordIndex | None = None
+    # The candidates out of the query's context (`_participant_stage`).
+    out_of_context: set[str] = field(default_factory=set)
 
     def text_index(self) -> KeywordIndex:
         """The keyword index of this retrieval: a context's statistics or the whole index's."""
@@ -413,6 +421,15 @@ def _allowed_ids(run: _Run, node_type: str | None, agent_id: str | None) -> set[
     return set(run.graph.store.node_ids(node_type=node_type, agent_id=agent_id))
 
 
+def _both(
+    first: Callable[[str], bool] | None, second: Callable[[str], bool] | None
+) -> Callable[[str], bool] | None:
+    """The predicate accepting what both accept (None: no filter)."""
+    if first is None or second is None:
+        return second if first is None else first
+    return lambda node_id: first(node_id) and second(node_id)
+
+
 def hybrid_search(
     graph: GraphEngine,
     vector: list[float] | None,
@@ -426,6 +443,7 @@ def hybrid_search(
     cosines: dict[str, float] | None = None,
     text_index: KeywordIndex | None = None,
     aside: Callable[[list[str]], set[str]] | None = None,
+    extra: Sequence[str] = (),
 ) -> tuple[list[tuple[str, float]], set[str], dict[str, int]]:
     """Embedding top-k and BM25 top-k, fused (call under the facade lock).
 
@@ -442,9 +460,11 @@ def hybrid_search(
     the exact cosines computed on the way (the index score of each id);
     `text_index` the keyword statistics (None: the graph's whole BM25 index);
     `aside(pool ids)`, score fusion only, the ids to set aside from each
-    channel's normalisation (`fusion.score_fusion`).
+    channel's normalisation (`fusion.score_fusion`); `extra`, score fusion
+    only, ids joined to the pool whatever `allow` says, scored exactly on
+    both channels.
     Complexity: one index search + BM25 over the postings of the query terms
-    + k exact cosines.
+    + k + len(extra) exact cosines.
     """
     if fusion not in FUSION_METHODS:
         raise ValidationError(
@@ -462,7 +482,7 @@ def hybrid_search(
     # scores (score fusion needs them); equal to scoring every posting.
     keywords = graph.text_index() if text_index is None else text_index
     bm25_hits, keyword_scores = keywords.top_k(
-        tokens, k, allow=allow, also=[node_id for node_id, _ in embedding_hits]
+        tokens, k, allow=allow, also=[*(node_id for node_id, _ in embedding_hits), *extra]
     )
     keyword_scores.update(bm25_hits)
     counts = {"embedding": len(embedding_hits), "bm25": len(bm25_hits)}
@@ -477,11 +497,12 @@ def hybrid_search(
         )
         return fused, embedded, counts
     cosine = dict(embedding_hits)
+    joined = [node_id for node_id, _ in bm25_hits] + list(extra)
     if vector is not None:
-        cosine.update(index.similarities(vector, (n for n, _ in bm25_hits if n not in cosine)))
+        cosine.update(index.similarities(vector, (n for n in joined if n not in cosine)))
         if cosines is not None:
             cosines.update(cosine)
-    pool = sorted(set(cosine) | {node_id for node_id, _ in bm25_hits})
+    pool = sorted(set(cosine).union(joined))
     keyword = {node_id: keyword_scores.get(node_id, 0.0) for node_id in pool}
     kept_aside = aside(pool) if aside is not None else set()
     fused = score_fusion([keyword, cosine], (weight, 1.0 - weight), aside=kept_aside)
@@ -495,12 +516,16 @@ def _candidates(
     pool: int,
     allowed: set[str] | None,
     outside: Callable[[list[str]], set[str]] | None = None,
+    extra: Sequence[str] = (),
+    within: Callable[[str], bool] | None = None,
 ) -> set[str]:
     """Stage 1: hybrid candidates scored (fused / best fused) × confidence.
 
     `outside(pool ids)`: the candidates out of the query's context, set aside
     from the normalisation (each channel's max and the best fused score are
-    those of the others); returned (empty without `outside`).
+    those of the others); returned (empty without `outside`).  `within(id)`:
+    the channels' top k are taken among the ids it accepts (and `allowed`);
+    `extra`: ids joined to the pool whatever the filters say (`hybrid_search`).
     """
     settings = run.settings
     found: set[str] = set()
@@ -515,13 +540,14 @@ def _candidates(
         vector,
         tokens,
         pool,
-        allow=None if allowed is None else allowed.__contains__,
+        allow=_both(within, None if allowed is None else allowed.__contains__),
         fusion=settings.fusion,
         keyword_weight=settings.keyword_weight,
         rrf_k=settings.rrf_k,
         cosines=run.cosines,
         text_index=run.keywords,
         aside=None if outside is None else aside,
+        extra=extra,
     )
     run.reader.load_nodes(node_id for node_id, _ in fused)
     best = next((value for node_id, value in fused if node_id not in found), None)
@@ -961,19 +987,22 @@ def _participant_stage(
     (`attribution`).  The conversations a speaker took part in are the wholes
     (``part_of`` targets) of the turns she said; a candidate said by another
     speaker whose wholes are known and none of them is such a conversation is
-    *out of context*.  The pool is first widened by their number (one more
-    candidate search: fused scores do not depend on the pool's size), so they
-    do not take the places of the question's own conversation's candidates,
-    then they are scaled by `absent_participant_factor` before graph support
-    (they pass less support on and seed nothing).  With `context_statistics`
-    that search weighs keywords with the BM25 statistics of the named
-    speakers' conversations (`_context_keywords`, kept for the later keyword
-    stages) and normalises the channels and the best score over the
-    candidates in context, so those score as in a memory holding only their
-    conversations.  Unattributed candidates and parts of no whole are
-    untouched.  O(out-edges of the named speakers' turns and of the
-    candidates + the context's distinct terms) + one candidate search when
-    any is out.
+    *out of context*.  When any candidate is, the candidates are searched
+    again so that they do not take the places of the question's own
+    conversations' candidates, and then scaled by `absent_participant_factor`
+    before graph support (they pass less support on and seed nothing).
+    With `context_statistics` (score fusion) the second search finds the
+    pool among the ids `_in_context` accepts — each channel's top k as in a
+    memory holding only the named speakers' conversations — plus the first
+    pool's candidates it rejects, weighs keywords with those conversations'
+    BM25 statistics (kept for the later keyword stages) and normalises the
+    channels and the best score over the candidates in context: the context's
+    candidates, pool and scores are those of a memory holding it alone.
+    Without it (or with RRF) the second search is the first widened by the
+    number out of context (fused scores do not depend on the pool's size).
+    Unattributed candidates and parts of no whole are untouched.
+    O(out-edges of the named speakers' turns and of the candidates + the
+    context's distinct terms) + one candidate search when any is out.
     """
     factor = run.settings.absent_participant_factor
     run.stats["absent_participant_demoted"] = 0
@@ -983,15 +1012,23 @@ def _participant_stage(
     if not demoted:
         return
     # Each candidate is checked once: the first pool's are known.
-    outside = _out_of_context(run, text, first=set(run.entries), known=demoted)
+    first = sorted(run.entries)
+    outside = _out_of_context(run, text, first=set(first), known=demoted)
     run.entries.clear()
     run.aids = 0
-    if run.settings.context_statistics:
-        run.keywords = _context_keywords(run, text)
+    if run.settings.context_statistics and run.settings.fusion == SCORE_FUSION:
+        context = _context(run, text)
+        run.keywords = run.graph.text_index().within(context)
+        within = _in_context(run, text, context)
+        extra = [node_id for node_id in first if not within(node_id)]
+        _candidates(run, vector, tokens, pool, allowed, outside, extra, within)
+    elif run.settings.context_statistics:
+        run.keywords = run.graph.text_index().within(_context(run, text))
         _candidates(run, vector, tokens, pool + len(demoted), allowed, outside=outside)
     else:
         _candidates(run, vector, tokens, pool + len(demoted), allowed)
-    demoted = outside(sorted(run.entries)) if factor < 1.0 else set()
+    run.out_of_context = outside(sorted(run.entries))
+    demoted = run.out_of_context if factor < 1.0 else set()
     for node_id in sorted(demoted):
         entry = run.entries[node_id]
         entry.own *= factor
@@ -1022,16 +1059,32 @@ def _out_of_context(
     return outside
 
 
-def _context_keywords(run: _Run, text: str) -> Bm25Context:
-    """BM25 with the statistics of the conversations the query's named speakers spoke in.
-
-    The context is those wholes (computed by `_absent`) and all their parts.
-    O(edges touching the wholes + Σ distinct terms of the context's documents).
-    """
+def _context(run: _Run, text: str) -> set[str]:
+    """The conversations the query's named speakers spoke in: those wholes (computed
+    by `_absent`) and all their parts.  O(edges touching the wholes)."""
     named = tuple(entity_index(run.graph).query_speakers(text))
     wholes = run.joined[named]
-    parts = run.reader.parts_of(wholes).values()
-    return run.graph.text_index().within(wholes.union(*parts))
+    return wholes.union(*run.reader.parts_of(wholes).values())
+
+
+def _in_context(run: _Run, text: str, context: set[str]) -> Callable[[str], bool]:
+    """A filter keeping the query's context out of the other conversations' turns.
+
+    It accepts the `context` ids, the named speakers' nodes and every
+    unattributed node (documents, facts, sessions: a session outside the
+    context is still found out by `_absent` and set aside).  So it rejects
+    only turns `_absent` calls out of context.  O(1) per id.
+    """
+    index = entity_index(run.graph)
+    named = set(index.query_speakers(text))
+
+    def accept(node_id: str) -> bool:
+        if node_id in context:
+            return True
+        speaker = index.speaker(node_id)
+        return speaker is None or speaker in named
+
+    return accept
 
 
 def _absent(run: _Run, text: str, node_ids: Iterable[str]) -> set[str]:
@@ -1255,15 +1308,20 @@ def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) ->
 def _utility_rerank(run: _Run, vector: list[float] | None, tokens: Sequence[str]) -> None:
     """Stage 5: Q-values (seed 004's blend), experience, superseded nodes demoted.
 
-    score' = (1 − α)·score + α·q_value when some candidate has outcomes
-    (Q-values move by each cause's 1/k credit share, `learning.outcomes`), then
+    score' = (1 − α)·score + α·q_value when some candidate in the query's
+    context has outcomes (Q-values move by each cause's 1/k credit share,
+    `learning.outcomes`; another conversation's learned turn set aside by the
+    participant scope does not switch the blend on for this one's), then
     `_experience` (query-dependent), then × `superseded_factor` for
     superseded nodes.
     """
     run.reader.load_nodes(run.entries)
     alpha = run.settings.utility_weight
     rows = {node_id: run.reader.node(node_id) for node_id in run.entries}
-    learned = any(node is not None and node.q_update_count > 0 for node in rows.values())
+    learned = any(
+        node is not None and node.q_update_count > 0 and node_id not in run.out_of_context
+        for node_id, node in rows.items()
+    )
     demoted = 0
     for node_id, entry in run.entries.items():
         node = rows[node_id]
@@ -1540,8 +1598,7 @@ def retrieve_context(
         if tokens:
             _candidates(run, vector, tokens, pool, allowed)
             run.mechanisms.extend(["embedding", "bm25", FUSION_MECHANISMS[settings.fusion]])
-            if plan.support:
-                _participant_stage(run, text, vector, tokens, pool, allowed)
+            _participant_stage(run, text, vector, tokens, pool, allowed)
         else:
             run.stats["candidates"] = {"pool_size": pool, "embedding": 0, "bm25": 0, "fused": 0}
         if plan.walk is not None and settings.prf_weight > 0.0 and run.entries:
