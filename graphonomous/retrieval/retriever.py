@@ -1577,7 +1577,8 @@ def retrieve_context(
         started = time.perf_counter()
         universe = _window(run, result_ids)
         window_edges = run.reader.edges_between(universe)
-        topology = analyze(build_adjacency(universe, window_edges), trigger="retrieve_context")
+        adjacency = build_adjacency(universe, window_edges)
+        topology = analyze(adjacency, trigger="retrieve_context", copy=False)
         run.mechanisms.append("topology")
         run.timings["topology"] = _ms(started)
         rows = {node_id: run.reader.node(node_id) for node_id in result_ids}

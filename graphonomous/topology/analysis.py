@@ -137,11 +137,16 @@ def analyze(
     work_budget: int | None = DEFAULT_WORK_BUDGET,
     emit_telemetry: bool = True,
     trigger: str = "analyze_topology",
+    copy: bool = True,
 ) -> dict[str, Any]:
     """Topology of a graph region: its feedback loops, their κ, and the routing decision.
 
     Input: an adjacency mapping ``{node: targets}`` or a list of EdgeLike edges
-    (universe = endpoints).  Output (canonical, seed 000 §A.1), keys in this order:
+    (universe = endpoints); ``copy=False``: the input is an `Adjacency` the
+    caller just built with `build_adjacency` / `as_adjacency` (keys sorted, every
+    target a key, no self-loops) and hands over, analysed as is (never mutated)
+    instead of being validated and copied again.  Output (canonical, seed 000
+    §A.1), keys in this order:
     ``sccs`` (non-trivial SCCs ordered by smallest member, ids scc-0 …, nodes
     sorted, fault lines sorted by (source, target), per-SCC routing and capped
     budget), ``dag_nodes`` (sorted nodes outside non-trivial SCCs), ``routing``,
@@ -154,7 +159,12 @@ def analyze(
     plus κ per non-trivial SCC (see :func:`compute_kappa`).
     """
     started = time.perf_counter()
-    adjacency = as_adjacency(edges_or_adjacency)
+    adjacency: Adjacency
+    if copy:
+        adjacency = as_adjacency(edges_or_adjacency)
+    else:
+        assert isinstance(edges_or_adjacency, dict)
+        adjacency = edges_or_adjacency
     result = _reference(adjacency) if reference else _canonical(adjacency, work_budget)
     if emit_telemetry:
         routing = result["overall_routing" if reference else "routing"]
