@@ -16,7 +16,6 @@ import re
 import shutil
 import sqlite3
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
@@ -705,6 +704,8 @@ def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
     spool: str | None = None
     try:
         if args.file == "-":
+            import tempfile  # here, not at import: only this command spools stdin
+
             with tempfile.NamedTemporaryFile(
                 "w", encoding="utf-8", suffix=".jsonl", delete=False
             ) as handle:

@@ -11,7 +11,6 @@ directories and pseudo file systems.  Stdlib only.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Final
 
@@ -33,6 +32,8 @@ def create_problem(path: str | os.PathLike[str]) -> str | None:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         return f"{ancestor} is not a directory"
+    import tempfile  # here: a command opening an existing file never probes
+
     try:
         handle, probe = tempfile.mkstemp(prefix=PROBE_PREFIX, dir=ancestor)
     except OSError as exc:

@@ -7,6 +7,7 @@ sees changes: the parsed namespace, the help text, and the errors.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -112,3 +113,34 @@ def test_a_cold_consolidate_parser_imports_no_topology_nor_ingestion() -> None:
         "graphonomous.ingest.chunking",
     ):
         assert lazy not in loaded
+
+
+def test_a_cold_consolidate_loads_no_logging_nor_tempfile(tmp_path: Path) -> None:
+    """`logging` (telemetry, beliefs: only when a handler fails) and `tempfile` (stdin
+    spooling, the create probe) stay unloaded by a consolidation of an existing file."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from graphonomous import Graphonomous
+
+    db = tmp_path / "g.db"
+    with Graphonomous(db) as graph:
+        graph.store_node("pump seals leak at the gland", node_id="n1")
+    probe = (
+        "import json, sys\n"
+        "from graphonomous.cli import main\n"
+        f"code = main(['consolidate', '--db', {str(db)!r}, '--json'])\n"
+        "print(json.dumps([m for m in ('logging', 'tempfile') if m in sys.modules]))"
+    )
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert '"nodes_before": 1' in done.stdout
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

@@ -17,7 +17,7 @@ import pytest
 
 from graphonomous import Graphonomous
 from graphonomous.embed import VectorIndex, pack_f32
-from graphonomous.embed.index import ROW_BLOCK
+from graphonomous.embed.index import ROW_BLOCK, _PureBackend
 from graphonomous.embed.vectors import NO_NUMPY_ENV, BytesDump, StaleDumpError, numpy_available
 from graphonomous.index import Bm25Index
 
@@ -230,3 +230,51 @@ def test_numpy_loads_a_dump_of_many_row_blocks_chunk_by_chunk() -> None:
     pure.add("extra", [1.0] * 8)
     assert loaded.search([1.0] * 8, 3) == pure.search([1.0] * 8, 3)
     assert loaded.search([1.0] * 8, 1)[0][0] == "extra"
+
+
+def test_a_numpy_dump_equals_the_pure_dump_columns_included() -> None:
+    """The NumPy backend writes the pure backend's columns too (issue #20: a pure
+    process reading its copy builds none), byte for byte: signs, zeros, ties."""
+    pytest.importorskip("numpy")
+    rng = random.Random(13)
+    tie = 0.5 / 2048  # x S = 0.5 and 1.5 after normalisation by 1: rounding ties to even
+    items = [
+        (f"n{i:04d}", [rng.choice((0.0, rng.uniform(-1, 1))) for _ in range(40)])
+        for i in range(300)
+    ]
+    items += [("tie", [tie] + [0.0] * 39), ("tie3", [-3 * tie] + [0.0] * 39)]
+    pure, numpy = VectorIndex(40, backend="pure"), VectorIndex(40, backend="numpy")
+    pure.bulk_load(items)
+    numpy.bulk_load(items)
+    dumped = numpy.dump()
+    assert dumped == pure.dump()
+    loaded = VectorIndex.load(dumped, 40, backend="pure")
+    assert loaded is not None and not loaded.columns_missing_from_copy
+    query = [rng.uniform(-1, 1) for _ in range(40)]
+    assert loaded.search(query, 9) == pure.search(query, 9)
+
+
+@pytest.mark.usefixtures("pure")
+def test_a_copy_without_columns_is_saved_again_with_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rows-only copy (as NumPy processes wrote before) costs one column build, not
+    one per process: the first pure process to load it saves it with its columns."""
+    db = tmp_path / "g.db"
+    with Graphonomous(db) as graph:
+        for i in range(40):
+            graph.store_node(f"pump note {i} about seals", node_id=f"n{i}")
+        graph.vector_index()
+        rows_only = _PureBackend.state
+        with monkeypatch.context() as patched:
+            patched.setattr(_PureBackend, "state", lambda self: (*rows_only(self)[:2], None))
+            assert graph.engine.save_indexes()
+        query = graph.embed_texts(["pump seals"])[0]
+        expected = graph.vector_index().search(query, 5)
+    seen = []
+    for _ in range(2):
+        with Graphonomous(db) as graph:
+            index = graph.vector_index()
+            seen.append(index.columns_missing_from_copy)
+            assert index.search(query, 5) == expected
+    assert seen == [True, False]

@@ -134,6 +134,9 @@ LAZY_SEARCHES: Final = 2
 _MATERIALIZE_SECTIONS: Final = 64
 # Rows converted at a time by a column build (bounds its temporary memory).
 _BUILD_BLOCK: Final = 2_048
+# Dimensions converted at a time by the NumPy backend's columns for a dump (its
+# temporary doubles: 8 bytes x N x this, 12.8 MB at 50K vectors).
+_COLUMN_BLOCK: Final = 32
 # Float slack on top of the proven error bounds (double rounding of the cut itself).
 _SLACK = 1e-12
 
@@ -893,8 +896,30 @@ class _NumpyBackend:
         }
 
     def state(self) -> tuple[list[str], bytes, list[int] | None]:
+        """Ids, packed rows and the pure backend's columns of these rows (so a pure
+        process reading the dump needs no column build)."""
         count = len(self._ids)
-        return list(self._ids), self._matrix[:count].astype("=f4").tobytes(), None
+        rows = self._matrix[:count]
+        return list(self._ids), rows.astype("=f4").tobytes(), self._columns(rows)
+
+    def _columns(self, rows: npt.NDArray[np.float32]) -> list[int]:
+        """`_PureBackend._build_columns` of `rows`, equal int for int: round(x S)
+        ties to even (`rint`, as the magic-number addition), biased into 24-bit
+        little-endian fields, minus the bias.  Blocks of dimensions bound the
+        temporary doubles.  O(N * d)."""
+        np = self._np
+        count = len(rows)
+        if count == 0:
+            return []
+        bias_ones = _FIELD_BIAS * _ones(count)
+        columns: list[int] = []
+        for start in range(0, self.dimensions, _COLUMN_BLOCK):
+            block = rows[:, start : start + _COLUMN_BLOCK].astype(np.float64) * float(_SCALE)
+            biased = (np.rint(block).astype(np.int64) + _FIELD_BIAS).astype("<u4")
+            fields = np.ascontiguousarray(biased.T).view(np.uint8).reshape(len(biased.T), count, 4)
+            for column in fields[:, :, :_FIELD_BYTES]:
+                columns.append(int.from_bytes(column.tobytes(), _ORDER) - bias_ones)
+        return columns
 
     def restore(
         self, ids: list[str], rows: bytes, columns: Sequence[bytes | memoryview] | None
@@ -979,6 +1004,10 @@ class VectorIndex:
         )
         # Set by `load`: the ids the dump's writer knew to lack a vector (`dump(pending=)`).
         self.saved_pending: list[str] | None = None
+        # Set by `load`: the pure backend read a copy without its fixed-point columns (one
+        # the NumPy backend wrote), so it builds them before its first search, O(N * d):
+        # saving the index again spares every later process that build (the engine does).
+        self.columns_missing_from_copy = False
         # The last query's bytes and its `normalized_f32` form: one retrieval searches,
         # then scores the BM25 hits, with the same query (normalised once, O(d) to check).
         self._last_query: tuple[bytes, list[float]] | None = None
@@ -1081,8 +1110,9 @@ class VectorIndex:
         """The index as a header and sections (`load` restores it; either backend reads it).
 
         Sections: the ids (JSON), the stored rows (native float32) in blocks of
-        `ROW_BLOCK` rows and, from the pure backend, its fixed-point columns, so
-        a fresh process needs neither normalisation nor a column build and can
+        `ROW_BLOCK` rows and the pure backend's fixed-point columns (the NumPy
+        backend computes the same bytes), so a fresh process of either backend
+        needs neither normalisation nor a column build and can
         read a few rows or columns without the rest.  `pending` (ids known to
         lack a vector, for the engine) goes into the header.  O(N * d).
         """
@@ -1174,6 +1204,7 @@ class VectorIndex:
             if len(rows) != 4 * dimensions * count:
                 return None
             target.restore(ids, rows, None)
+            index.columns_missing_from_copy = isinstance(target, _PureBackend) and count > 0
         return index
 
     def source_current(self) -> bool:

@@ -330,7 +330,9 @@ class Engine(Generic[StorageT, SnapshotT]):
                     else VectorIndex.load(reader, dimensions, fallback=self._stored_vectors)
                 )
                 generation_saved = copy[0]
-            reusable = index is not None  # a copy of another format is rebuilt and resaved
+            # A copy of another format is rebuilt and resaved; one without the columns
+            # this backend searches with is resaved with them (built once, not per process).
+            reusable = index is not None and not index.columns_missing_from_copy
             if index is None:
                 index = VectorIndex(dimensions)
                 index.bulk_load(store.iter_embeddings(model, searchable_only=True))

@@ -25,7 +25,6 @@ commit with each contradiction found; a failing hook is logged and ignored.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -84,7 +83,8 @@ SIMILARITY_DIGITS: Final = 6
 # -- contradiction cues --------------------------------------------------------
 # `contradiction_cues` lives in cues.py (with the labelled set it is measured on).
 
-log = logging.getLogger("graphonomous.learning.beliefs")
+# `logging` is imported when a hook fails, not at import (a cold command never needs it).
+LOGGER_NAME: Final = "graphonomous.learning.beliefs"
 
 ContradictionHook = Callable[[dict[str, Any]], object]
 
@@ -134,7 +134,9 @@ class ContradictionHooks:
                 try:
                     value = hook(dict(contradiction))
                 except Exception:
-                    log.exception("contradiction hook %r failed", hook)
+                    import logging
+
+                    logging.getLogger(LOGGER_NAME).exception("contradiction hook %r failed", hook)
                     continue
                 if value is None:
                     continue
