@@ -1423,8 +1423,8 @@ def _result_rows(
 ) -> list[dict[str, Any]]:
     """The JSON result objects; similarity = cosine(query, node), 0.0 without a query vector.
 
-    `known`: exact cosines stage 1 computed (the same `exact_score` value), reused."""
-    index = graph.vector_index()
+    `known`: exact cosines stage 1 computed (the same `exact_score` value), reused;
+    the index is asked only for the others."""
     query_vector: list[float] | None = None
     rows = []
     for entry in chosen:
@@ -1433,6 +1433,7 @@ def _result_rows(
         if vector is not None:
             found = known.get(entry.node_id)
             if found is None:
+                index = graph.vector_index()
                 if query_vector is None:
                     query_vector = normalized_f32(vector, index.dimensions)
                 stored = index.get(entry.node_id)
