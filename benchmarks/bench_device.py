@@ -18,7 +18,10 @@ branch side by side, pure (``GRAPHONOMOUS_NO_NUMPY=1``) and NumPy:
   ``first_recall_s`` reports it), and its peak RSS;
 * ``first_retrieve_s`` — the server's first retrieve_context (cold indexes);
 * ``p50/p95_ms_e<k>`` — warm retrieve_context latency per effort (client side,
-  over stdio, ``--queries`` distinct queries);
+  over stdio, ``--queries`` distinct queries): each effort's timed pass follows
+  one untimed pass of the same queries at that effort, so the lazy reading of
+  the saved index (its first searches read columns and rows as they need them,
+  `embed.index.LAZY_SEARCHES`) and first-use caches are not in the effort-0 row;
 * ``consolidate_cold_s`` — ``graphonomous consolidate`` in a fresh process on a
   copy a ``stats`` run already opened (so its ``-verified`` state matches, as
   for a file our sessions keep using), ``consolidate_copy_s`` — the same on a
@@ -26,7 +29,7 @@ branch side by side, pure (``GRAPHONOMOUS_NO_NUMPY=1``) and NumPy:
   run_consolidation in the warm server (on a copy);
 * ``first_e6_saved_s`` — a second server's first effort-6 retrieve, which
   loads the entity index the first server saved (the first server's first
-  effort-6 query, inside ``p95_ms_e6``, extracted it from every node);
+  effort-6 query, in the untimed warm-up pass, extracted it from every node);
 * ``db_mb`` — database size after the build (with WAL checkpointed).
 
 ``--graphs DIR`` keeps each built graph as ``DIR/g<size>.db`` (with its build facts
@@ -298,6 +301,8 @@ def measure(checkout: Path, db: Path, backend: str, queries: int) -> dict[str, A
         row["rss_mb"] = round(server.rss_mb())
         asked = [f"{QUERIES[i % len(QUERIES)]} {i // len(QUERIES)}" for i in range(queries)]
         for effort in EFFORTS:
+            for query in asked:  # untimed warm-up pass (module docstring)
+                server.call("retrieve_context", query=query, effort=effort)
             times = sorted(
                 server.call("retrieve_context", query=q, effort=effort) * 1000 for q in asked
             )

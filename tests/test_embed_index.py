@@ -223,3 +223,19 @@ def test_backends_agree_with_brute_force(
         assert all(index.ids() == indexes[0].ids() for index in indexes)
     finally:
         index_module.DELTA_MIN = saved
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_similarities_score_each_query_with_its_own_vector(backend: str) -> None:
+    """The scorer kept for the last query is never used for another one."""
+    embedder = HashingEmbedder(64)
+    texts = ["pump seal leak", "valve motor", "bearing shaft oil", "seal valve", "oil leak"]
+    index = VectorIndex(64, backend=backend)
+    for number, vector in enumerate(embedder.embed(texts)):
+        index.add(f"n{number}", vector)
+    ids = [f"n{number}" for number in range(len(texts))]
+    for query in embedder.embed(["pump leak", "motor oil", "pump leak"]):
+        index.search(query, 2)
+        stored = normalized_f32(query, 64)
+        expected = {node_id: exact_score(stored, index.get(node_id) or []) for node_id in ids}
+        assert index.similarities(query, ids) == expected

@@ -10,11 +10,13 @@ from graphonomous.mcp.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
     PARSE_ERROR,
+    EncodedMember,
     ErrorEvent,
     Notification,
     Request,
     Response,
     RpcError,
+    dumps_compact,
     encode,
     error_response,
     parse_message,
@@ -162,6 +164,35 @@ def test_encode_is_one_line_of_utf8_without_ascii_escapes() -> None:
     assert b"\n" not in data
     assert "é ✓".encode() in data
     assert json.loads(data)["result"]["text"] == "line1\nline2 é ✓ \u2028"
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        {"content": [{"type": "text", "text": 'a"b é'}], "value": {"x": [1, 2.5, None, "✓\u2028"]}},
+        {"value": {}},
+        {"content": [], "value": "only \\ text"},
+    ],
+)
+def test_an_encoded_member_is_written_from_its_text_with_the_same_bytes(
+    members: dict[str, object],
+) -> None:
+    reply = EncodedMember(members, "value", dumps_compact(members["value"]))
+    assert encode(Response(7, reply)) == encode(Response(7, dict(members)))
+    # the text is what goes out: a text that differs from the value shows
+    reply = EncodedMember(members, "value", '{"marker":1}')
+    assert json.loads(encode(Response(7, reply)))["result"]["value"] == {"marker": 1}
+
+
+def test_an_encoded_member_that_is_not_last_is_encoded_from_its_value() -> None:
+    reply = EncodedMember({"value": [1], "later": 2}, "value", '{"marker":1}')
+    assert json.loads(encode(Response(1, reply)))["result"] == {"value": [1], "later": 2}
+
+
+def test_an_encoded_member_with_lone_surrogates_falls_back_to_ascii() -> None:
+    members = {"content": [], "value": {"t": "\ud800"}}
+    reply = EncodedMember(members, "value", dumps_compact(members["value"]))
+    assert json.loads(encode(Response(1, reply)))["result"] == members
 
 
 def test_encode_falls_back_to_ascii_for_lone_surrogates() -> None:

@@ -301,9 +301,8 @@ def test_cursors_are_bound_to_their_list() -> None:
 def test_call_returns_text_and_structured_content(server: McpServer) -> None:
     out = result(server, "tools/call", {"name": "echo", "arguments": {"text": "é ✓"}})
     assert out["structuredContent"] == {"echo": {"text": "é ✓"}, "graph": "GRAPH"}
-    assert out["content"] == [
-        {"type": "text", "text": json.dumps(out["structuredContent"], ensure_ascii=False)}
-    ]
+    compact = json.dumps(out["structuredContent"], ensure_ascii=False, separators=(",", ":"))
+    assert out["content"] == [{"type": "text", "text": compact}]
     assert "isError" not in out
 
 
@@ -421,7 +420,7 @@ def test_cancelling_an_in_flight_request_drops_its_response() -> None:
     release.set()
     assert server.handle(Request(9, "tools/call", {"name": "slow"}))[-1] == Response(
         9,
-        {"content": [{"type": "text", "text": '{"echo": {}}'}], "structuredContent": {"echo": {}}},
+        {"content": [{"type": "text", "text": '{"echo":{}}'}], "structuredContent": {"echo": {}}},
     )
 
 

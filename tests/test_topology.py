@@ -549,3 +549,21 @@ def test_iterative_tarjan_on_a_100k_path_and_cycle() -> None:
     assert len(only) == n and only[-1] == names[0]
     result = analyze(ring, emit_telemetry=False)
     assert result["max_kappa"] == 1 and result["sccs"][0]["approximate"] is False
+
+
+def test_analyze_without_copy_gives_the_same_result_and_leaves_the_adjacency() -> None:
+    edges = [
+        ("a", "b"),
+        ("b", "c"),
+        ("c", "a"),
+        ("c", "d"),
+        ("d", "e"),
+        ("e", "d"),
+        ("f", "f"),
+    ]
+    adjacency = build_adjacency(["a", "b", "c", "d", "e", "f", "g"], edges)
+    before = copy.deepcopy(adjacency)
+    owned = analyze(adjacency, copy=False, emit_telemetry=False)
+    assert owned == analyze(adjacency, emit_telemetry=False)
+    assert owned["scc_count"] == 2
+    assert adjacency == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import random
 from typing import Any
+from unittest import mock
 
 import networkx as nx  # type: ignore[import-untyped]
 from hypothesis import given, settings
@@ -12,12 +13,14 @@ from hypothesis import strategies as st
 
 from graphonomous.topology import (
     Adjacency,
+    analysis,
     analyze,
     build_adjacency,
     compute_kappa,
     preview_edge_impact,
     tarjan_scc,
 )
+from graphonomous.topology.analysis import is_acyclic
 
 
 @st.composite
@@ -208,3 +211,16 @@ def test_preview_agrees_with_recomputing_and_never_mutates(
     new = [set(s["nodes"]) for s in after["sccs"]]
     grew = any(o < n for o in old for n in new)
     assert impact["enlarges_existing_scc"] == (grew and not impact["creates_new_scc"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(digraphs(), st.booleans())
+def test_the_acyclic_shortcut_agrees_with_networkx_and_the_scc_search(
+    adjacency: Adjacency, forward_only: bool
+) -> None:
+    if forward_only:  # only arcs n_i -> n_j with i < j: a DAG
+        adjacency = {u: {v for v in vs if int(v[1:]) > int(u[1:])} for u, vs in adjacency.items()}
+    assert is_acyclic(adjacency) == nx.is_directed_acyclic_graph(to_networkx(adjacency))
+    with mock.patch.object(analysis, "is_acyclic", lambda _: False):
+        searched = analyze(adjacency, emit_telemetry=False)
+    assert analyze(adjacency, emit_telemetry=False) == searched

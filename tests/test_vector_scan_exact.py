@@ -102,6 +102,14 @@ def test_no_field_overflows_at_the_extreme_scores(dims: int) -> None:
             for k in (1, 2, 5, len(rows)):
                 assert index.search(query, k) == brute_force(index, query, k)
         assert index.search(stored, 1) == [(node_id, exact_score(stored, stored))]
+        # the best field (score 1 with itself) is at or below the search's top level
+        approx = index._backend.approximate(normalized_f32(stored, dims))  # type: ignore[union-attr]
+        assert max(approx._levels) <= index_module.top_level(dims) < 255
+    # at one dimension the bound is tight: the only non-zero vector scores 1 with itself
+    single = VectorIndex(1, backend="pure")
+    single.add("one", [1.0])
+    _build(single)
+    assert max(single._backend.approximate([1.0])._levels) == index_module.top_level(1)  # type: ignore[union-attr]
 
 
 def test_dimensions_beyond_the_field_width_are_refused() -> None:

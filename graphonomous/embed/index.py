@@ -233,8 +233,10 @@ class _FieldScores:
         removed: tuple[int, frozenset[int]] | None,
         extra: list[float],
         eps: float,
+        top: int = 255,
     ) -> None:
         self.eps = eps
+        self._top = top  # no level is above it (`top_level`)
         self._built = built
         # (0xFF in the level byte of every live built slot, the removed built slots)
         self._removed = removed
@@ -259,7 +261,7 @@ class _FieldScores:
     def kth_largest(self, m: int) -> float:
         best: list[float] = []
         if self._built:
-            level = _mth_level(self._levels, m)
+            level = _mth_level(self._levels, m, self._top)
             chosen = [self._field(slot) for slot in _positions(self._levels, level)]
             best = [(f - _FIELD_BIAS) * _INV_SCALE_SQ for f in heapq.nlargest(m, chosen)]
         pool = best + self._extra
@@ -298,15 +300,22 @@ class _FieldScores:
 _FULL: Final = float(1 << (2 * QUANT_BITS))
 
 
-def _mth_level(levels: bytes, m: int) -> int:
+def top_level(dimensions: int) -> int:
+    """The highest level a field can have at `dimensions`: every field sum is at most
+    (S (1 + 1e-6) + sqrt(D) / 2)**2 (`_FIELD_BITS`), 192 at D = 384.  O(1)."""
+    most = (_SCALE * (1 + 1e-6) + math.sqrt(dimensions) / 2) ** 2
+    return min(255, (_FIELD_BIAS + math.ceil(most)) >> _LEVEL_SHIFT)
+
+
+def _mth_level(levels: bytes, m: int, top: int = 255) -> int:
     """The highest level v >= 1 with at least m levels >= v (1 when fewer live slots).
 
-    The best level present is found with `in` (memchr), a window of
+    No level is above `top` (`top_level`).  The best level present is found
+    from there down with `in` (memchr), a window of
     `_LEVEL_STEP` levels below it is cut out with one `bytes.translate` (only
     bytes >= its floor kept, widened until m are in it), and that short copy
     is counted level by level.  O(N) per widening; one or two in practice.
     """
-    top = 255
     while top > 1 and top not in levels:
         top -= 1
     floor = top
@@ -734,7 +743,8 @@ class _PureBackend:
                 extra.append(score(self._row(slot)) if alive else -math.inf)
         alpha = math.sqrt(residue) / _SCALE
         eps = (l1 * (0.5 * _INV_SCALE_SQ) + alpha * (1 + 1e-6)) * (1 + 1e-9)
-        return _FieldScores(total, self._built, self._removed(), extra, eps + _SLACK)
+        top = top_level(self.dimensions)
+        return _FieldScores(total, self._built, self._removed(), extra, eps + _SLACK, top)
 
     def _removed(self) -> tuple[int, frozenset[int]] | None:
         """(0xFF in the level byte of every live built slot as a little-endian int,
@@ -1011,6 +1021,9 @@ class VectorIndex:
         # The last query's bytes and its `normalized_f32` form: one retrieval searches,
         # then scores the BM25 hits, with the same query (normalised once, O(d) to check).
         self._last_query: tuple[bytes, list[float]] | None = None
+        # `sparse_scorer` of the last normalised query (`_scorer`): a retrieval
+        # searches and then rescores a few more ids with the same query
+        self._last_scorer: tuple[list[float], Callable[[Sequence[float]], float]] | None = None
 
     @property
     def backend(self) -> str:
@@ -1045,9 +1058,19 @@ class VectorIndex:
         found = {node_id: slot for node_id, slot in slots.items() if slot is not None}
         if not found:
             return {}
-        score = sparse_scorer(self._normalized(query))
+        score = self._scorer(self._normalized(query))
         backend.prefetch(found.values())
         return {node_id: score(backend.row_values(slot)) for node_id, slot in found.items()}
+
+    def _scorer(self, vector: list[float]) -> Callable[[Sequence[float]], float]:
+        """`sparse_scorer(vector)` for a `_normalized` result, kept for the last one
+        (the same list object: `_normalized` returns its cached list for a repeat)."""
+        last = self._last_scorer
+        if last is not None and last[0] is vector:
+            return last[1]
+        score = sparse_scorer(vector)
+        self._last_scorer = (vector, score)
+        return score
 
     def _normalized(self, query: VectorLike) -> list[float]:
         """`normalized_f32(query)`, remembered for the last query (compared byte for byte,
@@ -1284,7 +1307,7 @@ class VectorIndex:
             cut = _candidate_cut(approx, k, live, allowed, lowest)
         candidates = [slot for slot in approx.at_least(max(cut, lowest)) if allowed(slot)]
         backend.prefetch(candidates)
-        score = sparse_scorer(vector)
+        score = self._scorer(vector)
         scored = sorted(
             (-score(backend.row_values(slot)), _id_of(backend, slot)) for slot in candidates
         )

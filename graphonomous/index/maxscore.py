@@ -222,14 +222,16 @@ def _score_term(
 
 
 def _lookup_term(term: Term, scoring: Scoring, wanted: AbstractSet[int]) -> dict[int, float]:
-    """The gains of one term in the wanted documents only (a C-speed scan).  O(df)."""
-    weight, keep = term.weight, map(wanted.__contains__, term.docs)
+    """The gains of one term in the wanted documents only.  O(df) at C speed: one
+    membership scan of the postings picks the positions of the hits (`compress`
+    over positions, no pair per posting), then only the hits are read."""
+    docs, weight = term.docs, term.weight
+    hits = compress(range(len(docs)), map(wanted.__contains__, docs))
     if term.impacts is not None:
-        hits = compress(zip(term.docs, term.impacts, strict=True), keep)
-        return {doc: weight * impact for doc, impact in hits}
-    found = compress(zip(term.docs, term.tfs, strict=True), keep)
-    norms, k1p1 = scoring.norms, scoring.k1 + 1.0
-    return {doc: weight * (tf * k1p1 / (tf + norms[doc])) for doc, tf in found}
+        impacts = term.impacts
+        return {docs[at]: weight * impacts[at] for at in hits}
+    tfs, norms, k1p1 = term.tfs, scoring.norms, scoring.k1 + 1.0
+    return {docs[at]: weight * (tfs[at] * k1p1 / (tfs[at] + norms[docs[at]])) for at in hits}
 
 
 def _exact(gains: Sequence[dict[int, float] | None], doc: int) -> float:

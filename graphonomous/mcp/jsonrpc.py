@@ -103,6 +103,28 @@ class ErrorEvent:
         return Response(self.id, error=self.error)
 
 
+class EncodedMember(dict[str, Any]):
+    """A JSON object whose last member already has its JSON text (`member_json`).
+
+    It is a dict with the member's value, so everything else reads it as one;
+    `encode` writes the given text instead of encoding the value a second time
+    (a tool reply's ``structuredContent`` is the same JSON as its text block).
+    The text must be exactly what `encode` writes for the value -- compact
+    separators, ``ensure_ascii=False``, ``allow_nan=False`` (`dumps_compact`) --
+    so the bytes on the wire do not change; the value must not change after.
+    """
+
+    def __init__(self, members: dict[str, Any], member: str, member_json: str) -> None:
+        super().__init__(members)
+        self.member = member
+        self.member_json = member_json
+
+
+def dumps_compact(value: Any) -> str:
+    """The JSON text `encode` writes for a value (the form `EncodedMember` expects)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 Message: TypeAlias = "Request | Notification | Response | ErrorEvent"
 Outgoing: TypeAlias = "Request | Notification | Response"
 
@@ -247,6 +269,20 @@ def _dumps(obj: Any, ascii_only: bool) -> bytes:
     return text.encode("utf-8")
 
 
+def _dumps_message(obj: dict[str, Any]) -> bytes:
+    """`_dumps` (UTF-8) of a message; an `EncodedMember` result's last member is
+    written from its text.  ``result`` is the message's last member (`to_dict`),
+    so the encoded rest ends with the two braces closing the result and the message."""
+    result = obj.get("result")
+    if not isinstance(result, EncodedMember) or next(reversed(result), None) != result.member:
+        return _dumps(obj, ascii_only=False)
+    rest = {name: value for name, value in result.items() if name != result.member}
+    head = _dumps({**obj, "result": rest}, ascii_only=False)
+    comma = b"," if rest else b""
+    member = _dumps(result.member, ascii_only=False)
+    return b"".join((head[:-2], comma, member, b":", result.member_json.encode("utf-8"), b"}}"))
+
+
 def encode(message: Outgoing) -> bytes:
     """One message as the UTF-8 bytes of one JSON object, with no newline inside.
 
@@ -260,7 +296,7 @@ def encode(message: Outgoing) -> bytes:
     obj = to_dict(message)
     try:
         try:
-            return _dumps(obj, ascii_only=False)
+            return _dumps_message(obj)
         except UnicodeEncodeError:
             return _dumps(obj, ascii_only=True)
     except (TypeError, ValueError, RecursionError) as exc:

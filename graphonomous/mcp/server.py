@@ -45,6 +45,7 @@ from .jsonrpc import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
     RESOURCE_NOT_FOUND,
+    EncodedMember,
     ErrorEvent,
     Id,
     Message,
@@ -52,6 +53,7 @@ from .jsonrpc import (
     Outgoing,
     Request,
     Response,
+    dumps_compact,
     error_response,
     is_valid_id,
     parse_message,
@@ -150,10 +152,14 @@ def tool_error(text: str) -> dict[str, Any]:
 
 
 def tool_result(result: dict[str, Any], text: str | None = None) -> dict[str, Any]:
-    """A successful ``tools/call`` result: the text (by default the result's JSON, for
-    older clients) and ``structuredContent`` (validated by clients against the outputSchema)."""
+    """A successful ``tools/call`` result: the text (by default the result's compact
+    JSON, for older clients) and ``structuredContent`` (validated by clients against
+    the outputSchema).  With the default text the result is encoded once: the reply
+    writes that text as its ``structuredContent`` (`EncodedMember`, same bytes)."""
     if text is None:
-        text = json.dumps(result, ensure_ascii=False, allow_nan=False)
+        text = dumps_compact(result)
+        content = {"content": [{"type": "text", "text": text}], "structuredContent": result}
+        return EncodedMember(content, "structuredContent", text)
     return {"content": [{"type": "text", "text": text}], "structuredContent": result}
 
 

@@ -1481,8 +1481,8 @@ def _result_rows(
 ) -> list[dict[str, Any]]:
     """The JSON result objects; similarity = cosine(query, node), 0.0 without a query vector.
 
-    `known`: exact cosines stage 1 computed (the same `exact_score` value), reused."""
-    index = graph.vector_index()
+    `known`: exact cosines stage 1 computed (the same `exact_score` value), reused;
+    the index is asked only for the others."""
     query_vector: list[float] | None = None
     rows = []
     for entry in chosen:
@@ -1491,6 +1491,7 @@ def _result_rows(
         if vector is not None:
             found = known.get(entry.node_id)
             if found is None:
+                index = graph.vector_index()
                 if query_vector is None:
                     query_vector = normalized_f32(vector, index.dimensions)
                 stored = index.get(entry.node_id)
@@ -1634,7 +1635,8 @@ def retrieve_context(
         started = time.perf_counter()
         universe = _window(run, result_ids)
         window_edges = run.reader.edges_between(universe)
-        topology = analyze(build_adjacency(universe, window_edges), trigger="retrieve_context")
+        adjacency = build_adjacency(universe, window_edges)
+        topology = analyze(adjacency, trigger="retrieve_context", copy=False)
         run.mechanisms.append("topology")
         run.timings["topology"] = _ms(started)
         rows = {node_id: run.reader.node(node_id) for node_id in result_ids}

@@ -67,7 +67,39 @@ def as_adjacency(edges_or_adjacency: object) -> Adjacency:
     return adjacency_over(endpoints, arcs)
 
 
+def is_acyclic(adjacency: Mapping[str, Iterable[str]]) -> bool:
+    """No directed cycle (self-loops ignored): every SCC is trivial.  Kahn's peeling
+    of the nodes that have arcs, O(V + E); cheaper than Tarjan's bookkeeping for
+    the small, mostly acyclic windows a retrieval analyses."""
+    indegree: dict[str, int] = {}
+    for source, targets in adjacency.items():
+        for target in targets:
+            if target != source:
+                indegree[target] = indegree.get(target, 0) + 1
+    if not indegree:
+        return True
+    ready = [node for node, targets in adjacency.items() if targets and node not in indegree]
+    left = len(indegree)  # nodes with an incoming arc, each removed when it reaches 0
+    while ready:
+        source = ready.pop()
+        for target in adjacency.get(source, ()):
+            if target != source:
+                indegree[target] -= 1
+                if indegree[target] == 0:
+                    left -= 1
+                    ready.append(target)
+    return left == 0
+
+
 def _canonical(adjacency: Adjacency, work_budget: int | None) -> dict[str, Any]:
+    if is_acyclic(adjacency):  # the SCC search would find no non-trivial component
+        return {
+            "sccs": [],
+            "dag_nodes": _dag_nodes(adjacency, []),
+            "routing": "fast",
+            "max_kappa": 0,
+            "scc_count": 0,
+        }
     sccs = sorted(sorted(c) for c in tarjan_scc(adjacency) if len(c) > 1)
     reports: list[SccReport] = []
     for i, nodes in enumerate(sccs):
@@ -137,11 +169,16 @@ def analyze(
     work_budget: int | None = DEFAULT_WORK_BUDGET,
     emit_telemetry: bool = True,
     trigger: str = "analyze_topology",
+    copy: bool = True,
 ) -> dict[str, Any]:
     """Topology of a graph region: its feedback loops, their κ, and the routing decision.
 
     Input: an adjacency mapping ``{node: targets}`` or a list of EdgeLike edges
-    (universe = endpoints).  Output (canonical, seed 000 §A.1), keys in this order:
+    (universe = endpoints); ``copy=False``: the input is an `Adjacency` the
+    caller just built with `build_adjacency` / `as_adjacency` (keys sorted, every
+    target a key, no self-loops) and hands over, analysed as is (never mutated)
+    instead of being validated and copied again.  Output (canonical, seed 000
+    §A.1), keys in this order:
     ``sccs`` (non-trivial SCCs ordered by smallest member, ids scc-0 …, nodes
     sorted, fault lines sorted by (source, target), per-SCC routing and capped
     budget), ``dag_nodes`` (sorted nodes outside non-trivial SCCs), ``routing``,
@@ -154,7 +191,12 @@ def analyze(
     plus κ per non-trivial SCC (see :func:`compute_kappa`).
     """
     started = time.perf_counter()
-    adjacency = as_adjacency(edges_or_adjacency)
+    adjacency: Adjacency
+    if copy:
+        adjacency = as_adjacency(edges_or_adjacency)
+    else:
+        assert isinstance(edges_or_adjacency, dict)
+        adjacency = edges_or_adjacency
     result = _reference(adjacency) if reference else _canonical(adjacency, work_budget)
     if emit_telemetry:
         routing = result["overall_routing" if reference else "routing"]
