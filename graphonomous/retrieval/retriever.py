@@ -34,7 +34,8 @@ The pipeline (SPEC "Retrieval" is normative; every knob is a field of
    turn of that speaker, so candidates are scaled by how much of the *rest*
    of the question they hold).
 5. **Utility rerank** (seed 004 phase 2) — score = (1 − α)·score + α·q_value
-   when some candidate in the query's context has ``q_update_count > 0``; superseded nodes × `SUPERSEDED_FACTOR`.
+   when some candidate in the query's context has ``q_update_count > 0``;
+   superseded nodes × `SUPERSEDED_FACTOR`.
 6. **Topology** of the results plus their strongest 1-hop neighbours
    ("expanded topology window"), routed with trigger ``retrieve_context``.
 7. **Side effects** (one transaction): access_count/last_accessed_at of the
