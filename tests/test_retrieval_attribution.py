@@ -394,3 +394,33 @@ def test_another_conversations_learning_does_not_switch_the_q_blend_on_for_hers(
             action_id="mel-answer", status="success", confidence=1.0, causal_node_ids=["mc-7"]
         )
         assert graph.retrieve_context(query, effort=3, limit=5)["stats"]["utility_rerank"] is True
+
+
+def test_her_experience_weighs_as_in_a_memory_holding_her_conversation_alone() -> None:
+    """Her own outcomes (a success and a failure) move her turns exactly as they do in a
+    memory holding only her conversation: the objection's word weights and the best
+    score are taken among the candidates in context, not the set-aside crowd."""
+    query = "What did Melanie say about the pottery glaze and the kiln?"
+    played = "What did Melanie say about her pottery glaze?"
+
+    def outcomes(graph: Graphonomous) -> None:
+        first = [r["node_id"] for r in graph.retrieve_context(played, effort=3)["results"]][:5]
+        graph.learn_from_outcome(
+            action_id="a", status="failure", confidence=1.0, causal_node_ids=first
+        )
+        graph.learn_from_outcome(
+            action_id="b", status="success", confidence=1.0, causal_node_ids=["mc-19"]
+        )
+
+    with Graphonomous(":memory:") as alone_graph:
+        _crowded(alone_graph, with_crowd=False)
+        outcomes(alone_graph)
+        alone = alone_graph.retrieve_context(query, effort=3, limit=5)
+    with Graphonomous(":memory:") as graph:
+        _crowded(graph, with_crowd=True)
+        outcomes(graph)
+        scoped = graph.retrieve_context(query, effort=3, limit=5)
+    assert "experience" in scoped["stats"]["mechanisms"]
+    assert scoped["stats"]["absent_participant_demoted"] > 0
+    expected = [(r["node_id"], r["score"]) for r in alone["results"]]
+    assert [(r["node_id"], r["score"]) for r in scoped["results"]] == expected

@@ -1278,7 +1278,10 @@ def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) ->
     noisy-OR of `combine_evidence`, r the candidate's score over the best
     candidate's (`experienced_score`), and support/objection from
     `ExperienceIndex.evidence` (objections through the BM25 index's view of
-    which words matched).  Returns the number of entries changed.
+    which words matched).  The words' weights and the best candidate are
+    those of the candidates in the query's context (the participant scope's
+    others, set aside, change nothing about how these compare), unless every
+    candidate is out of it.  Returns the number of entries changed.
     """
     graph = run.graph
     if vector is None or not run.entries:
@@ -1288,6 +1291,7 @@ def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) ->
     experience.refresh(graph.store, graph.generation)
     if not len(experience):
         return 0
+    peers = [n for n in sorted(run.entries) if n not in run.out_of_context] or sorted(run.entries)
     found = experience.evidence(
         vector,
         index.dimensions,
@@ -1296,10 +1300,10 @@ def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) ->
         unrelated_similarity(graph.embedder.name)
         if run.settings.experience_floor is None
         else run.settings.experience_floor,
-        Lexical.of(graph.text_index(), tokens, sorted(run.entries)),
+        Lexical.of(graph.text_index(), tokens, peers),
     )
     gain, penalty = run.settings.experience_gain, run.settings.experience_penalty
-    best = max(entry.score for entry in run.entries.values())
+    best = max(run.entries[node_id].score for node_id in peers)
     for node_id, evidence in found.items():
         entry = run.entries[node_id]
         entry.score = experienced_score(entry.score, evidence, gain, penalty, best)
