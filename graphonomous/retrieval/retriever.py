@@ -992,13 +992,14 @@ def _participant_stage(
     again so that they do not take the places of the question's own
     conversations' candidates, and then scaled by `absent_participant_factor`
     before graph support (they pass less support on and seed nothing).
-    With `context_statistics` (score fusion) the second search finds the
-    pool among the ids `_in_context` accepts — each channel's top k as in a
-    memory holding only the named speakers' conversations — plus the first
-    pool's candidates it rejects, weighs keywords with those conversations'
-    BM25 statistics (kept for the later keyword stages) and normalises the
-    channels and the best score over the candidates in context: the context's
-    candidates, pool and scores are those of a memory holding it alone.
+    With `context_statistics` (score fusion) the second search takes each
+    channel's top (k + the number out of context) among the ids `_in_context`
+    accepts — a superset of the pool a memory holding only the named
+    speakers' conversations would have — plus the first pool's candidates it
+    rejects, weighs keywords with those conversations' BM25 statistics (kept
+    for the later keyword stages) and normalises the channels and the best
+    score over the candidates in context: the context's candidates score as
+    in a memory holding it alone, and none of them loses its pool place.
     Without it (or with RRF) the second search is the first widened by the
     number out of context (fused scores do not depend on the pool's size).
     Unattributed candidates and parts of no whole are untouched.
@@ -1022,7 +1023,7 @@ def _participant_stage(
         run.keywords = run.graph.text_index().within(context)
         within = _in_context(run, text, context)
         extra = [node_id for node_id in first if not within(node_id)]
-        _candidates(run, vector, tokens, pool, allowed, outside, extra, within)
+        _candidates(run, vector, tokens, pool + len(demoted), allowed, outside, extra, within)
     elif run.settings.context_statistics:
         run.keywords = run.graph.text_index().within(_context(run, text))
         _candidates(run, vector, tokens, pool + len(demoted), allowed, outside=outside)
