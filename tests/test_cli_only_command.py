@@ -88,24 +88,12 @@ def test_an_unknown_word_gets_the_full_parser_and_its_choices() -> None:
 def test_a_cold_consolidate_parser_imports_no_topology_nor_ingestion() -> None:
     """What a cold `consolidate` does not need stays unloaded (issue #20's cold budget)."""
     import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
 
     probe = (
         "import json, sys, graphonomous.cli as cli; cli.build_parser('consolidate'); "
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('graphonomous.'))))"
     )
-    root = Path(__file__).resolve().parents[1]
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        env={**os.environ, "PYTHONPATH": str(root)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    loaded = set(json.loads(done.stdout))
+    loaded = set(json.loads(_fresh_interpreter(probe)))
     assert "graphonomous.cli" in loaded
     for lazy in (
         "graphonomous.topology",
@@ -119,9 +107,6 @@ def test_a_cold_consolidate_loads_no_logging_nor_tempfile(tmp_path: Path) -> Non
     """`logging` (telemetry, beliefs: only when a handler fails) and `tempfile` (stdin
     spooling, the create probe) stay unloaded by a consolidation of an existing file."""
     import json
-    import os
-    import subprocess
-    import sys
 
     from graphonomous import Graphonomous
 
@@ -134,6 +119,17 @@ def test_a_cold_consolidate_loads_no_logging_nor_tempfile(tmp_path: Path) -> Non
         f"code = main(['consolidate', '--db', {str(db)!r}, '--json'])\n"
         "print(json.dumps([m for m in ('logging', 'tempfile') if m in sys.modules]))"
     )
+    out = _fresh_interpreter(probe)
+    assert '"nodes_before": 1' in out
+    assert json.loads(out.strip().splitlines()[-1]) == []
+
+
+def _fresh_interpreter(probe: str) -> str:
+    """The standard output of `probe` run by a new Python process on this checkout."""
+    import os
+    import subprocess
+    import sys
+
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run(
         [sys.executable, "-c", probe],
@@ -142,5 +138,4 @@ def test_a_cold_consolidate_loads_no_logging_nor_tempfile(tmp_path: Path) -> Non
         text=True,
         check=True,
     )
-    assert '"nodes_before": 1' in done.stdout
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    return done.stdout
