@@ -202,9 +202,10 @@ ABSENT_PARTICIPANT_FACTOR: Final = 0.5
 # `index.bm25.Bm25Context`), not from the pool.  Global idf in a pooled store
 # lifts the words one conversation always talks about (rare elsewhere) above
 # the words that tell its turns apart, so adding other conversations reorders
-# a conversation's own turns.  With it, each channel's top k is also taken
-# within the context (other conversations' turns would otherwise push the
-# answer out of the pool).  False switches both off.  Measured on the LoCoMo
+# a conversation's own turns.  With it, each channel's top k (+ the number of
+# candidates out of context) is also taken within the context (other
+# conversations' turns would otherwise push the answer out of the pool).
+# False switches both off.  Measured on the LoCoMo
 # dev half's pooled no-forgetting run (SPEC §10.7); never fires in one conversation.
 CONTEXT_STATISTICS: Final = True
 # ... unless that candidate says more of the question than the named speaker
