@@ -48,9 +48,10 @@ from .store import Store, is_postgres_url, open_store, storage_url_from_env
 if TYPE_CHECKING:
     from .index import Bm25Index
     from .learning import attention, consolidator, coverage, deliberation
-    from .retrieval import entities, metrics
+    from .retrieval import entities, metrics, speakers
     from .retrieval.entities import EntityIndex
     from .retrieval.retriever import RetrievalSettings
+    from .retrieval.speakers import SpeakerIndex
 else:
     attention = lazy_module("graphonomous.learning.attention")
     consolidator = lazy_module("graphonomous.learning.consolidator")
@@ -58,6 +59,7 @@ else:
     deliberation = lazy_module("graphonomous.learning.deliberation")
     entities = lazy_module("graphonomous.retrieval.entities")
     metrics = lazy_module("graphonomous.retrieval.metrics")
+    speakers = lazy_module("graphonomous.retrieval.speakers")
 
 DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
 DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
@@ -288,6 +290,11 @@ class Graphonomous:
         """The entity index of searchable content (the multi-hop walk), kept current with
         the database by the engine like the BM25 index."""
         return entities.entity_index(self.engine)
+
+    def speaker_index(self) -> SpeakerIndex:
+        """Who said each ``"<Speaker>: ..."`` node (speaker attribution, the participant
+        scope), kept current with the database by the engine like the BM25 index."""
+        return speakers.speaker_index(self.engine)
 
     @property
     def retrieval_trace(self) -> RetrievalTrace:

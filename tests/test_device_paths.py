@@ -30,7 +30,9 @@ from graphonomous.embed import VectorIndex
 from graphonomous.embed.index import exact_score, normalized_f32, sparse_scorer
 from graphonomous.embed.vectors import NO_NUMPY_ENV, numpy_available
 from graphonomous.retrieval import entities
+from graphonomous.retrieval import speakers as speakers_module
 from graphonomous.retrieval.entities import EntityIndex
+from graphonomous.retrieval.speakers import SpeakerIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 DIMS = 64
@@ -192,7 +194,15 @@ def _entity_state(index: EntityIndex) -> tuple[object, ...]:
     return (
         {node: index.entities_of(node) for node in nodes},
         {key: dict(sorted(index.mentions(key).items())) for key in keys},
-        {node: index.speaker(node) for node in sorted(index._speaker)},
+    )
+
+
+def _speaker_state(index: SpeakerIndex) -> tuple[object, ...]:
+    """What speaker attribution and the participant scope read, order-free."""
+    nodes = sorted(index._speaker)
+    return (
+        {node: index.speaker(node) for node in nodes},
+        {key: index.authored(key) for key in sorted(set(index._speaker.values()))},
         index.speakers(),
     )
 
@@ -238,3 +248,80 @@ def test_an_entity_dump_round_trips_exactly() -> None:
     assert _entity_state(loaded) == _entity_state(index)
     assert EntityIndex.load(b"not json") is None
     assert EntityIndex.load(b'{"format": "other"}') is None
+
+
+def test_an_old_entity_dump_with_its_speaker_list_still_loads() -> None:
+    index = EntityIndex()
+    for number, text in enumerate(_TURNS):
+        index.add(f"t{number}", text)
+    state = json.loads(index.dump())
+    state["speaker"] = [["t0", "carolin"]]  # the layout before the speaker index was its own
+    loaded = EntityIndex.load(json.dumps(state).encode())
+    assert loaded is not None and _entity_state(loaded) == _entity_state(index)
+
+
+def test_a_speaker_dump_round_trips_exactly() -> None:
+    index = SpeakerIndex()
+    for number, text in enumerate(_TURNS):
+        index.add(f"t{number}", text)
+    index.add("doc", "No label here.")
+    index.remove("t2")
+    index.add("t2", _TURNS[2])
+    loaded = SpeakerIndex.load(index.dump())
+    assert loaded is not None and loaded.dump() == index.dump()
+    assert _speaker_state(loaded) == _speaker_state(index)
+    assert loaded.speaker("doc") is None and len(loaded) == len(_TURNS)
+    assert SpeakerIndex.load(b"not json") is None
+    assert SpeakerIndex.load(b'{"format": "other"}') is None
+    assert SpeakerIndex.load(b'{"format": "graphonomous-speakers/1", "speaker": [[1, 2]]}') is None
+
+
+def _no_entity_load(data: bytes) -> EntityIndex | None:
+    raise AssertionError("a query below effort 5 must not load the entity index")
+
+
+def test_a_fresh_process_answers_below_effort_five_from_the_speaker_table_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The participant scope needs who said what, not the entity postings: at 50K nodes
+    loading those was 1.5 s of a cold recall (issue #20)."""
+    db = tmp_path / "speakers.db"
+    query = "What did Melanie paint at the lake?"
+    with Graphonomous(db) as graph:
+        for name, pair in (("mc", ("Melanie", "Caroline")), ("jg", ("Jon", "Gina"))):
+            graph.store_node(f"Session {name}", node_id=f"{name}-session")
+            for i in range(8):
+                node_id = f"{name}-{i}"
+                graph.store_node(f"{pair[i % 2]}: I painted the lake {i}.", node_id=node_id)
+                graph.store_edge(node_id, f"{name}-session", "part_of")
+        graph.store_node("A paragraph of documentation about lakes.", node_id="doc")
+        expected = {effort: graph.retrieve_context(query, effort=effort) for effort in (0, 3)}
+        graph.entity_index()
+        built = _speaker_state(graph.speaker_index())
+        assert graph.store.load_derived("mirror/speakers", "") is not None
+    for effort in (0, 3):
+        with Graphonomous(db) as graph, monkeypatch.context() as patch:
+            patch.setattr(EntityIndex, "load", classmethod(lambda cls, data: _no_entity_load(data)))
+            patch.setattr(speakers_module, "speaker_of", _no_speaker_parse)
+            found = graph.retrieve_context(query, effort=effort)
+            assert [(r["node_id"], r["score"]) for r in found["results"]] == [
+                (r["node_id"], r["score"]) for r in expected[effort]["results"]
+            ]
+            assert "participant_scope" in found["stats"]["mechanisms"]
+            assert _speaker_state(graph.speaker_index()) == built
+    with Graphonomous(db) as graph:
+        graph.store_node("Melanie: Another turn of mine.", node_id="mc-9")
+        graph.delete_node("jg-1")
+        changed = _speaker_state(graph.speaker_index())
+    fresh = SpeakerIndex()
+    with Graphonomous(db) as graph:
+        fresh.add_many(graph.store.live_texts())
+        assert changed == _speaker_state(fresh)
+        assert _speaker_state(graph.speaker_index()) == changed  # the copy + the log after it
+        graph.gdpr_erase("mc-0")
+        assert graph.store.load_derived("mirror/speakers", "") is None
+        assert graph.speaker_index().speaker("mc-0") is None
+
+
+def _no_speaker_parse(content: str) -> list[str] | None:
+    raise AssertionError("the saved speaker index should have been loaded, not rebuilt")

@@ -9,7 +9,7 @@ import pytest
 
 from graphonomous import Graphonomous
 from graphonomous.retrieval.attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
-from graphonomous.retrieval.entities import EntityIndex, entity_key
+from graphonomous.retrieval.entities import entity_key
 from graphonomous.retrieval.retriever import (
     ABSENT_PARTICIPANT_FACTOR,
     CONTENT_FLOOR,
@@ -18,6 +18,7 @@ from graphonomous.retrieval.retriever import (
     SPEAKER_FOCUS_GAIN,
     with_settings,
 )
+from graphonomous.retrieval.speakers import SpeakerIndex
 
 QUERY = "What did Melanie say about pottery?"
 
@@ -50,7 +51,7 @@ def test_name_mentions_are_capitalised_words_and_runs() -> None:
 
 
 def test_index_keeps_speakers_current() -> None:
-    index = EntityIndex()
+    index = SpeakerIndex()
     for i in range(MIN_SPEAKER_PASSAGES):
         index.add(f"a{i}", f"Melanie: I went camping {i}.")
         index.add(f"b{i}", f"Caroline: Wow, Melanie {i}!")

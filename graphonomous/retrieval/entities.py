@@ -46,7 +46,6 @@ from typing import Any, Final
 
 from ..embed import tokenize
 from ..engine import Engine
-from .attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
 from .stem import light_stem
 
 # The saved copy's layout (`EntityIndex.dump`, kept by the engine like the BM25 index).
@@ -203,9 +202,6 @@ class EntityIndex:
     def __init__(self) -> None:
         self._postings: dict[str, dict[str, int]] = {}
         self._entities: dict[str, tuple[str, ...]] = {}
-        # Speaker attribution (`attribution.speaker_of`): node -> key, key -> nodes.
-        self._speaker: dict[str, str] = {}
-        self._authored: dict[str, set[str]] = {}
 
     def __len__(self) -> int:
         return len(self._entities)
@@ -213,11 +209,6 @@ class EntityIndex:
     def add(self, node_id: str, content: str) -> None:
         """Index (or re-index) one node's content.  O(len(content))."""
         self.remove(node_id)
-        label = speaker_of(content)
-        speaker = entity_key(label) if label else ""
-        if speaker:
-            self._speaker[node_id] = speaker
-            self._authored.setdefault(speaker, set()).add(node_id)
         found = extract_entities(content)
         if not found:
             return
@@ -235,12 +226,6 @@ class EntityIndex:
 
     def remove(self, node_id: str) -> None:
         """Forget a node (no-op if unknown).  O(its keys)."""
-        speaker = self._speaker.pop(node_id, None)
-        if speaker is not None:
-            authored = self._authored[speaker]
-            authored.discard(node_id)
-            if not authored:
-                del self._authored[speaker]
         for key in self._entities.pop(node_id, ()):
             posting = self._postings[key]
             posting.pop(node_id, None)
@@ -253,14 +238,15 @@ class EntityIndex:
             "format": _DUMP_FORMAT,
             "postings": [[key, list(nodes.items())] for key, nodes in self._postings.items()],
             "entities": list(self._entities.items()),
-            "speaker": list(self._speaker.items()),
         }
         return json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
     @classmethod
     def load(cls, data: bytes) -> EntityIndex | None:
         """An index from `dump` bytes; None when they are not a readable dump.  O(size):
-        no content is parsed again (the extraction is the expensive part)."""
+        no content is parsed again (the extraction is the expensive part).  A copy saved
+        before the speaker table had its own index (`speakers`) also holds a ``"speaker"``
+        list; it is ignored."""
         try:
             state = json.loads(data.decode("utf-8"))
             if not isinstance(state, dict) or state.get("format") != _DUMP_FORMAT:
@@ -275,9 +261,6 @@ class EntityIndex:
                 intern(str(node)): tuple(intern(str(key)) for key in keys)
                 for node, keys in state["entities"]
             }
-            for node, speaker in state["speaker"]:
-                index._speaker[str(node)] = str(speaker)
-                index._authored.setdefault(str(speaker), set()).add(str(node))
         except (UnicodeDecodeError, ValueError, KeyError, TypeError):
             return None
         return index
@@ -297,31 +280,6 @@ class EntityIndex:
         """ln(1 + N / df): how much sharing this entity says (0 for an unknown key)."""
         df = self.document_frequency(key)
         return math.log1p(len(self._entities) / df) if df else 0.0
-
-    def speaker(self, node_id: str) -> str | None:
-        """The label key of a ``"<Speaker>: ..."`` node (`attribution`), else None.
-
-        A label opening fewer than `MIN_SPEAKER_PASSAGES` nodes is not a
-        speaker of `speakers`/`query_speakers`, so a query never names it.
-        """
-        return self._speaker.get(node_id)
-
-    def authored(self, key: str) -> frozenset[str]:
-        """The nodes a speaker key opens (``"<Speaker>: ..."``), empty if none.  O(its nodes)."""
-        return frozenset(self._authored.get(key, ()))
-
-    def speakers(self) -> int:
-        """How many labels open >= `MIN_SPEAKER_PASSAGES` nodes (the speakers).  O(labels)."""
-        return sum(len(nodes) >= MIN_SPEAKER_PASSAGES for nodes in self._authored.values())
-
-    def query_speakers(self, text: str) -> list[str]:
-        """The known speakers a question names by a capitalised name (`attribution`)."""
-        found: list[str] = []
-        for words in name_mentions(text):
-            key = entity_key(words)
-            if len(self._authored.get(key, ())) >= MIN_SPEAKER_PASSAGES and key not in found:
-                found.append(key)
-        return found
 
     def query_entities(self, text: str) -> list[str]:
         """The query's known entities: its own extracted keys, then indexed n-grams.

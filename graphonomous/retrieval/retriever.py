@@ -108,6 +108,7 @@ from .graph_view import (
 from .multihop import entity_walk
 from .prf import expansion_terms
 from .provenance import provenance
+from .speakers import speaker_index
 from .spread import spread_by_file
 
 if TYPE_CHECKING:
@@ -1065,7 +1066,7 @@ def _out_of_context(
 def _context(run: _Run, text: str) -> set[str]:
     """The conversations the query's named speakers spoke in: those wholes (computed
     by `_absent`) and all their parts.  O(edges touching the wholes)."""
-    named = tuple(entity_index(run.graph).query_speakers(text))
+    named = tuple(speaker_index(run.graph).query_speakers(text))
     wholes = run.joined[named]
     return wholes.union(*run.reader.parts_of(wholes).values())
 
@@ -1078,7 +1079,7 @@ def _in_context(run: _Run, text: str, context: set[str]) -> Callable[[str], bool
     context is still found out by `_absent` and set aside).  So it rejects
     only turns `_absent` calls out of context.  O(1) per id.
     """
-    index = entity_index(run.graph)
+    index = speaker_index(run.graph)
     named = set(index.query_speakers(text))
 
     def accept(node_id: str) -> bool:
@@ -1101,7 +1102,7 @@ def _absent(run: _Run, text: str, node_ids: Iterable[str]) -> set[str]:
     O(out-edges of the named speakers' turns and of `node_ids` + in-edges
     of the unattributed `node_ids`).
     """
-    index = entity_index(run.graph)
+    index = speaker_index(run.graph)
     named = tuple(index.query_speakers(text))
     if not named or index.speakers() < 2:
         return set()
@@ -1144,7 +1145,7 @@ def _speaker_stage(run: _Run, text: str) -> None:
     run.stats["other_speaker_kept"] = 0
     if factor >= 1.0 or not run.entries:
         return
-    index = entity_index(run.graph)
+    index = speaker_index(run.graph)
     named = set(index.query_speakers(text))
     if not named or index.speakers() < 2:
         return
@@ -1176,7 +1177,7 @@ def _said_by_someone_else(run: _Run, text: str, named: set[str], others: Sequenc
     if not tokens or not others:
         return set()
     coverage = _coverage(run, tokens)
-    index = entity_index(run.graph)
+    index = speaker_index(run.graph)
     said = max(
         (coverage.get(node_id, 0.0) for node_id in run.entries if index.speaker(node_id) in named),
         default=0.0,
@@ -1216,7 +1217,7 @@ def _content_stage(run: _Run, text: str) -> None:
     run.stats["speaker_focused"] = 0
     if (floor >= 1.0 and run.settings.speaker_focus_gain <= 0.0) or not run.entries:
         return
-    index = entity_index(run.graph)
+    index = speaker_index(run.graph)
     named = set(index.query_speakers(text))
     if not named or index.speakers() < 2:
         return
@@ -1249,7 +1250,7 @@ def _speaker_focus(run: _Run, text: str, named: set[str], tokens: Sequence[str])
     Skipped (0) when `_said_by_someone_else` keeps some other speaker's
     candidate: that question may name the wrong person.  O(postings of the tokens).
     """
-    index = entity_index(run.graph)
+    index = speaker_index(run.graph)
     others = [
         node_id
         for node_id in sorted(run.entries)
