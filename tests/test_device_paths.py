@@ -29,6 +29,8 @@ from graphonomous import Graphonomous
 from graphonomous.embed import VectorIndex
 from graphonomous.embed.index import exact_score, normalized_f32, sparse_scorer
 from graphonomous.embed.vectors import NO_NUMPY_ENV, numpy_available
+from graphonomous.engine import core as engine_core
+from graphonomous.index import Bm25Index
 from graphonomous.retrieval import entities
 from graphonomous.retrieval import speakers as speakers_module
 from graphonomous.retrieval.entities import EntityIndex
@@ -325,3 +327,36 @@ def test_a_fresh_process_answers_below_effort_five_from_the_speaker_table_alone(
 
 def _no_speaker_parse(content: str) -> list[str] | None:
     raise AssertionError("the saved speaker index should have been loaded, not rebuilt")
+
+
+def test_a_writer_that_never_searched_leaves_the_indexes_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bulk writer (`scan`, `apply_batch`) closes with the vector and BM25 indexes saved:
+    the next process's first recall reads them, it does not tokenize or embed the graph."""
+    monkeypatch.setattr(engine_core, "RESAVE_AFTER_CHANGES", 5)
+    db = tmp_path / "written.db"
+    ops = [
+        {"op": "add_node", "node": {"id": f"n{i}", "content": f"Paragraph {i} about lakes."}}
+        for i in range(12)
+    ]
+    with Graphonomous(db) as graph:
+        graph.apply_batch(ops)
+        assert graph.store.load_derived("bm25", "") is None  # nothing searched yet
+    with Graphonomous(db) as graph:
+        assert graph.store.load_derived("bm25", "") is not None
+        assert graph.store.derived_nonce("vectors") is not None
+        with monkeypatch.context() as patch:
+            patch.setattr(Bm25Index, "add_many", _no_build)
+            patch.setattr(VectorIndex, "bulk_load", _no_build)
+            found = graph.retrieve_context("lakes paragraph 3", effort=0)
+        assert "n3" in [r["node_id"] for r in found["results"]]
+    small = tmp_path / "small.db"
+    with Graphonomous(small) as graph:  # a few writes: closing builds nothing
+        graph.apply_batch(ops[:2])
+    with Graphonomous(small) as graph:
+        assert graph.store.load_derived("bm25", "") is None
+
+
+def _no_build(*args: object) -> None:
+    raise AssertionError("the writer's saved index should have been loaded, not rebuilt")

@@ -25,6 +25,7 @@ or the facade); the graph snapshot's builder is handed in by the facade.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -35,7 +36,7 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
 from ..embed.vectors import StaleDumpError
 from ..index import Bm25Index
-from ..store import GraphStorage, VectorSearchStorage
+from ..store import GraphStorage, StoreError, VectorSearchStorage
 from .db_vectors import DatabaseVectorIndex
 from .read_cache import ReadCache
 
@@ -151,8 +152,15 @@ class Engine(Generic[StorageT, SnapshotT]):
         self._mirrors: dict[str, TextMirror] = {}
         self._mirrors_saved_at: dict[str, int] = {}
         self._read_cache = ReadCache()
+        # Node changes this process committed while it held no index (`_count_begin`):
+        # a writer that never searched (a `scan`, a bulk import) still leaves the
+        # indexes saved at `close`, so the next process does not rebuild them.
+        self._written_unindexed = 0
+        self._begin_generation: int | None = None
         store.on_begin(self._sync)
+        store.on_begin(self._count_begin)
         store.on_commit(self._sync)
+        store.on_commit(self._count_commit)
 
     # -- embeddings ------------------------------------------------------------
 
@@ -247,6 +255,16 @@ class Engine(Generic[StorageT, SnapshotT]):
             self._synced = None if fingerprint is None else (fingerprint, generation)
         finally:
             self._syncing = False
+
+    def _count_begin(self) -> None:
+        """At a write's start with no index loaded, note the change log's seq."""
+        unindexed = self._vectors is None and self._text is None and self._persist
+        self._begin_generation = self.store.change_generation() if unindexed else None
+
+    def _count_commit(self) -> None:
+        if self._begin_generation is not None:
+            self._written_unindexed += self.store.change_generation() - self._begin_generation
+            self._begin_generation = None
 
     def _apply(self, changed: Sequence[str]) -> None:
         """Re-read the changed nodes and put each index in step with the rows."""
@@ -596,8 +614,22 @@ class Engine(Generic[StorageT, SnapshotT]):
     # -- lifetime ------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Save indexes that moved far from their saved copy (best effort), then close."""
+        """Save indexes that moved far from their saved copy (best effort), then close.
+
+        A process that committed more than `RESAVE_AFTER_CHANGES` node changes
+        without loading an index (a `scan`, a bulk import) loads the vector and
+        BM25 indexes first — the saved copies plus its changes, or a build — so
+        they are saved: the next process's first query reads them instead of
+        embedding and tokenizing the whole graph.  O(its changes), once.
+        """
         with self.lock:
+            if self._persist and self._written_unindexed > RESAVE_AFTER_CHANGES:
+                self._written_unindexed = 0
+                # Best effort, as every save: a file that stops taking writes (a full
+                # disk) leaves the build to the next process.
+                with contextlib.suppress(StoreError):
+                    self.vector_index()
+                    self.text_index()
             saved_at = [
                 at
                 for index, at in (
