@@ -147,7 +147,7 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot(a, b) / denominator
 
 
-def pack_sections(header: Mapping[str, object], blobs: Sequence[bytes]) -> bytes:
+def pack_sections(header: Mapping[str, object], blobs: Sequence[bytes | memoryview]) -> bytes:
     """One bytes value holding a JSON header and raw sections (saved derived indexes).
 
     Layout: 8-byte little-endian header length, the UTF-8 JSON header (with

@@ -90,7 +90,7 @@ class SavedSections:
             raise StaleDumpError("the saved copy was replaced")
 
 
-def _sectioned(header: dict[str, Any], sections: Sequence[bytes]) -> bytes:
+def _sectioned(header: dict[str, Any], sections: Sequence[bytes | memoryview]) -> bytes:
     """The header row of a sectioned save: a fresh nonce, then the JSON header."""
     meta = {**header, "sections": len(sections)}
     return os.urandom(_NONCE_BYTES) + json.dumps(meta).encode("utf-8")

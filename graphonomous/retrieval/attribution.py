@@ -20,8 +20,8 @@ edges (`multihop`), but as an *attribution* they are precise.
   in "take a note" is not the speaker "Note".
 
 A label is a speaker only when it opens `MIN_SPEAKER_PASSAGES` passages.
-Both functions return word lists; `entities.EntityIndex` keys them with its
-`entity_key` (one home for keys) and keeps speaker -> passages current.
+Both functions return word lists; `speakers.SpeakerIndex` keys them with
+`entities.entity_key` (one home for keys) and keeps speaker -> passages current.
 """
 
 from __future__ import annotations

@@ -1135,7 +1135,7 @@ def _absent(run: _Run, text: str, node_ids: Iterable[str]) -> set[str]:
 def _speaker_stage(run: _Run, text: str) -> None:
     """Stage 4c: candidates said by a speaker the query does not name × `other_speaker_factor`.
 
-    Runs only when the query names (capitalised) a speaker of the entity
+    Runs only when the query names (capitalised) a speaker of the speaker
     index and the index knows at least two speakers (`attribution`).  A
     candidate of another speaker that says more of the question than the
     named speakers did (`_said_by_someone_else`) is kept as it is.

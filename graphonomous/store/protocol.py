@@ -79,7 +79,12 @@ class GraphStorage(Protocol):
     def load_derived_sections(self, name: str, indices: Sequence[int]) -> list[bytes] | None: ...
 
     def save_derived_sections(
-        self, name: str, model: str, generation: int, header: bytes, sections: Sequence[bytes]
+        self,
+        name: str,
+        model: str,
+        generation: int,
+        header: bytes,
+        sections: Sequence[bytes | memoryview],
     ) -> bool: ...
 
     def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool: ...

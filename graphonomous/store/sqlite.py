@@ -14,6 +14,7 @@ Rules kept everywhere in this module:
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -673,22 +674,32 @@ class Store(GraphQueries):
         return found
 
     def save_derived_sections(
-        self, name: str, model: str, generation: int, header: bytes, sections: Sequence[bytes]
+        self,
+        name: str,
+        model: str,
+        generation: int,
+        header: bytes,
+        sections: Sequence[bytes | memoryview],
     ) -> bool:
         """Save a derived index as a header row and one row per section (named
         ``name/0``, ``name/1``, ...), so a reader can take a few sections without
         the rest; each section is stored behind the header's first 8 bytes (the
         save's nonce).  Best effort, like `save_derived`."""
         nonce = header[:8]
-        rows = [(f"{name}{_PART}{i}", model, generation, nonce + s) for i, s in enumerate(sections)]
-        return self._save_rows(name, [(name, model, generation, header), *rows])
+        # Generated row by row: the nonce-prefixed copy of one section at a time, not of
+        # all of them (≈ 90 MB for a 50K-node vector index).
+        rows = itertools.chain(
+            [(name, model, generation, header)],
+            ((f"{name}{_PART}{i}", model, generation, nonce + s) for i, s in enumerate(sections)),
+        )
+        return self._save_rows(name, rows)
 
     def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool:
         """Save a derived index, best effort: False (nothing written) when the file
         cannot take writes now (read-only, disk full, locked by another process)."""
         return self._save_rows(name, [(name, model, generation, data)])
 
-    def _save_rows(self, name: str, rows: Sequence[tuple[str, str, int, bytes]]) -> bool:
+    def _save_rows(self, name: str, rows: Iterable[tuple[str, str, int, bytes]]) -> bool:
         """Replace `name` and its sections by `rows` in one cache write."""
         try:
             with self._lock:
