@@ -22,6 +22,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -218,21 +219,40 @@ def test_the_entity_index_is_saved_and_a_fresh_process_loads_it(
             graph.store_node(text, node_type="episodic", node_id=f"t{number}")
         built = _entity_state(graph.entity_index())
         assert graph.store.load_derived("mirror/entities", "") is not None
-    with Graphonomous(db) as graph:  # another process: loads the copy, extracts nothing
-        with monkeypatch.context() as patch:
-            patch.setattr(entities, "extract_entities", _no_extraction)
-            assert _entity_state(graph.entity_index()) == built
-        graph.store_node("Melanie: Lake Tahoe again, with Caroline.", node_id="t9")
-        graph.delete_node("t1")
-        changed = _entity_state(graph.entity_index())
-    fresh = EntityIndex()
+    # another process: loads the copy, extracts nothing
+    with Graphonomous(db) as graph, monkeypatch.context() as patch:
+        patch.setattr(entities, "extract_entities", _no_extraction)
+        assert _entity_state(graph.entity_index()) == built
+    erased = _follows_the_log_and_erase(
+        db, "entities", EntityIndex, _entity_state, Graphonomous.entity_index, ("t9", "t1", "t0")
+    )
+    assert isinstance(erased, EntityIndex) and "t0" not in erased._entities
+
+
+def _follows_the_log_and_erase(
+    db: Path,
+    name: str,
+    factory: type[EntityIndex] | type[SpeakerIndex],
+    state: Any,
+    index_of: Any,
+    ids: tuple[str, str, str],
+) -> object:
+    """A saved text mirror plus the log after it equals one built from the rows; a GDPR
+    erase drops its copy.  `ids`: a node to add, one to delete, one to erase.  Returns
+    the mirror after the erase."""
+    added, deleted, erased = ids
+    with Graphonomous(db) as graph:
+        graph.store_node("Melanie: Lake Tahoe again, with Caroline.", node_id=added)
+        graph.delete_node(deleted)
+        changed = state(index_of(graph))
+    fresh = factory()
     with Graphonomous(db) as graph:
         fresh.add_many(graph.store.live_texts())
-        assert changed == _entity_state(fresh)
-        assert _entity_state(graph.entity_index()) == changed  # the copy + the log after it
-        graph.gdpr_erase("t0")
-        assert graph.store.load_derived("mirror/entities", "") is None
-        assert "t0" not in graph.entity_index()._entities
+        assert changed == state(fresh)
+        assert state(index_of(graph)) == changed  # the copy + the log after it
+        graph.gdpr_erase(erased)
+        assert graph.store.load_derived(f"mirror/{name}", "") is None
+        return index_of(graph)
 
 
 def _no_extraction(text: str) -> dict[str, int]:
@@ -311,18 +331,15 @@ def test_a_fresh_process_answers_below_effort_five_from_the_speaker_table_alone(
             ]
             assert "participant_scope" in found["stats"]["mechanisms"]
             assert _speaker_state(graph.speaker_index()) == built
-    with Graphonomous(db) as graph:
-        graph.store_node("Melanie: Another turn of mine.", node_id="mc-9")
-        graph.delete_node("jg-1")
-        changed = _speaker_state(graph.speaker_index())
-    fresh = SpeakerIndex()
-    with Graphonomous(db) as graph:
-        fresh.add_many(graph.store.live_texts())
-        assert changed == _speaker_state(fresh)
-        assert _speaker_state(graph.speaker_index()) == changed  # the copy + the log after it
-        graph.gdpr_erase("mc-0")
-        assert graph.store.load_derived("mirror/speakers", "") is None
-        assert graph.speaker_index().speaker("mc-0") is None
+    erased = _follows_the_log_and_erase(
+        db,
+        "speakers",
+        SpeakerIndex,
+        _speaker_state,
+        Graphonomous.speaker_index,
+        ("mc-9", "jg-1", "mc-0"),
+    )
+    assert isinstance(erased, SpeakerIndex) and erased.speaker("mc-0") is None
 
 
 def _no_speaker_parse(content: str) -> list[str] | None:
@@ -351,6 +368,12 @@ def test_a_writer_that_never_searched_leaves_the_indexes_saved(
             patch.setattr(VectorIndex, "bulk_load", _no_build)
             found = graph.retrieve_context("lakes paragraph 3", effort=0)
         assert "n3" in [r["node_id"] for r in found["results"]]
+    half = tmp_path / "half.db"
+    with Graphonomous(half) as graph:  # the vector index was loaded, BM25 never was
+        graph.vector_index()
+        graph.apply_batch(ops)
+    with Graphonomous(half) as graph:
+        assert graph.store.load_derived("bm25", "") is not None
     small = tmp_path / "small.db"
     with Graphonomous(small) as graph:  # a few writes: closing builds nothing
         graph.apply_batch(ops[:2])

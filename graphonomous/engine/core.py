@@ -152,7 +152,7 @@ class Engine(Generic[StorageT, SnapshotT]):
         self._mirrors: dict[str, TextMirror] = {}
         self._mirrors_saved_at: dict[str, int] = {}
         self._read_cache = ReadCache()
-        # Node changes this process committed while it held no index (`_count_begin`):
+        # Node changes this process committed while an index was not loaded (`_count_begin`):
         # a writer that never searched (a `scan`, a bulk import) still leaves the
         # indexes saved at `close`, so the next process does not rebuild them.
         self._written_unindexed = 0
@@ -257,8 +257,8 @@ class Engine(Generic[StorageT, SnapshotT]):
             self._syncing = False
 
     def _count_begin(self) -> None:
-        """At a write's start with no index loaded, note the change log's seq."""
-        unindexed = self._vectors is None and self._text is None and self._persist
+        """At a write's start with an index not loaded, note the change log's seq."""
+        unindexed = (self._vectors is None or self._text is None) and self._persist
         self._begin_generation = self.store.change_generation() if unindexed else None
 
     def _count_commit(self) -> None:
@@ -617,7 +617,7 @@ class Engine(Generic[StorageT, SnapshotT]):
         """Save indexes that moved far from their saved copy (best effort), then close.
 
         A process that committed more than `RESAVE_AFTER_CHANGES` node changes
-        without loading an index (a `scan`, a bulk import) loads the vector and
+        while an index was not loaded (a `scan`, a bulk import) loads the vector and
         BM25 indexes first — the saved copies plus its changes, or a build — so
         they are saved: the next process's first query reads them instead of
         embedding and tokenizing the whole graph.  O(its changes), once.
