@@ -8,9 +8,11 @@ only once some candidate has an outcome (q_update_count > 0).
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from ..learning.outcomes import Q_LEARNING_RATE
+from ..model import format_time, parse_time
 from ..retrieval import RetrievalSettings
 from ..retrieval.retriever import UTILITY_WEIGHT
 from .registry import scenario
@@ -113,6 +115,10 @@ def q_decay_half(graph: Graphonomous) -> tuple[bool, str]:
 
     node = graph.store_node("Flush the hydraulic line weekly", "procedural", decay_rate=0.1)
     node_id = node["node"]["id"]
+    # Half a day old: the first run decays by the time since the graph began, which
+    # within one millisecond of the write is none at all (the clock's resolution).
+    stamp = format_time(parse_time(node["node"]["created_at"]) - timedelta(hours=12))
+    graph.store.update_node(node_id, created_at=stamp, updated_at=stamp)
     graph.learn_from_outcome("flush-1", "success", 1.0, [node_id])
     before = graph.get_node(node_id)["node"]
     run_consolidation(graph.engine)
