@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from . import retrieval
+from .clock import Clock, clock_from_env
 from .embed import Embedder, VectorIndex, get_embedder
 from .engine import Engine, crud
 from .engine.crud import EDGE_ACTIONS as EDGE_ACTIONS
@@ -81,7 +82,11 @@ class Graphonomous:
     """
 
     def __init__(
-        self, db: str | os.PathLike[str] | None = None, embedder: Embedder | str | None = None
+        self,
+        db: str | os.PathLike[str] | None = None,
+        embedder: Embedder | str | None = None,
+        *,
+        clock: Clock | None = None,
     ) -> None:
         self.db_path = resolve_db_path(db)
         self.embedder = (
@@ -91,8 +96,9 @@ class Graphonomous:
         # The engine owns the store, the lock, the indexes and the snapshot;
         # the facade validates arguments and delegates.
         self.engine: Engine[Store, GraphSnapshot] = Engine(
-            self.store, self.embedder, build_snapshot
+            self.store, self.embedder, build_snapshot, clock=clock or clock_from_env()
         )
+        self.clock: Clock = self.engine.clock
         self.lock: threading.RLock = self.engine.lock
 
     def close(self) -> None:
@@ -602,8 +608,12 @@ class Graphonomous:
 
     @property
     def last_activity(self) -> float:
-        """`time.monotonic()` of the last recorded activity (0.0: none yet)."""
+        """`clock.monotonic()` of the last recorded activity (0.0: none yet)."""
         return self.engine.last_activity
+
+    def now(self) -> str:
+        """The graph clock's time in the stored form (see graphonomous.clock)."""
+        return self.engine.now()
 
     def run_consolidation(self, dry_run: bool = False, trigger: str = "manual") -> dict[str, Any]:
         """One consolidation cycle (decay … abstraction), logged; see learning.consolidator."""

@@ -208,11 +208,6 @@ def new_id() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-def utc_now() -> str:
-    """Current time as ISO 8601 UTC with milliseconds, e.g. 2026-01-02T03:04:05.678Z."""
-    return format_time(datetime.now(timezone.utc))
-
-
 def format_time(moment: datetime) -> str:
     moment = moment.astimezone(timezone.utc)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

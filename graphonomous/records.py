@@ -33,7 +33,6 @@ from .model import (
     check_unit_interval,
     new_id,
     normalize_edge_fields,
-    utc_now,
 )
 
 # Relative decay speeds of seed 003's memory-type table (episodic fades unless
@@ -86,7 +85,7 @@ def _reject_unknown(fields: Mapping[str, Any], allowed: frozenset[str], what: st
         )
 
 
-def node_from_fields(fields: Mapping[str, Any], *, now: str | None = None) -> Node:
+def node_from_fields(fields: Mapping[str, Any], *, now: str) -> Node:
     """A new Node from input fields, with defaults filled in.
 
     `type` is accepted as an alias of `node_type` (seed 003 column name).
@@ -99,7 +98,7 @@ def node_from_fields(fields: Mapping[str, Any], *, now: str | None = None) -> No
         if values.setdefault("node_type", alias) != alias:
             raise ValidationError("type", "conflicts with 'node_type'")
     node_type = check_choice("node_type", values.get("node_type", "semantic"), NODE_TYPES)
-    stamp = now or utc_now()
+    stamp = now
     decay = values.get("decay_rate")
     pinned = values.get("pinned", False)
     if not isinstance(pinned, bool):
@@ -133,11 +132,11 @@ def node_from_fields(fields: Mapping[str, Any], *, now: str | None = None) -> No
     )
 
 
-def edge_from_fields(fields: Mapping[str, Any], *, now: str | None = None) -> Edge:
+def edge_from_fields(fields: Mapping[str, Any], *, now: str) -> Edge:
     """A new Edge from input fields; upstream aliases (edge_type, weight, from, to) accepted."""
     values = normalize_edge_fields(fields)
     _reject_unknown(values, EDGE_INPUT_FIELDS, "edge")
-    stamp = now or utc_now()
+    stamp = now
     source_id = check_id("source_id", values.get("source_id"))
     target_id = check_id("target_id", values.get("target_id"))
     if source_id == target_id:

@@ -23,7 +23,7 @@ ops = [{"op": "add_node", "node": {"id": f"n{i:06d}", "content": f"fact number {
 ops += [{"op": "add_edge", "edge": {"source_id": f"n{i:06d}", "target_id": f"n{i+1:06d}",
          "relationship": "follows"}} for i in range(int(sys.argv[2]) - 1)]
 print("begin", flush=True)
-apply_batch(store, ops)
+apply_batch(store, ops, '2026-01-01T00:00:00.000Z')
 print("done", flush=True)
 """
 

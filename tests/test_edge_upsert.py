@@ -12,7 +12,7 @@ import pytest
 
 from graphonomous import Graphonomous
 from graphonomous.learning.writes import link
-from graphonomous.model import Edge, utc_now
+from graphonomous.model import Edge
 from graphonomous.retrieval.graph_view import GraphEngine
 
 
@@ -47,9 +47,9 @@ def test_manage_edge_update_still_weakens(graph: Graphonomous) -> None:
 def test_link_follows_the_same_rule(graph: Graphonomous, engine: GraphEngine) -> None:
     a, b = _nodes(graph, "a", "b")
     with engine.store.transaction():
-        first, created = link(engine.store, a, b, "supports", utc_now(), strength=0.8)
-        same, again = link(engine.store, a, b, "supports", utc_now(), strength=0.4)
-        link(engine.store, a, b, "supports", utc_now(), metadata={"k": "v"})
+        first, created = link(engine.store, a, b, "supports", engine.now(), strength=0.8)
+        same, again = link(engine.store, a, b, "supports", engine.now(), strength=0.4)
+        link(engine.store, a, b, "supports", engine.now(), metadata={"k": "v"})
     assert created and not again and same == first
     stored = engine.store.get_edge(first)
     assert stored is not None and stored.strength == 0.8 and stored.metadata == {"k": "v"}

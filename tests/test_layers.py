@@ -21,7 +21,7 @@ PACKAGE: Final = Path(__file__).resolve().parent.parent / "graphonomous"
 # Lowest first.  A name is the first component under `graphonomous.`
 # (a subpackage or a top-level module).
 LAYERS: Final[tuple[frozenset[str], ...]] = (
-    frozenset({"model", "records", "hygiene", "telemetry", "paths", "lazy_import"}),
+    frozenset({"model", "clock", "records", "hygiene", "telemetry", "paths", "lazy_import"}),
     frozenset({"store", "index", "embed", "topology", "algorithms"}),
     frozenset({"engine"}),
     frozenset({"retrieval"}),

@@ -20,7 +20,7 @@ from graphonomous.learning.forgetting import (
     priority_score,
     recency_factor,
 )
-from graphonomous.model import format_time, utc_now
+from graphonomous.model import format_time
 
 
 def _live_ids(graph: Graphonomous) -> set[str]:
@@ -166,7 +166,7 @@ def test_hybrid_policy_500_nodes_budget_200_keeps_high_priority(graph: Graphonom
         graph.store.update_node(node_id, **fields)
     for i in range(0, 500, 50):  # a few edges so connectivity matters
         graph.store_edge(f"n{i:03d}", f"n{i + 1:03d}", "related")
-    scores = {s["node_id"]: s["priority"] for s in forgetting.score_nodes(graph.store)}
+    scores = {s["node_id"]: s["priority"] for s in forgetting.score_nodes(graph.store, graph.clock.now())}
     dry = graph.forget_by_policy("hybrid", max_nodes=200, dry_run=True)
     assert dry["forgotten_count"] == 0 and len(dry["candidates"]) == 300
     assert graph.graph_stats()["node_count"] == 500
@@ -304,7 +304,7 @@ def _seed_references(graph: Graphonomous, node_id: str, content: str) -> dict[st
         new_content="Deliveries to Elm Street happen on Wednesdays",
         reason=f"asked by: {content}",
     )
-    now = utc_now()
+    now = graph.now()
     goal_node = graph.store_node("Goal: on-time deliveries", "goal")["node"]["id"]
     tables.execute(
         graph.store,

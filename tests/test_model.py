@@ -13,10 +13,11 @@ from graphonomous.model import (
     ValidationError,
     new_id,
     parse_time,
-    utc_now,
 )
+from graphonomous.clock import SystemClock
 from graphonomous.records import DECAY_RATE_BY_NODE_TYPE, edge_from_fields, node_from_fields
 
+NOW = "2026-01-01T00:00:00.000Z"
 UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
@@ -28,7 +29,7 @@ def test_ids_are_uuid7_and_time_ordered() -> None:
 
 
 def test_timestamps_round_trip() -> None:
-    stamp = utc_now()
+    stamp = SystemClock().iso()
     assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$", stamp)
     assert parse_time(stamp).tzinfo is not None
     with pytest.raises(ValidationError, match="since"):
@@ -43,7 +44,7 @@ def test_every_relationship_is_classified_for_kappa() -> None:
 
 
 def test_node_defaults() -> None:
-    node = node_from_fields({"content": "a fact"})
+    node = node_from_fields({"content": "a fact"}, now=NOW)
     assert (node.node_type, node.confidence, node.q_value, node.timescale, node.agent_id) == (
         "semantic",
         0.5,
@@ -53,7 +54,7 @@ def test_node_defaults() -> None:
     )
     assert node.decay_rate == DECAY_RATE_BY_NODE_TYPE["semantic"]
     assert node.created_at == node.updated_at
-    assert node_from_fields({"content": "x", "type": "goal"}).node_type == "goal"
+    assert node_from_fields({"content": "x", "type": "goal"}, now=NOW).node_type == "goal"
 
 
 @pytest.mark.parametrize(
@@ -78,23 +79,23 @@ def test_node_validation_names_the_field(
     fields: dict[str, object], field: str, fragment: str
 ) -> None:
     with pytest.raises(ValidationError) as info:
-        node_from_fields(fields)
+        node_from_fields(fields, now=NOW)
     assert info.value.field == field
     assert fragment in str(info.value)
 
 
 def test_edge_aliases_and_validation() -> None:
-    edge = edge_from_fields({"from": "a", "to": "b", "edge_type": "causal", "weight": 0.9})
+    edge = edge_from_fields({"from": "a", "to": "b", "edge_type": "causal", "weight": 0.9}, now=NOW)
     assert (edge.source_id, edge.target_id, edge.relationship, edge.strength) == (
         "a",
         "b",
         "causal",
         0.9,
     )
-    assert edge_from_fields({"source_id": "a", "target_id": "b"}).strength == 0.3
+    assert edge_from_fields({"source_id": "a", "target_id": "b"}, now=NOW).strength == 0.3
     with pytest.raises(ValidationError, match="relationship: must be one of causal"):
-        edge_from_fields({"source_id": "a", "target_id": "b", "relationship": "likes"})
+        edge_from_fields({"source_id": "a", "target_id": "b", "relationship": "likes"}, now=NOW)
     with pytest.raises(ValidationError, match="itself"):
-        edge_from_fields({"source_id": "a", "target_id": "a"})
+        edge_from_fields({"source_id": "a", "target_id": "a"}, now=NOW)
     with pytest.raises(ValidationError, match="conflicts"):
-        edge_from_fields({"source_id": "a", "target_id": "b", "weight": 0.1, "strength": 0.2})
+        edge_from_fields({"source_id": "a", "target_id": "b", "weight": 0.1, "strength": 0.2}, now=NOW)

@@ -13,14 +13,16 @@ from graphonomous.records import edge_from_fields, node_from_fields
 from graphonomous.store import SCHEMA_VERSION, Store, StoreError
 from graphonomous.store.schema import MIGRATIONS
 
+NOW = "2026-01-01T00:00:00.000Z"
+
 
 def add(store: Store, node_id: str, content: str = "text", **fields: object) -> None:
-    store.insert_node(node_from_fields({"id": node_id, "content": content, **fields}))
+    store.insert_node(node_from_fields({"id": node_id, "content": content, **fields}, now=NOW))
 
 
 def link(store: Store, source: str, target: str, relationship: str = "causal") -> str:
     edge = edge_from_fields(
-        {"source_id": source, "target_id": target, "relationship": relationship}
+        {"source_id": source, "target_id": target, "relationship": relationship}, now=NOW
     )
     store.insert_edge(edge)
     return edge.id
@@ -116,7 +118,8 @@ def test_node_round_trip_keeps_every_field(store: Store) -> None:
             "confidence": 0.8,
             "timescale": "slow",
             "pinned": True,
-        }
+        },
+        now=NOW,
     )
     store.insert_node(node)
     assert store.get_node(node.id) == node

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -134,7 +134,7 @@ def budget_respected(graph: Graphonomous) -> tuple[bool, str]:
 
 @scenario(CATEGORY, "Priority scoring favors high-confidence, recent, connected nodes")
 def priority_order(graph: Graphonomous) -> tuple[bool, str]:
-    old_time = format_time(datetime.now(timezone.utc) - timedelta(days=30))
+    old_time = format_time(graph.clock.now() - timedelta(days=30))
     base = graph.store_node("Baseline fact about conveyor belt B", confidence=0.5)["node"]
     strong = graph.store_node("Well-established fact about conveyor belt B", confidence=0.9)
     weak = graph.store_node("Doubtful rumour about conveyor belt B", confidence=0.1)

@@ -4,7 +4,7 @@ Rules of this module:
 - One `Engine` per open database in a process.  It owns the store, the lock
   (the store's re-entrant lock: one lock, so no lock order to get wrong),
   the embedder, the vector index, the BM25 index, the graph snapshot, named
-  hooks and the activity clock.  Nothing else keeps a copy of them.
+  hooks, the clock and the activity clock.  Nothing else keeps a copy of them.
 - Writes go through ``with engine.write() as store:`` (or any
   `Store.transaction`): the store's triggers log every node change in the
   same transaction (`node_changes`), so nobody hands index changes around.
@@ -28,11 +28,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final, Generic, Protocol, TypeVar
 
+from ..clock import Clock, SystemClock
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
 from ..embed.vectors import StaleDumpError
 from ..index import Bm25Index
@@ -122,8 +122,11 @@ class Engine(Generic[StorageT, SnapshotT]):
         snapshot_builder: Callable[[StorageT], SnapshotT],
         *,
         persist_indexes: bool = True,
+        clock: Clock | None = None,
     ) -> None:
         self.store = store
+        # The one clock of this graph (clock.py): every timestamp and elapsed time.
+        self.clock: Clock = clock or SystemClock()
         self.embedder = embedder
         self.lock = store.lock
         self.hooks: dict[str, Any] = {}
@@ -198,15 +201,19 @@ class Engine(Generic[StorageT, SnapshotT]):
                 found = self._parts[kind] = (factory or kind)()
             return found
 
-    # -- the activity clock ------------------------------------------------------
+    # -- the clock and the activity clock -------------------------------------------
+
+    def now(self) -> str:
+        """The clock's time in the stored form (``2026-01-02T03:04:05.678Z``)."""
+        return self.clock.iso()
 
     def touch(self) -> None:
         """Record activity now: the idle consolidation timer waits for quiet."""
-        self._last_activity = time.monotonic()
+        self._last_activity = self.clock.monotonic()
 
     @property
     def last_activity(self) -> float:
-        """`time.monotonic()` of the last recorded activity (0.0: none yet)."""
+        """`clock.monotonic()` of the last recorded activity (0.0: none yet)."""
         return self._last_activity
 
     # -- freshness -----------------------------------------------------------------

@@ -29,7 +29,6 @@ from ..model import (
     check_metadata,
     check_unit_interval,
     normalize_edge_fields,
-    utc_now,
 )
 from ..records import edge_from_fields, node_from_fields
 from ..store import SCHEMA_VERSION, Store
@@ -77,7 +76,7 @@ def store_node(
         "decay_rate": decay_rate,
     }
     fields.update({k: v for k, v in optional.items() if v is not None})
-    node = node_from_fields(fields)
+    node = node_from_fields(fields, now=engine.now())
     (vector,) = engine.embed_texts([node.content])
     with engine.write() as store:
         missing = set(node.causal_parent_ids) - set(store.get_nodes(node.causal_parent_ids))
@@ -173,7 +172,7 @@ def store_edge(
         "agent_id": agent_id,
     }
     fields = normalize_edge_fields({**{k: v for k, v in given.items() if v is not None}, **aliases})
-    edge = edge_from_fields(fields)
+    edge = edge_from_fields(fields, now=engine.now())
     with engine.lock, engine.store.transaction():
         for field_name, endpoint in (
             ("source_id", edge.source_id),
@@ -247,7 +246,7 @@ def manage_edge(
         if action == "delete":
             engine.store.delete_edge(edge.id)
             return {"deleted": True, "edge_id": edge.id}
-        updates: dict[str, Any] = {"updated_at": utc_now()}
+        updates: dict[str, Any] = {"updated_at": engine.now()}
         if named.get("strength") is not None:
             updates["strength"] = check_unit_interval("strength", named["strength"])
         if metadata is not None:
@@ -310,7 +309,7 @@ def apply_batch(
     index load fills in.
     """
     with engine.write() as store:
-        result = apply_operations(store, operations)
+        result = apply_operations(store, operations, engine.now())
         texts = result.changed_content
         ids = sorted(texts)
         if defer_embeddings:

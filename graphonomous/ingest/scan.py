@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..api import Graphonomous
-from ..model import new_id, utc_now
+from ..model import new_id
 from ..store import Store
 from . import safe_read
 from .backrefs import add_back_references
@@ -159,7 +159,7 @@ class _Sync:
         self.pending: list[FilePlan] = []
         self.pending_ops = 0
         self.rows: dict[str, SourceRow] = {}
-        self.now = utc_now()
+        self.now = graph.now()
 
     def key(self, rel_path: str) -> str:
         return posixpath.join(self.root, rel_path)

@@ -47,7 +47,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from ..model import DEFAULT_Q_VALUE, check_choice, check_int, parse_time, utc_now
+from ..model import DEFAULT_Q_VALUE, check_choice, check_int, parse_time
 from ..topology import analyze, build_adjacency
 from . import tables
 from .consolidator import consolidation_log, run_consolidation
@@ -108,7 +108,7 @@ def surprise(graph: GraphEngine, goal: Mapping[str, Any], linked: Sequence[Node]
 
 def rank_goals(graph: GraphEngine, limit: int = GOALS_SURVEYED) -> list[dict[str, Any]]:
     """Active goals by score descending (then goal id).  One coverage query per goal."""
-    now = parse_time(utc_now())
+    now = graph.clock.now()
     goals = tables.list_goal_rows(graph.store, status=ACTIVE_STATUS, limit=limit)
     ranked = []
     for goal in goals:
@@ -161,7 +161,7 @@ def kappa_regions(graph: GraphEngine) -> dict[str, Any]:
 def _consolidation_state(graph: GraphEngine) -> dict[str, Any]:
     last = consolidation_log(graph, 1)["last_run_at"]
     due = last is None or (
-        (parse_time(utc_now()) - parse_time(last)).total_seconds() >= CONSOLIDATION_DUE_S
+        (graph.clock.now() - parse_time(last)).total_seconds() >= CONSOLIDATION_DUE_S
     )
     return {"last_run_at": last, "due": due}
 
@@ -176,7 +176,7 @@ def attention_survey(graph: GraphEngine) -> dict[str, Any]:
     """
     with graph.lock:
         return {
-            "surveyed_at": utc_now(),
+            "surveyed_at": graph.now(),
             "goals": rank_goals(graph),
             "memory_pressure": memory_pressure(graph),
             "kappa_regions": kappa_regions(graph),
@@ -255,7 +255,7 @@ def _perform(graph: GraphEngine, action: Mapping[str, Any]) -> dict[str, Any]:
         return {"forgotten_count": result["forgotten_count"], "max_nodes": result["max_nodes"]}
     if action["action"] == "resolve_item":
         done = tables.resolve_attention_item(
-            graph.store, action["target"], utc_now(), f"attention cycle: {action['why']}"
+            graph.store, action["target"], graph.now(), f"attention cycle: {action['why']}"
         )
         return {"resolved": done}
     entry = run_consolidation(graph, trigger="attention")

@@ -40,7 +40,6 @@ from ..model import (
     check_id_list,
     check_text,
     check_unit_interval,
-    utc_now,
 )
 from ..records import node_from_fields
 from ..store import Store
@@ -382,7 +381,7 @@ def _new_belief(
     }
     if confidence is not None:
         fields["confidence"] = confidence
-    return node_from_fields(fields)
+    return node_from_fields(fields, now=graph.now())
 
 
 def _store_contradictions(
@@ -553,7 +552,7 @@ def revise(
             stored = graph.vector_index().get(new_id)
             vector = stored if stored is not None else graph.embed_texts([new.content])[0]
             created = False
-        now = utc_now()
+        now = graph.now()
         detected = find_contradictions(graph, new.content, vector, {old_id, new.id})
         with graph.store.transaction():
             if created:
@@ -612,7 +611,7 @@ def contract(graph: GraphEngine, node_id: str, *, reason: str = "") -> dict[str,
     check_id("node_id", node_id)
     with graph.lock, graph.store.transaction():
         node = graph.store.require_node(node_id)
-        now = utc_now()
+        now = graph.now()
         after = min(node.confidence, CONTRACTION_CONFIDENCE)
         loss = 1.0 - after / node.confidence if node.confidence > 0.0 else 0.0
         graph.store.update_node(node_id, confidence=after, updated_at=now)

@@ -45,7 +45,6 @@ from ..model import (
     check_choice,
     check_int,
     parse_time,
-    utc_now,
 )
 from ..store import Store
 from ..store.queries import COUNTED_KEY, Protection
@@ -425,7 +424,7 @@ def run_consolidation(
     config = config or DEFAULT_CONFIG
     with graph.lock:
         started = time.perf_counter()
-        started_at = utc_now()
+        started_at = graph.now()
         store = graph.store
         since, watermark = _previous_run(store)
         run = Run(graph, config, started_at, since, watermark, dry_run)
@@ -436,7 +435,7 @@ def run_consolidation(
         )
         # A pending erase's physical scrub first (outside the run's transaction: VACUUM
         # cannot run inside one); the cycle writes no erased text, so it stays proven.
-        run.totals["file_scrub"] = erasure.consolidation_scrub(store, dry_run)
+        run.totals["file_scrub"] = erasure.consolidation_scrub(store, started_at, dry_run)
         stages: list[dict[str, Any]] = []
         # Load the index from the committed state: loaded inside the run's
         # transaction it would miss what a rolled-back (or dry) run deleted.
@@ -471,7 +470,7 @@ def _log(
     return tables.append_consolidation_log(
         store,
         started_at=run.now,
-        finished_at=utc_now(),
+        finished_at=run.graph.now(),
         trigger=trigger,
         dry_run=run.dry_run,
         stages=stages,

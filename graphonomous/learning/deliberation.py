@@ -40,7 +40,6 @@ from ..model import (
     check_id_list,
     check_text,
     check_unit_interval,
-    utc_now,
 )
 from ..records import node_from_fields
 from ..retrieval.retriever import retrieve_context
@@ -266,7 +265,7 @@ def deliberate(
         kappa_after = None
         if write_back and accepted:
             texts = graph.embed_texts([c["content"] for c in accepted])
-            now = utc_now()
+            now = graph.now()
             with graph.store.transaction():
                 for conclusion, vector in zip(accepted, texts, strict=True):
                     before = by_id[conclusion["scc_id"]]["kappa"] if conclusion["scc_id"] else None

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from ..embed import pack_f32
-from ..model import Node, utc_now
+from ..model import Node
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
 from ..store import Store, StoreError
 from ..store.sqlite import BUSY_TIMEOUT_MS
@@ -149,7 +149,7 @@ def rewrite_summaries(graph: GraphEngine, rewrites: Sequence[tuple[Node, list[No
         vectors = {m.id: v for m in members if (v := index.get(m.id)) is not None}
         texts.append(summary_text(members, vectors))
     vectors_out = graph.embed_texts([text for text, _ in texts])
-    now = utc_now()
+    now = graph.now()
     for (summary, members), (text, keywords), vector in zip(
         rewrites, texts, vectors_out, strict=True
     ):
@@ -177,7 +177,7 @@ def rewrite_goal_nodes(
     if not targets:
         return []
     vectors = graph.embed_texts([text for _, text in targets])
-    now = utc_now()
+    now = graph.now()
     for (node_id, text), vector in zip(targets, vectors, strict=True):
         store.update_node(node_id, content=text, updated_at=now)
         store.set_embedding(node_id, pack_f32(vector), graph.embedding_model)
@@ -344,12 +344,12 @@ def scrub_file(store: Store, needles: Sequence[str] = (), wait_s: float = 0.0) -
     return report
 
 
-def record_file_scrub(store: Store, report: dict[str, Any]) -> None:
+def record_file_scrub(store: Store, report: dict[str, Any], now: str) -> None:
     """Remember that the file scrub completed (an audit entry without content), then
     checkpoint again so the WAL holds nothing.  Only for ``status == "scrubbed"``."""
     try:
         with store.transaction():
-            store.audit(utc_now(), FILE_SCRUB_ACTION, None, {"status": report["status"]})
+            store.audit(now, FILE_SCRUB_ACTION, None, {"status": report["status"]})
         _checkpoint_complete(store)
     except (sqlite3.Error, StoreError) as exc:
         report["error"] = f"{type(exc).__name__}: {exc}"
@@ -382,11 +382,11 @@ def finish(graph: GraphEngine, wait_s: float = 0.0) -> dict[str, Any]:
         pending = file_scrub_pending(store)
         report = scrub_file(store, (), wait_s)
         if report["status"] == "scrubbed":
-            record_file_scrub(store, report)
+            record_file_scrub(store, report, graph.now())
     return {"pending_before": pending, "file": report, "status": report["status"]}
 
 
-def consolidation_scrub(store: Store, dry_run: bool = False) -> dict[str, Any] | None:
+def consolidation_scrub(store: Store, now: str, dry_run: bool = False) -> dict[str, Any] | None:
     """The physical scrub a consolidation cycle owes a pending erase (SPEC "GDPR erase").
 
     None when no scrub is pending.  Otherwise :func:`scrub_file` runs (no wait: the
@@ -405,5 +405,5 @@ def consolidation_scrub(store: Store, dry_run: bool = False) -> dict[str, Any] |
         return {"status": "pending", "attempted": False, "advice": READER_ADVICE}
     report = scrub_file(store, (), 0.0)
     if report["status"] == "scrubbed":
-        record_file_scrub(store, report)
+        record_file_scrub(store, report, now)
     return {"attempted": True, **report}

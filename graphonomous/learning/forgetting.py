@@ -50,7 +50,6 @@ from ..model import (
     check_id,
     check_int,
     parse_time,
-    utc_now,
 )
 from ..retrieval.experience import retrieval_trace
 from ..store import Store
@@ -178,7 +177,7 @@ def forget_node(
         store = graph.store
         with store.transaction():
             node = store.require_node(node_id, include_forgotten=True)
-            now = utc_now()
+            now = graph.now()
             edges_removed = 0
             already = mode == "soft" and node.forgotten_at is not None
             if mode == "soft":
@@ -233,7 +232,7 @@ def _live_degrees(store: Store) -> dict[str, int]:
     return degrees
 
 
-def score_nodes(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
+def score_nodes(store: Store, now: datetime) -> list[dict[str, Any]]:
     """Priority of every live node, with its components.
 
     Output: ``[{"node_id", "priority", "confidence", "recency",
@@ -242,7 +241,7 @@ def score_nodes(store: Store, now: datetime | None = None) -> list[dict[str, Any
     forgetting order.  ``exempt``: not counted against the budget
     (retention rule).  Complexity: O(V + E) plus the sort, O(V log V).
     """
-    moment = now or parse_time(utc_now())
+    moment = now
     degrees = _live_degrees(store)
     backed = retention.source_backed_ids(store)
     max_degree = max(degrees.values(), default=0)
@@ -317,7 +316,7 @@ def forget_by_policy(
             if max_nodes is None
             else check_int("max_nodes", max_nodes, 0)
         )
-        scored = score_nodes(store)
+        scored = score_nodes(store, graph.clock.now())
         counted = sum(1 for s in scored if not s["exempt"])
         excess = max(0, counted - budget)
         unprotected = [s for s in scored if not s["protected"]]
@@ -329,7 +328,7 @@ def forget_by_policy(
         ids = [c["node_id"] for c in candidates]
         if ids and not dry_run:
             with store.transaction():
-                now = utc_now()
+                now = graph.now()
                 if mode == "soft":
                     for node_id in ids:
                         store.update_node(node_id, forgotten_at=now, updated_at=now)
@@ -374,7 +373,7 @@ def restore_nodes(graph: GraphEngine, node_ids: Iterable[str], reason: str) -> l
         if not ids:
             return []
         with store.transaction():
-            now = utc_now()
+            now = graph.now()
             nodes = [store.require_node(i, include_forgotten=True) for i in ids]
             vectors = graph.embed_texts([node.content for node in nodes])
             for node, vector in zip(nodes, vectors, strict=True):
@@ -454,7 +453,7 @@ def set_forgetting_config(
             if max_age_hours is None
             else check_int("max_age_hours", max_age_hours, 1)
         )
-        tables.write_forgetting_config(graph.store, new_policy, new_max, new_age, utc_now())
+        tables.write_forgetting_config(graph.store, new_policy, new_max, new_age, graph.now())
         return tables.read_forgetting_config(graph.store)
 
 
@@ -799,7 +798,7 @@ def erase_node(
                     edges_removed += removed
                     store.erase_change_traces(victim.id)
                     store.audit(
-                        utc_now(),
+                        graph.now(),
                         "gdpr_erase",
                         victim.id,
                         {
@@ -810,14 +809,14 @@ def erase_node(
                         },
                     )
                 for merged_id in sorted(merged | ({node_id} - {root.id})):
-                    store.audit(utc_now(), "gdpr_erase", merged_id, {"merged_into": root.id})
+                    store.audit(graph.now(), "gdpr_erase", merged_id, {"merged_into": root.id})
             file_report = erasure.scrub_file(store, contents, wait_s)
         finally:
             # A failure here is reported by the file scrub; the setting is per connection.
             with contextlib.suppress(sqlite3.Error):
                 tables.execute(store, f"PRAGMA secure_delete = {int(previous)}")
         if file_report["status"] == "scrubbed":
-            erasure.record_file_scrub(store, file_report)
+            erasure.record_file_scrub(store, file_report, graph.now())
         residual = sorted(
             {
                 hit
@@ -863,7 +862,7 @@ def _erased_before(graph: GraphEngine, node_id: str, wait_s: float) -> dict[str,
     store = graph.store
     file_report = erasure.scrub_file(store, (), wait_s)
     if file_report["status"] == "scrubbed":
-        erasure.record_file_scrub(store, file_report)
+        erasure.record_file_scrub(store, file_report, graph.now())
     residual = residual_references(store, node_id, None)
     return {
         "erased": True,

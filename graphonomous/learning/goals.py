@@ -58,7 +58,6 @@ from ..model import (
     check_text,
     check_unit_interval,
     new_id,
-    utc_now,
 )
 from ..records import node_from_fields
 from . import tables
@@ -274,7 +273,7 @@ def create_goal(
     (vector,) = graph.embed_texts([content])
     with graph.lock:
         with graph.store.transaction():
-            _insert_goal(graph, goal, content, vector, utc_now())
+            _insert_goal(graph, goal, content, vector, graph.now())
         return {"goal": _require_goal(graph, goal["id"])}
 
 
@@ -353,7 +352,7 @@ def update_goal(
         goal = _require_goal(graph, goal_id)
         if extra is not None:
             fields["metadata"] = {**goal["metadata"], **extra}
-        now = utc_now()
+        now = graph.now()
         updated = {**goal, **fields}
         rewrite = "title" in fields or "description" in fields
         content = node_content(updated["title"], updated["description"])
@@ -415,7 +414,7 @@ def transition_goal(
         goal = _require_goal(graph, goal_id)
         current = goal["status"]
         check_transition(current, status)
-        now = utc_now()
+        now = graph.now()
         entry: dict[str, Any] = {"from": current, "to": status, "at": now, "reason": reason or ""}
         if evidence_data is not None:
             entry["evidence"] = evidence_data
@@ -437,7 +436,7 @@ def set_progress(graph: GraphEngine, goal_id: str, progress: float) -> dict[str,
     value = check_unit_interval("progress", progress)
     with graph.lock:
         goal = _require_open_goal(graph, goal_id, "progress", "progress is final")
-        now = utc_now()
+        now = graph.now()
         with graph.store.transaction():
             tables.update_goal_row(graph.store, goal_id, progress=value, updated_at=now)
             _sync_node(graph, {**goal, "progress": value}, now)
@@ -449,7 +448,7 @@ def link_nodes(graph: GraphEngine, goal_id: str, node_ids: Sequence[str]) -> dic
     ids = check_id_list("node_ids", node_ids)
     with graph.lock:
         goal = _require_goal(graph, goal_id)
-        now = utc_now()
+        now = graph.now()
         with graph.store.transaction():
             ids = _live_ids(graph, ids, "node_ids")
             added = [i for i in ids if i not in goal["linked_node_ids"]]
@@ -467,7 +466,7 @@ def unlink_nodes(graph: GraphEngine, goal_id: str, node_ids: Sequence[str]) -> d
     ids = set(check_id_list("node_ids", node_ids))
     with graph.lock:
         goal = _require_goal(graph, goal_id)
-        now = utc_now()
+        now = graph.now()
         removed = sorted(ids & set(goal["linked_node_ids"]))
         with graph.store.transaction():
             kept = [i for i in goal["linked_node_ids"] if i not in ids]
@@ -502,7 +501,7 @@ def decompose_goal(graph: GraphEngine, goal_id: str, subgoals: Sequence[object])
     vectors = graph.embed_texts([content for _, content in prepared])
     with graph.lock:
         parent = _require_open_goal(graph, goal_id, "goal_id", "cannot decompose it")
-        now = utc_now()
+        now = graph.now()
         with graph.store.transaction():
             for (goal, content), vector in zip(prepared, vectors, strict=True):
                 goal["agent_id"] = parent["agent_id"]
@@ -595,7 +594,7 @@ def apply_outcome(
     credit = sum(n * (OUTCOME_CREDIT[k] or 0.0) for k, n in counts.items())
     rate = credit / counted if counted else 0.0
     stats = {**counts, "consecutive_failures": streak, "success_rate": round(rate, 6)}
-    now = utc_now()
+    now = graph.now()
     evidence = {
         "outcome_id": outcome["outcome_id"],
         "status": status,
@@ -745,7 +744,7 @@ def review_goal(graph: GraphEngine, goal_id: str, apply: bool = False) -> dict[s
                 "decision": decision,
                 "coverage_score": coverage["coverage_score"],
                 "decision_confidence": coverage["decision_confidence"],
-                "at": utc_now(),
+                "at": graph.now(),
             }
             with graph.store.transaction():
                 if target:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
-from ..model import TIMESCALES, check_int, parse_time, utc_now
+from ..model import TIMESCALES, check_int
 from ..store import Store
 from .thresholds import RELATED_SIMILARITY, SAME_KNOWLEDGE_SIMILARITY
 
@@ -130,7 +130,7 @@ def plasticity_metrics(
     """
     check_int("window_hours", window_hours, 1, 24 * 365)
     since = (
-        (parse_time(utc_now()) - timedelta(hours=window_hours))
+        (graph.clock.now() - timedelta(hours=window_hours))
         .isoformat(timespec="milliseconds")
         .replace("+00:00", "Z")
     )

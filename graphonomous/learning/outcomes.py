@@ -28,7 +28,6 @@ from ..model import (
     check_text,
     check_unit_interval,
     new_id,
-    utc_now,
 )
 from ..records import node_from_fields
 from ..retrieval.experience import NEUTRAL_REWARD, QUERY_KEY, RETRIEVAL_KEY, retrieval_trace
@@ -365,7 +364,8 @@ def learn_from_outcome(
                 "attributed": attributed,
                 **({RETRIEVAL_KEY: {QUERY_KEY: query}} if query is not None else {}),
             },
-        }
+        },
+        now=graph.now(),
     )
     now = node.created_at
     (vector,) = graph.embed_texts([node.content])
@@ -550,7 +550,7 @@ def learn_from_feedback(
             node_id,
             confidence=after,
             metadata={**node.metadata, "feedback": counts},
-            updated_at=utc_now(),
+            updated_at=graph.now(),
         )
     return {
         "node_id": node_id,
@@ -704,7 +704,8 @@ def learn_from_interaction(
             "node_type": "episodic",
             "timescale": EPISODE_TIMESCALE,
             "metadata": {"kind": "interaction", "context": context_value},
-        }
+        },
+        now=graph.now(),
     )
     claims = extract_claims(model_response)
     claim_nodes = [
@@ -714,7 +715,8 @@ def learn_from_interaction(
                 "node_type": "semantic",
                 "confidence": CLAIM_CONFIDENCE,
                 "metadata": {"kind": "claim", "episode_id": episode.id},
-            }
+            },
+            now=episode.created_at,
         )
         for claim in claims
     ]

@@ -9,13 +9,20 @@ holds it, re-checks idleness once it has the lock, and a request arriving
 during a cycle simply waits for that cycle (one transaction, typically well
 under a second).  `stop()` sets an event the thread waits on and joins it.
 A failing cycle is logged and counted, never fatal to the thread.
+
+Time is the graph's clock (`graph.clock`, graphonomous.clock): the interval
+and the idle threshold are clock seconds, and the thread sleeps real seconds
+(clock seconds / `clock.rate`), so a simulated clock at 600× runs a 5-minute
+cadence every half second.  `tick()` is one poll step: a benchmark or a test
+with a `ManualClock` advances the clock and calls it, deterministically,
+with no thread at all.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
-import time
 from typing import TYPE_CHECKING, Any, Final
 
 from ..model import check_non_negative
@@ -60,8 +67,12 @@ class ConsolidationTimer:
         self.interval_s = check_non_negative("interval_s", interval_s)
         self.idle_s = check_non_negative("idle_s", idle_s)
         self.config = config
-        # Poll often enough to notice the due time and the idle moment promptly.
-        self.poll_s = max(MIN_POLL_S, min(MAX_POLL_S, interval_s / 4, idle_s / 4 or MAX_POLL_S))
+        # Poll often enough to notice the due time and the idle moment promptly
+        # (real seconds: clock seconds over the clock's rate).
+        rate = graph.clock.rate if math.isfinite(graph.clock.rate) else 1.0
+        wanted = min(interval_s / 4, idle_s / 4 or MAX_POLL_S) / rate
+        self.poll_s = max(MIN_POLL_S, min(MAX_POLL_S, wanted))
+        self._due = graph.clock.monotonic() + self.interval_s
         self.runs = 0
         self.errors: list[str] = []
         self.last_result: dict[str, Any] | None = None
@@ -94,21 +105,28 @@ class ConsolidationTimer:
         self.stop()
 
     def _idle(self) -> bool:
-        return time.monotonic() - self.graph.last_activity >= self.idle_s
+        return self.graph.clock.monotonic() - self.graph.last_activity >= self.idle_s
 
     def _loop(self) -> None:
-        due = time.monotonic() + self.interval_s
         while not self._stop.wait(self.poll_s):
-            if time.monotonic() < due or not self._idle():
-                continue
-            if not self.graph.lock.acquire(timeout=LOCK_TIMEOUT_S):
-                continue  # a request is running: try again at the next poll
-            try:
-                if self._idle() and not self._stop.is_set():
-                    self._cycle()
-                    due = time.monotonic() + self.interval_s
-            finally:
-                self.graph.lock.release()
+            self.tick()
+
+    def tick(self) -> bool:
+        """One poll: run a cycle if one is due and the graph is idle.  Returns whether
+        a cycle ran.  The thread calls it every `poll_s`; a simulation calls it after
+        advancing a `ManualClock`."""
+        if self.graph.clock.monotonic() < self._due or not self._idle():
+            return False
+        if not self.graph.lock.acquire(timeout=LOCK_TIMEOUT_S):
+            return False  # a request is running: try again at the next poll
+        try:
+            if not self._idle() or self._stop.is_set():
+                return False
+            self._cycle()
+            self._due = self.graph.clock.monotonic() + self.interval_s
+            return True
+        finally:
+            self.graph.lock.release()
 
     def _cycle(self) -> None:
         try:

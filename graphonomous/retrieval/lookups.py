@@ -10,7 +10,7 @@ import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from ..algorithms import dijkstra_path, k_shortest_paths
@@ -306,9 +306,9 @@ def _cost_graph(
     region: set[str],
     confidence: Mapping[str, float],
     direction: str,
+    now: datetime,
 ) -> tuple[dict[str, dict[str, float]], dict[tuple[str, str], tuple[Edge, bool]]]:
     """Step costs over the region and, per (u, v), the cheapest edge and whether it runs u→v."""
-    now = datetime.now(timezone.utc)
     costs: dict[str, dict[str, float]] = {node: {} for node in sorted(region)}
     chosen: dict[tuple[str, str], tuple[Edge, bool]] = {}
     for edge in snapshot.edges:
@@ -356,7 +356,7 @@ def trace_evidence_path(
             if node_id not in snapshot.live:
                 raise NotFoundError("node", node_id)
         region = _reachable(snapshot.links(), from_id, max_hops, direction)
-    costs, chosen = _cost_graph(snapshot, region, snapshot.confidence, direction)
+    costs, chosen = _cost_graph(snapshot, region, snapshot.confidence, direction, graph.clock.now())
     if to_id not in region:
         found: list[tuple[float, list[str]]] = []
     elif k == 1:

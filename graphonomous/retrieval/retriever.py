@@ -67,7 +67,6 @@ from ..model import (
     check_id,
     check_int,
     check_unit_interval,
-    utc_now,
 )
 from ..topology import analyze, build_adjacency
 from .auto_effort import is_document_query
@@ -1470,7 +1469,7 @@ def record_access(graph: GraphEngine, result_ids: Sequence[str]) -> None:
     if not result_ids or graph.store.write_refusal() is not None:
         return  # a read-only or damaged file serves reads without bookkeeping
     store = graph.store
-    now = utc_now()
+    now = graph.now()
 
     def bump() -> None:
         store.bump_access(result_ids, now)

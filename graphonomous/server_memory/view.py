@@ -46,7 +46,6 @@ from ..model import (
     RELATIONSHIPS,
     ValidationError,
     new_id,
-    utc_now,
 )
 from .jsonl import IMPORT_CHUNK, MemoryFile, chunked
 from .names import NameSet
@@ -508,7 +507,7 @@ class MemoryView:
         if operations:
             # The memory tools never search by similarity: vectors wait for whoever does.
             self.graph.apply_batch(operations, defer_embeddings=True)
-        now = utc_now()
+        now = self.graph.now()
         for link in kept:  # the batch format has no edge update
             if link.source in removed or link.target in removed:
                 continue

@@ -37,7 +37,6 @@ from ..model import (
     check_text,
     check_unit_interval,
     new_id,
-    utc_now,
 )
 from ..records import edge_from_fields, node_from_fields
 from .sqlite import Store
@@ -231,7 +230,7 @@ def merge_into(store: Store, keep_id: str, merge_ids: Sequence[str], now: str) -
     return moved
 
 
-def apply_batch(store: Store, operations: Sequence[object]) -> BatchResult:
+def apply_batch(store: Store, operations: Sequence[object], now: str) -> BatchResult:
     """Validate every operation, then apply them in one transaction (all or nothing).
 
     Input: a list of operation objects (module docstring).  Output: BatchResult.
@@ -240,7 +239,6 @@ def apply_batch(store: Store, operations: Sequence[object]) -> BatchResult:
     """
     if not isinstance(operations, Sequence) or isinstance(operations, (str, bytes)):
         raise BatchError(0, "?", "operations must be a list")
-    now = utc_now()
     prepared = [_prepare(i, op, now) for i, op in enumerate(operations)]
     ordered = [p for p in prepared if p.op == "add_node"] + [
         p for p in prepared if p.op != "add_node"
