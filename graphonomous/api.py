@@ -30,7 +30,7 @@ from .learning import (
     outcomes,
     uncertainty,
 )
-from .model import DEFAULT_AGENT_ID, Node
+from .model import DEFAULT_AGENT_ID, Node, check_id
 from .model import MAX_LIST_LIMIT as MAX_LIST_LIMIT
 from .retrieval.experience import (
     ExperienceIndex,
@@ -576,6 +576,24 @@ class Graphonomous:
     def restore_nodes(self, node_ids: Sequence[str], reason: str) -> list[str]:
         """Un-forget soft-forgotten nodes (a re-scan restores chunks of existing files)."""
         return forgetting.restore_nodes(self.engine, node_ids, reason)
+
+    def restore_node(self, node_id: str, reason: str | None = None) -> dict[str, Any]:
+        """Bring back one soft-forgotten node (faded, over budget or forgotten on request):
+        ``{"node_id", "restored", "node"}`` — `restored` false when it was live."""
+        self.touch()
+        restored = forgetting.restore_nodes(
+            self.engine, [check_id("node_id", node_id)], reason or "restore_node"
+        )
+        node = crud.get_node(self.engine, node_id, include_forgotten=True)["node"]
+        return {"node_id": node_id, "restored": bool(restored), "node": node}
+
+    def fade_forecast(self, days: float = 30.0) -> dict[str, Any]:
+        """What decay will soft-forget in the next `days` unless reinforced (changes nothing)."""
+        return forgetting.fade_forecast(self.engine, days)
+
+    def retention_status(self) -> dict[str, Any]:
+        """What forgetting took in the last 24 hours (by reason) and fades in the next."""
+        return forgetting.retention_status(self.engine)
 
     def budget_status(self) -> dict[str, Any]:
         """The node budget: max_nodes, counted and exempt nodes, ratio, warning."""

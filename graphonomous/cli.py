@@ -235,7 +235,11 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
-        stats = {**graph.graph_stats(), "budget": graph.budget_status()}
+        stats = {
+            **graph.graph_stats(),
+            "budget": graph.budget_status(),
+            "retention": graph.retention_status(),
+        }
         _warn_budget(graph)
     if args.json:
         emit_json(stats, out)
@@ -254,6 +258,12 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     out.write(
         f"budget     {budget['counted_nodes']} of {budget['max_nodes']} learned nodes "
         f"({budget['ratio']:.0%}); {budget['exempt_nodes']} ingested/pinned nodes exempt\n"
+    )
+    faded = stats["retention"]["faded_last_day"]
+    reasons = ", ".join(f"{k} {v}" for k, v in faded["by_reason"].items())
+    out.write(
+        f"retention  {faded['count']} forgotten in the last day ({reasons or 'none'}); "
+        f"{stats['retention']['fading_next_day']} fade in the next unless used\n"
     )
     return EXIT_OK
 
@@ -789,7 +799,46 @@ def cmd_learn_feedback(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_restore(args: argparse.Namespace, out: TextIO) -> int:
+    with _open(args) as graph:
+        results = [
+            graph.restore_node(str(_resolve_id(graph, node_id)), args.reason)
+            for node_id in args.node_ids
+        ]
+    if args.json:
+        emit_json({"restored": results}, out)
+        return EXIT_OK
+    for result in results:
+        state = "restored" if result["restored"] else "was not forgotten"
+        out.write(f"{result['node_id']}  {state}\n")
+    return EXIT_OK
+
+
+def _print_forecast(result: dict[str, Any], out: TextIO) -> None:
+    kinds = ", ".join(f"{k} {v}" for k, v in result["by_type"].items())
+    out.write(
+        f"{len(result['fading'])} node(s) fade by {result['until']} unless used"
+        f"{f' ({kinds})' if kinds else ''}; {result['never']} never expire\n"
+    )
+    for item in result["fading"][:FORECAST_SHOWN]:
+        out.write(
+            f"  {item['fades_at']}  {item['node_id']}  {item['node_type']}/{item['timescale']}\n"
+        )
+    if len(result["fading"]) > FORECAST_SHOWN:
+        out.write(f"  … {len(result['fading']) - FORECAST_SHOWN} more (--json lists all)\n")
+
+
 def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
+    if args.forecast is not None:
+        if args.node_id is not None or args.policy is not None or args.path is not None:
+            raise CliError("forget --forecast: give no NODE_ID, --policy or --path", EXIT_USAGE)
+        with _open(args) as graph:
+            forecast = graph.fade_forecast(args.forecast)
+        if args.json:
+            emit_json(forecast, out)
+        else:
+            _print_forecast(forecast, out)
+        return EXIT_OK
     if args.path is not None:
         if args.node_id is not None or args.policy is not None:
             raise CliError("forget --path: give no NODE_ID and no --policy", EXIT_USAGE)
@@ -1069,6 +1118,8 @@ def _bench_mutants(args: argparse.Namespace, out: TextIO) -> int:
 
 # Forgotten ids named in a consolidation's text summary (--json lists all).
 SHOWN_FORGOTTEN = 10
+# Fading nodes the text output of `forget --forecast` lists (--json lists all).
+FORECAST_SHOWN = 20
 
 
 def _print_forgotten(entry: dict[str, Any], out: TextIO) -> None:
@@ -1593,6 +1644,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     forget.add_argument("--policy", choices=forgetting.FORGETTING_POLICIES)
     forget.add_argument("--max-nodes", type=int, help="budget (default: forgetting config)")
     forget.add_argument("--dry-run", action="store_true", help="list candidates, change nothing")
+    forget.add_argument(
+        "--forecast",
+        type=_float_arg,
+        metavar="DAYS",
+        help="list what decay would forget in the next DAYS unless used (changes nothing)",
+    )
+    restore = command("restore", cmd_restore, "bring back soft-forgotten (faded) nodes")
+    restore.add_argument("node_ids", nargs="+", metavar="NODE_ID", help="the nodes to bring back")
+    restore.add_argument("--reason", help="kept in the audit log")
     forget.add_argument(
         "--path",
         metavar="DIR",

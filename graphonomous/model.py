@@ -253,6 +253,14 @@ class Node:
     agent_id: str = DEFAULT_AGENT_ID
     created_at: str = ""
     updated_at: str = ""
+    # When the statement holds in the world: [valid_from, valid_to) (None: open).
+    valid_from: str | None = None
+    valid_to: str | None = None
+    # The retention anchor: confidence and Q-value as last reinforced, and when
+    # (learning/retention.py decays from it).
+    reinforced_at: str | None = None
+    base_confidence: float | None = None
+    base_q_value: float | None = None
     embedding: list[float] | None = None
 
     def to_dict(self, include_embedding: bool = False) -> dict[str, Any]:
@@ -280,6 +288,11 @@ class Node:
             "agent_id": self.agent_id,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            "valid_from": self.valid_from,
+            "valid_to": self.valid_to,
+            "reinforced_at": self.reinforced_at,
+            "base_confidence": self.base_confidence,
+            "base_q_value": self.base_q_value,
         }
         if include_embedding:
             out["embedding"] = self.embedding

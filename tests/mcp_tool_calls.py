@@ -99,6 +99,7 @@ V1_CALLS: dict[str, dict[str, Any]] = {
     "attention_survey": {},
     "attention_run_cycle": {"autonomy": "advise", "budget": 3},
     "forget_node": {"node_id": "$victim", "mode": "soft", "reason": "test"},
+    "restore_node": {"node_id": "$victim", "reason": "test"},
     "forget_by_policy": {"dry_run": True},
     "gdpr_erase": {"node_id": "$victim", "reason": "test"},
     "run_consolidation": {"dry_run": True},

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from graphonomous import Graphonomous, ValidationError
-from graphonomous.learning import consolidator
+from graphonomous.clock import ManualClock
+from graphonomous.learning import consolidator, retention
 from graphonomous.learning.consolidator import (
     PROMOTION_RULES,
     Q_DECAY_SHARE,
-    TIMESCALE_DECAY_FACTOR,
-    elapsed_intervals,
+    elapsed_days,
     run_consolidation,
     strengthened,
     with_config,
@@ -41,56 +42,78 @@ def test_stages_run_in_order_and_are_logged(graph: Graphonomous) -> None:
     assert entry["totals"]["nodes_before"] == entry["totals"]["nodes_after"] == 1
 
 
-def test_decay_per_timescale_and_q_at_half_rate(graph: Graphonomous) -> None:
-    ids = {
-        scale: graph.store_node(f"{scale} memory about valves", timescale=scale, decay_rate=0.1)[
-            "node"
-        ]["id"]
-        for scale in ("fast", "medium", "slow", "glacial")
-    }
-    edge = graph.store_edge(ids["fast"], ids["medium"], "related", strength=0.5)["edge"]
-    for node_id in ids.values():  # the graph began an hour ago: a full interval elapsed
-        graph.store.update_node(node_id, created_at="2000-01-01T00:00:00.000Z")
-    graph.run_consolidation()
-    for scale, node_id in ids.items():
-        rate = min(1.0, 0.1 * TIMESCALE_DECAY_FACTOR[scale])
-        node = _node(graph, node_id)
-        assert node["confidence"] == pytest.approx(0.5 * (1 - rate))
-        assert node["q_value"] == pytest.approx(0.5 * (1 - Q_DECAY_SHARE * rate))
-    fast = _node(graph, ids["fast"])
-    assert 0.5 - fast["q_value"] == pytest.approx((0.5 - fast["confidence"]) / 2)
-    stored = graph.manage_edge("get", edge_id=edge["id"])["edge"]
-    assert stored["strength"] == pytest.approx(0.5 * (1 - edge["decay_rate"]))
+def test_decay_per_timescale_and_q_at_half_rate() -> None:
+    clock = ManualClock("2026-01-01T00:00:00Z")
+    with Graphonomous(":memory:", clock=clock) as graph:
+        ids = {
+            scale: graph.store_node(f"{scale} memory about valves", timescale=scale)["node"]["id"]
+            for scale in ("fast", "medium", "slow", "glacial")
+        }
+        edge = graph.store_edge(ids["slow"], ids["medium"], "related", strength=0.5)["edge"]
+        clock.advance(hours=0.5)
+        graph.run_consolidation()
+        for scale, node_id in ids.items():
+            node = _node(graph, node_id)
+            expected = retention.retained(0.5, scale, node["decay_rate"], 1800.0)
+            assert node["confidence"] == pytest.approx(expected)
+            rate = retention.decay_per_second(scale, node["decay_rate"])
+            assert node["q_value"] == pytest.approx(0.5 * math.exp(-Q_DECAY_SHARE * rate * 1800))
+        assert _node(graph, ids["glacial"])["confidence"] == 0.5
+        assert _node(graph, ids["fast"])["confidence"] < _node(graph, ids["medium"])["confidence"]
+        stored = graph.manage_edge("get", edge_id=edge["id"])["edge"]
+        days = 1800 / 86400
+        assert stored["strength"] == pytest.approx(
+            0.5 * math.exp(-consolidator.EDGE_DECAY_PER_DAY * edge["decay_rate"] * days)
+        )
 
 
-def test_decay_follows_time_not_the_number_of_runs(graph: Graphonomous) -> None:
-    node = graph.store_node("knowledge about valves", decay_rate=0.1)["node"]["id"]
-    graph.store.update_node(node, created_at="2000-01-01T00:00:00.000Z")
-    first = graph.run_consolidation()
-    once = _node(graph, node)["confidence"]
-    assert _stage(first, "decay")["elapsed_intervals"] == 1.0  # capped at one interval
-    for _ in range(5):  # back to back: seconds, not intervals, have passed
-        again = graph.run_consolidation()
-        assert _stage(again, "decay")["elapsed_intervals"] < 0.01
-    assert _node(graph, node)["confidence"] == pytest.approx(once, rel=1e-3)
-    assert elapsed_intervals(None, "2026-01-01T00:00:00.000Z") == 0.0
-    assert elapsed_intervals("2026-01-01T00:00:00.000Z", "2026-01-01T00:02:30.000Z") == 0.5
+def test_a_node_at_default_confidence_fades_one_ttl_after_its_last_reinforcement() -> None:
+    clock = ManualClock("2026-01-01T00:00:00Z")
+    with Graphonomous(":memory:", clock=clock) as graph:
+        node = graph.store_node("a note", timescale="medium", decay_rate=0.01)["node"]["id"]
+        clock.advance(days=6.99)
+        graph.run_consolidation()
+        assert _node(graph, node)["forgotten_at"] is None
+        clock.advance(days=0.02)
+        graph.run_consolidation()
+        assert _node(graph, node)["forgotten_at"] == graph.now()
 
 
-def test_decay_spares_protected_and_recently_accessed(graph: Graphonomous) -> None:
-    pinned = graph.store_node("pinned knowledge", pinned=True)["node"]["id"]
-    goal = graph.store_node("a goal node", "goal")["node"]["id"]
-    plain = graph.store_node("plain knowledge about turbines")["node"]["id"]
-    graph.run_consolidation()
-    assert _node(graph, pinned)["confidence"] == 0.5
-    assert _node(graph, goal)["confidence"] == 0.5
-    decayed = _node(graph, plain)["confidence"]
-    assert decayed < 0.5
-    # Accessed after the previous run: exempt from the next decay.
-    graph.store.update_node(plain, last_accessed_at="2999-01-01T00:00:00.000Z")
-    entry = graph.run_consolidation()
-    assert _node(graph, plain)["confidence"] == decayed
-    assert _stage(entry, "decay")["nodes_exempt_accessed"] == 1
+def test_decay_follows_time_not_the_number_of_runs() -> None:
+    """Every 5 minutes for three days, or once after three days: the same values."""
+    confidences = []
+    for step_hours in (1 / 12, 72.0):
+        clock = ManualClock("2026-01-01T00:00:00Z")
+        with Graphonomous(":memory:", clock=clock) as graph:
+            node = graph.store_node("knowledge about valves", "episodic")["node"]["id"]
+            for _ in range(round(72.0 / step_hours)):
+                clock.advance(hours=step_hours)
+                graph.run_consolidation()
+            confidences.append((_node(graph, node)["confidence"], _node(graph, node)["q_value"]))
+    assert confidences[0] == pytest.approx(confidences[1], rel=1e-9)
+    assert elapsed_days(None, "2026-01-01T00:00:00.000Z") == 0.0
+    assert elapsed_days("2026-01-01T00:00:00.000Z", "2026-01-01T12:00:00.000Z") == 0.5
+
+
+def test_decay_spares_protected_and_a_retrieval_resets_it() -> None:
+    clock = ManualClock("2026-01-01T00:00:00Z")
+    with Graphonomous(":memory:", clock=clock) as graph:
+        pinned = graph.store_node("pinned knowledge", pinned=True)["node"]["id"]
+        goal = graph.store_node("a goal node", "goal")["node"]["id"]
+        plain = graph.store_node("plain knowledge about turbines", "episodic")["node"]["id"]
+        clock.advance(days=2)
+        graph.run_consolidation()
+        assert _node(graph, pinned)["confidence"] == 0.5
+        assert _node(graph, goal)["confidence"] == 0.5
+        decayed = _node(graph, plain)["confidence"]
+        assert decayed < 0.5
+        # Retrieved: reinforced now, back to its anchor value, and the clock restarts.
+        graph.retrieve_context("turbines knowledge")
+        assert _node(graph, plain)["confidence"] == 0.5
+        assert _node(graph, plain)["reinforced_at"] == graph.now()
+        clock.advance(days=2)
+        graph.run_consolidation()
+        assert _node(graph, plain)["confidence"] == pytest.approx(decayed)
 
 
 def test_prune_weak_nodes_and_edges_but_never_protected(graph: Graphonomous) -> None:
@@ -106,9 +129,14 @@ def test_prune_weak_nodes_and_edges_but_never_protected(graph: Graphonomous) -> 
     entry = graph.run_consolidation()
     prune = _stage(entry, "prune_nodes")
     assert prune["policy"] == "threshold" and prune["node_ids"] == [weak]
-    assert prune["edges_removed"] == 1
+    assert prune["mode"] == "soft"
     live = set(graph.store.node_ids())
     assert weak not in live
+    # Soft: the row and its edge stay, the audit log names it with the reason.
+    assert _node(graph, weak)["forgotten_at"] == entry["started_at"]
+    assert len(graph.store.edges_of(weak)) == 1
+    (audit,) = [e for e in graph.store.audit_entries() if e["action"] == "fade"]
+    assert audit["details"]["node_ids"] == [weak] and audit["details"]["reason"] == "faded"
     assert {weak_pinned["node"]["id"], weak_glacial["node"]["id"], strong} <= live
     assert graph.store.get_edge(thin) is None and _stage(entry, "prune_edges")["edges_pruned"] == 1
     # Both search indexes forget the pruned node.

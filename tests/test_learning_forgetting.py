@@ -166,7 +166,9 @@ def test_hybrid_policy_500_nodes_budget_200_keeps_high_priority(graph: Graphonom
         graph.store.update_node(node_id, **fields)
     for i in range(0, 500, 50):  # a few edges so connectivity matters
         graph.store_edge(f"n{i:03d}", f"n{i + 1:03d}", "related")
-    scores = {s["node_id"]: s["priority"] for s in forgetting.score_nodes(graph.store, graph.clock.now())}
+    scores = {
+        s["node_id"]: s["priority"] for s in forgetting.score_nodes(graph.store, graph.clock.now())
+    }
     dry = graph.forget_by_policy("hybrid", max_nodes=200, dry_run=True)
     assert dry["forgotten_count"] == 0 and len(dry["candidates"]) == 300
     assert graph.graph_stats()["node_count"] == 500

@@ -87,6 +87,7 @@ def test_actions_are_seed_003s_tables() -> None:
     got = {m.name: {a.name: a.tool.name for a in m.actions} for m in MACHINES}
     expected = {**SEED_003_ACTIONS}
     expected["retrieve"] = {**SEED_003_ACTIONS["retrieve"], **READ_ALSO_IN_RETRIEVE}
+    expected["act"] = {**SEED_003_ACTIONS["act"], "restore_node": "restore_node"}
     assert got == expected
     covered = {tool for actions in got.values() for tool in actions.values()}
     # Every v1 tool is reachable, but for seed 000's alias of topology_analyze.
@@ -95,7 +96,7 @@ def test_actions_are_seed_003s_tables() -> None:
 
 def test_surface_names_do_not_clash() -> None:
     names = [spec.name for spec in SURFACES["all"]]
-    assert len(names) == len(set(names)) == 5 + 30 + 9
+    assert len(names) == len(set(names)) == 5 + 31 + 9
 
 
 def test_input_schema_is_generated_from_the_v1_schemas() -> None:

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from graphonomous.clock import SystemClock
 from graphonomous.model import (
     KAPPA_ARC_DIRECTION,
     RELATIONSHIPS,
@@ -14,8 +15,12 @@ from graphonomous.model import (
     new_id,
     parse_time,
 )
-from graphonomous.clock import SystemClock
-from graphonomous.records import DECAY_RATE_BY_NODE_TYPE, edge_from_fields, node_from_fields
+from graphonomous.records import (
+    DECAY_RATE_BY_NODE_TYPE,
+    TIMESCALE_BY_NODE_TYPE,
+    edge_from_fields,
+    node_from_fields,
+)
 
 NOW = "2026-01-01T00:00:00.000Z"
 UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -49,11 +54,21 @@ def test_node_defaults() -> None:
         "semantic",
         0.5,
         0.5,
-        "medium",
+        "slow",
         "default",
     )
     assert node.decay_rate == DECAY_RATE_BY_NODE_TYPE["semantic"]
-    assert node.created_at == node.updated_at
+    assert node.created_at == node.updated_at == node.valid_from == node.reinforced_at
+    assert (node.base_confidence, node.base_q_value, node.valid_to) == (0.5, 0.5, None)
+    for node_type, timescale in TIMESCALE_BY_NODE_TYPE.items():
+        typed = node_from_fields({"content": "x", "node_type": node_type}, now=NOW)
+        assert typed.timescale == timescale
+    dated = node_from_fields(
+        {"content": "x", "metadata": {"date": "1:56 pm on 8 May, 2023"}}, now=NOW
+    )
+    assert dated.valid_from == "2023-05-08T13:56:00.000Z" and dated.created_at == NOW
+    with pytest.raises(ValidationError, match="valid_to"):
+        node_from_fields({"content": "x", "valid_to": "2020-01-01T00:00:00Z"}, now=NOW)
     assert node_from_fields({"content": "x", "type": "goal"}, now=NOW).node_type == "goal"
 
 
@@ -98,4 +113,6 @@ def test_edge_aliases_and_validation() -> None:
     with pytest.raises(ValidationError, match="itself"):
         edge_from_fields({"source_id": "a", "target_id": "a"}, now=NOW)
     with pytest.raises(ValidationError, match="conflicts"):
-        edge_from_fields({"source_id": "a", "target_id": "b", "weight": 0.1, "strength": 0.2}, now=NOW)
+        edge_from_fields(
+            {"source_id": "a", "target_id": "b", "weight": 0.1, "strength": 0.2}, now=NOW
+        )

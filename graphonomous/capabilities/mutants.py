@@ -64,13 +64,7 @@ def _cascade_root_only() -> list[tuple[Any, str, Any]]:
 def _decay_off() -> list[tuple[Any, str, Any]]:
     from ..learning import consolidator
 
-    return [
-        (
-            consolidator,
-            "TIMESCALE_DECAY_FACTOR",
-            dict.fromkeys(consolidator.TIMESCALE_DECAY_FACTOR, 0.0),
-        )
-    ]
+    return [(consolidator, "node_decay_per_day", lambda: {})]
 
 
 def _cues_off() -> list[tuple[Any, str, Any]]:

@@ -4,15 +4,16 @@
 seed 004's conflict stage 4.5 and forgetting policy); each reports counts
 and its duration in ms:
 
-1. **decay** — confidence × (1 − r) and q_value × (1 − r/2) per node, r =
-   decay_rate × `TIMESCALE_DECAY_FACTOR[timescale]` × the share of
-   `DECAY_INTERVAL_S` elapsed since the previous run (at most 1); nodes
-   accessed since the previous run are exempt.  Edges: strength ×
-   (1 − decay_rate × that share).
+1. **decay** — each node's confidence and Q-value recomputed from its
+   retention anchor by the time since it was last reinforced (``retention``:
+   seed 003's TTL per timescale); edges by the time since the previous run,
+   never below the edge prune threshold.
 2. **prune_nodes** — when the live node count exceeds max_nodes, the
-   forgetting module's hybrid policy; otherwise delete nodes whose
-   confidence is below `min_confidence_threshold`.
-3. **prune_edges** — delete edges weaker than `min_edge_strength_threshold`.
+   forgetting module's hybrid policy; otherwise *soft*-forget (fade) nodes
+   whose confidence is below `min_confidence_threshold`, audited with the
+   reason and the rule.  Time alone never deletes a node.
+3. **prune_edges** — delete edges weaker than `min_edge_strength_threshold`
+   (only a learned weakening puts an edge there: decay floors at it).
 4. **strengthen** — each co-activation since the previous run (two nodes
    used together in a rewarded outcome) closes `coactivation_gain` of the
    gap between an edge's strength and 1.
@@ -34,12 +35,15 @@ what a real run would do; only its log entry is kept.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from ..model import (
+    DEFAULT_EDGE_DECAY_RATE,
+    DEFAULT_EDGE_STRENGTH,
     TIMESCALES,
     ValidationError,
     check_choice,
@@ -47,14 +51,14 @@ from ..model import (
     parse_time,
 )
 from ..store import Store
-from ..store.queries import COUNTED_KEY, Protection
-from . import erasure, tables
+from ..store.queries import COUNTED_KEY
+from . import erasure, retention, tables
 from .abstraction import abstract_episodes
 from .conflicts import merge_duplicates, resolve_conflicts
 from .consolidation_config import DEFAULT_CONFIG, ConsolidationConfig
 from .consolidation_config import with_config as with_config
-from .forgetting import PROTECTED_NODE_TYPES, PROTECTED_TIMESCALES, forget_by_policy
-from .retention import budget_count
+from .forgetting import PROTECTION, forget_by_policy
+from .retention import DAY_S, Q_DECAY_SHARE, TTL_S, budget_count
 from .similarity import NearPair, Watermark, changed_nodes, neighbour_pairs
 
 if TYPE_CHECKING:
@@ -63,28 +67,13 @@ if TYPE_CHECKING:
 CONSOLIDATION_TRIGGERS: Final = ("manual", "idle", "attention")
 
 
-# Decay per run scales with the timescale, following seed 003's TTL table:
-# fast memory (TTL 1 hour) fades twice as fast as medium (7 days), slow (90
-# days) half as fast, glacial never expires.  One run is the unit of time:
-# the idle timer's cadence (5 minutes by default) sets the real-time rate.
-TIMESCALE_DECAY_FACTOR: Final[Mapping[str, float]] = {
-    "fast": 2.0,
-    "medium": 1.0,
-    "slow": 0.5,
-    "glacial": 0.0,
-}
-# Seed 004: "decay Q-values at HALF the confidence decay rate".
-Q_DECAY_SHARE: Final = 0.5
-# Decay is a function of time, not of how often consolidation runs: a node's
-# decay_rate is the loss over one DECAY_INTERVAL_S (seed 003's consolidation
-# interval, the idle timer's cadence), and a run decays by the share of that
-# interval elapsed since the previous run, at most one interval.  So runs
-# triggered back to back (attention, an agent consolidating every few
-# outcomes) do not compound decay and do not reorder knowledge that was
-# merely not retrieved in the last seconds; a server idling on the timer
-# decays exactly as before; and coming back after a month costs one
-# interval's decay, not a month's worth at once (forgetting stays gradual).
-DECAY_INTERVAL_S: Final = 300.0
+# Edges decay like a slow-tier fact (a relation between two pieces of knowledge
+# should not fade before they do): an edge at the default strength and decay rate
+# reaches the prune threshold after the slow tier's TTL unused — but time alone
+# floors it there (`decay_edges`), so only a learned weakening prunes an edge.
+EDGE_DECAY_PER_DAY: Final = math.log(
+    DEFAULT_EDGE_STRENGTH / DEFAULT_CONFIG.min_edge_strength_threshold
+) / (DEFAULT_EDGE_DECAY_RATE * (TTL_S["slow"] or 0.0) / DAY_S)
 
 # Promotion (seed 003: "when access_count exceeds a threshold relative to
 # age"): from a tier to the next when access_count >= the minimum count AND
@@ -95,8 +84,7 @@ PROMOTION_RULES: Final[Mapping[str, tuple[int, float, float]]] = {
     "medium": (10, 1.0, 1.0),  # used about daily
     "slow": (50, 0.5, 30.0),  # a month of steady use: core knowledge
 }
-assert set(TIMESCALE_DECAY_FACTOR) == set(TIMESCALES)
-assert set(PROMOTION_RULES) | set(PROTECTED_TIMESCALES) == set(TIMESCALES)
+assert set(PROMOTION_RULES) | set(PROTECTION.timescales) == set(TIMESCALES)
 
 LOG_LIMIT_MAX: Final = 1000
 # Stage reports list at most this many affected ids (the counts are exact).
@@ -126,11 +114,6 @@ class _DryRun(Exception):
     """Raised at the end of a dry run to roll its transaction back."""
 
 
-# What consolidation never decays or prunes (policy of learning/forgetting.py; the SQL
-# shape, with pinned and source-backed nodes, is `store.queries.Protection`).
-PROTECTION: Final = Protection(PROTECTED_NODE_TYPES, PROTECTED_TIMESCALES)
-
-
 def protected_ids(store: Store) -> set[str]:
     """Ids of the protected nodes (usually few).  One query."""
     return store.protected_ids(PROTECTION)
@@ -139,16 +122,11 @@ def protected_ids(store: Store) -> set[str]:
 # -- stage 1: decay -------------------------------------------------------------------
 
 
-def elapsed_intervals(since: str | None, now: str) -> float:
-    """Share of `DECAY_INTERVAL_S` elapsed between `since` and now, in [0, 1].
-
-    `since` is the previous run's start or, before any run, the oldest live
-    node's creation (`_graph_began`); None (an empty graph) gives 0.  O(1).
-    """
+def elapsed_days(since: str | None, now: str) -> float:
+    """Days between `since` and `now` (0 for None or a later `since`).  O(1)."""
     if since is None:
         return 0.0
-    seconds = (parse_time(now) - parse_time(since)).total_seconds()
-    return max(0.0, min(1.0, seconds / DECAY_INTERVAL_S))
+    return max(0.0, (parse_time(now) - parse_time(since)).total_seconds() / DAY_S)
 
 
 def _graph_began(store: Store) -> str | None:
@@ -156,25 +134,32 @@ def _graph_began(store: Store) -> str | None:
     return store.oldest_live_creation()
 
 
-def stage_decay(run: Run) -> dict[str, Any]:
-    """Stage 1: decay confidence, Q-values and edge strengths by the time elapsed.
-
-    The per-node rate is decay_rate × timescale factor × `elapsed_intervals`.
-    Output: ``{"nodes_decayed", "nodes_exempt_accessed", "edges_decayed",
-    "elapsed_intervals"}``.  Complexity: two UPDATE statements, O(N + E) rows.
-    """
-    units = elapsed_intervals(run.since or _graph_began(run.store), run.now)
-    nodes = run.store.decay_nodes(
-        PROTECTION, dict(TIMESCALE_DECAY_FACTOR), units, Q_DECAY_SHARE, run.since
-    )
-    exempt = run.store.accessed_unprotected_since(PROTECTION, run.since)
-    edges = run.store.decay_edges(PROTECTION, units)
+def node_decay_per_day() -> dict[str, float]:
+    """Per expiring timescale: λ per day for a unit decay_rate (λ = this × decay_rate;
+    `retention.decay_per_second` × 86400 / decay_rate).  O(timescales)."""
     return {
-        "nodes_decayed": nodes,
-        "nodes_exempt_accessed": exempt,
-        "edges_decayed": edges,
-        "elapsed_intervals": round(units, 6),
+        scale: retention.DECAY_CONSTANT * DAY_S / ttl
+        for scale, ttl in retention.TTL_S.items()
+        if ttl is not None
     }
+
+
+def stage_decay(run: Run) -> dict[str, Any]:
+    """Stage 1: confidence and Q from each node's retention anchor; edges by elapsed time.
+
+    Nodes: ``retention`` (value = anchor value × exp(−λ · time since reinforced),
+    recomputed, so the result depends on the clock, not on how often this runs).
+    Edges: strength × exp(−`EDGE_DECAY_PER_DAY` × decay_rate × days since the
+    previous run), floored at the edge prune threshold.  Output:
+    ``{"nodes_decayed", "edges_decayed", "elapsed_days"}``.  Complexity: two
+    UPDATE statements, O(N + E) rows.
+    """
+    nodes = run.store.decay_nodes(PROTECTION, node_decay_per_day(), run.now, Q_DECAY_SHARE)
+    days = elapsed_days(run.since or _graph_began(run.store), run.now)
+    edges = run.store.decay_edges(
+        PROTECTION, EDGE_DECAY_PER_DAY, days, run.config.min_edge_strength_threshold
+    )
+    return {"nodes_decayed": nodes, "edges_decayed": edges, "elapsed_days": round(days, 6)}
 
 
 # -- stage 2: prune nodes ----------------------------------------------------------
@@ -216,18 +201,29 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
             "node_ids": chosen[:ID_SAMPLE],
             "forgotten": chosen,
         }
-    doomed = run.store.weak_unprotected_ids(PROTECTION, run.config.min_confidence_threshold)
-    edges_before = run.store.count_edges()
-    run.store.delete_nodes(doomed)
+    faded = run.store.weak_unprotected_ids(PROTECTION, run.config.min_confidence_threshold)
+    if faded:
+        run.store.soft_forget(faded, run.now)
+        run.store.audit(
+            run.now,
+            "fade",
+            None,
+            {
+                "reason": retention.FADED_REASON,
+                "rule": f"confidence below {run.config.min_confidence_threshold} "
+                "after decay since the last reinforcement (SPEC Retention)",
+                "node_ids": faded,
+            },
+        )
     return {
         "policy": "threshold",
+        "mode": "soft",
         "live_nodes": live,
         "budget_nodes": counted,
         "max_nodes": limit,
-        "nodes_pruned": len(doomed),
-        "edges_removed": edges_before - run.store.count_edges(),
-        "node_ids": doomed[:ID_SAMPLE],
-        "forgotten": doomed,
+        "nodes_pruned": len(faded),
+        "node_ids": faded[:ID_SAMPLE],
+        "forgotten": faded,
     }
 
 

@@ -36,12 +36,13 @@ import math
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import telemetry
 from ..embed import pack_f32
 from ..model import (
+    DEFAULT_NODE_CONFIDENCE,
     RESTS_ON_BACKWARD,
     RESTS_ON_FORWARD,
     STRUCTURAL_RELATIONSHIPS,
@@ -49,10 +50,13 @@ from ..model import (
     check_choice,
     check_id,
     check_int,
+    check_non_negative,
+    format_time,
     parse_time,
 )
 from ..retrieval.experience import retrieval_trace
 from ..store import Store
+from ..store.queries import Protection
 from . import erasure, rests_on, retention, tables
 
 if TYPE_CHECKING:
@@ -76,7 +80,12 @@ SUPPORT_IN_KINDS: Final = RESTS_ON_BACKWARD  # Y -kind-> X
 # one medium-tier lifetime counts half.
 RECENCY_HALF_LIFE_HOURS: Final = 168.0
 PROTECTED_NODE_TYPES: Final = ("goal",)
+# A restored node starts again at least at the default confidence (one full TTL).
+RESTORED_CONFIDENCE: Final = DEFAULT_NODE_CONFIDENCE
 PROTECTED_TIMESCALES: Final = ("glacial",)
+# What consolidation never decays or prunes (the SQL shape, with pinned and
+# source-backed nodes, is `store.queries.Protection`).
+PROTECTION: Final = Protection(PROTECTED_NODE_TYPES, PROTECTED_TIMESCALES)
 # Seed 004: memory pressure when the live node count exceeds 90 % of max_nodes.
 MEMORY_PRESSURE_RATIO: Final = 0.9
 PRIORITY_DIGITS: Final = 9
@@ -363,8 +372,11 @@ def forget_by_policy(
 def restore_nodes(graph: GraphEngine, node_ids: Iterable[str], reason: str) -> list[str]:
     """Clear ``forgotten_at`` of those of `node_ids` that are soft-forgotten.
 
-    The restored nodes are re-embedded and rejoin the vector and BM25
-    indexes after the commit; one audit entry names them and `reason`.
+    A restore is a reinforcement by the user: each node is re-anchored now with
+    at least the default confidence (`RESTORED_CONFIDENCE`), so it has one full
+    TTL again instead of fading at the next consolidation.  The restored nodes
+    are re-embedded and rejoin the vector and BM25 indexes after the commit; one
+    audit entry names them and `reason`.
     Output: the restored ids, sorted.  Complexity: O(ids) plus embedding.
     """
     with graph.lock:
@@ -377,10 +389,36 @@ def restore_nodes(graph: GraphEngine, node_ids: Iterable[str], reason: str) -> l
             nodes = [store.require_node(i, include_forgotten=True) for i in ids]
             vectors = graph.embed_texts([node.content for node in nodes])
             for node, vector in zip(nodes, vectors, strict=True):
-                store.update_node(node.id, forgotten_at=None, updated_at=now)
+                base = max(node.base_confidence or node.confidence, RESTORED_CONFIDENCE)
+                store.update_node(
+                    node.id,
+                    forgotten_at=None,
+                    updated_at=now,
+                    confidence=base,
+                    q_value=node.base_q_value if node.base_q_value is not None else node.q_value,
+                )
                 store.set_embedding(node.id, pack_f32(vector), graph.embedding_model)
             store.audit(now, "restore_nodes", None, {"reason": reason, "node_ids": ids})
     return ids
+
+
+def fade_forecast(graph: GraphEngine, days: float) -> dict[str, Any]:
+    """What decay will soft-forget in the next `days` if nothing is reinforced
+    (``retention.fade_forecast`` at the graph's clock).  Changes nothing.  O(N log N)."""
+    check_non_negative("days", days)
+    with graph.lock:
+        return retention.fade_forecast(graph.store, PROTECTION, graph.clock.now(), float(days))
+
+
+def retention_status(graph: GraphEngine) -> dict[str, Any]:
+    """``{"faded_last_day": {"since", "count", "by_reason"}, "fading_next_day": n}``:
+    what forgetting took in the clock's last 24 hours and what decay takes in the next.
+    Serves `stats` and the health resource.  O(N)."""
+    now = graph.clock.now()
+    with graph.lock:
+        taken = retention.faded_since(graph.store, format_time(now - timedelta(days=1)))
+        coming = retention.fade_forecast(graph.store, PROTECTION, now, 1.0)
+    return {"faded_last_day": taken, "fading_next_day": len(coming["fading"])}
 
 
 def budget_status(graph: GraphEngine) -> dict[str, Any]:

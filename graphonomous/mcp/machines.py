@@ -435,6 +435,7 @@ ACT: Final = Machine(
             revision_type="action",
         ),
         _act("forget_node", "forget_node", "hide (soft) or delete (hard, cascade) a node"),
+        _act("restore_node", "restore_node", "bring back a soft-forgotten (faded) node"),
         _act("forget_policy", "forget_by_policy", "forget low-priority nodes to fit a budget"),
         _act("gdpr_erase", "gdpr_erase", "erase a node and every trace of it"),
     ),

@@ -128,7 +128,8 @@ class ResourceTemplate:
 
 def read_health(ctx: ResourceContext) -> dict[str, Any]:
     """Runtime health: server identity, uptime, graph counts, storage, the node
-    budget (`Graphonomous.budget_status`), and the telemetry counters (routing
+    budget (`Graphonomous.budget_status`), what forgetting took in the last day
+    and decay takes in the next (`retention_status`), the graph clock, and the telemetry counters (routing
     decisions per entry point among them)."""
     stats = ctx.graph.graph_stats()
     return {
@@ -144,6 +145,8 @@ def read_health(ctx: ResourceContext) -> dict[str, Any]:
             key: stats[key] for key in ("db_path", "schema_version", "embedder") if key in stats
         },
         "budget": ctx.graph.budget_status(),
+        "retention": ctx.graph.retention_status(),
+        "clock": ctx.graph.now(),
         "telemetry": telemetry.counters(),
     }
 

@@ -269,6 +269,11 @@ NODE_OUTPUT: Final[dict[str, Any]] = out_obj(
         "agent_id": STRING,
         "created_at": STRING,
         "updated_at": STRING,
+        "valid_from": nullable("string"),
+        "valid_to": nullable("string"),
+        "reinforced_at": nullable("string"),
+        "base_confidence": nullable("number"),
+        "base_q_value": nullable("number"),
     },
     ("id", "node_type", "content", "confidence", "created_at"),
 )

@@ -1362,6 +1362,27 @@ FORGET_NODE: Final = ToolSpec(
     annotations=DELETE,
     handler=delegate("forget_node"),
 )
+RESTORE_NODE: Final = ToolSpec(
+    name="restore_node",
+    title="Restore a forgotten node",
+    description=(
+        "Bring back a soft-forgotten node (faded by decay, forgotten over budget or on "
+        "request): it rejoins retrieval, anchored now with at least the default confidence."
+    ),
+    input_schema=obj(
+        {
+            "node_id": text("The forgotten node.", minLength=1),
+            "reason": text("Why (kept in the audit log)."),
+        },
+        ("node_id",),
+    ),
+    output_schema=out_obj(
+        {"node_id": STRING, "restored": BOOLEAN, "node": NODE_OUTPUT},
+        ("node_id", "restored"),
+    ),
+    annotations=WRITE,
+    handler=delegate("restore_node"),
+)
 FORGET_BY_POLICY: Final = ToolSpec(
     name="forget_by_policy",
     title="Forget low-priority nodes to fit a budget",
@@ -1457,6 +1478,7 @@ _V1_SPECS: Final[tuple[ToolSpec, ...]] = (
     ATTENTION_SURVEY,
     ATTENTION_RUN_CYCLE,
     FORGET_NODE,
+    RESTORE_NODE,
     FORGET_BY_POLICY,
     GDPR_ERASE,
     RUN_CONSOLIDATION,

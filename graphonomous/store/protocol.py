@@ -178,7 +178,9 @@ class GraphStorage(Protocol):
         self, at: str, action: str, subject_id: str | None, details: dict[str, Any]
     ) -> None: ...
 
-    def audit_entries(self, subject_id: str | None = None) -> list[dict[str, Any]]: ...
+    def audit_entries(
+        self, subject_id: str | None = None, since: str | None = None
+    ) -> list[dict[str, Any]]: ...
 
 
 @runtime_checkable

@@ -244,37 +244,61 @@ class GraphQueries:
     def decay_nodes(
         self: _Sql,
         protection: Protection,
-        factors: dict[str, float],
-        units: float,
+        rate_per_day: dict[str, float],
+        now: str,
         q_share: float,
-        since: str | None,
     ) -> int:
-        """Decay confidence and Q-value of the unprotected live nodes not accessed since
-        `since`: rate = min(1, decay_rate × factors[timescale] (else 1) × units); the
-        Q-value decays by `q_share` of that rate.  Returns the rows changed.  O(N)."""
-        cases = " ".join("WHEN ? THEN ?" for _ in factors)
-        case_params: list[Any] = [x for item in factors.items() for x in item]
-        case_params.append(units)
-        rate = f"min(1.0, decay_rate * (CASE timescale {cases} ELSE 1.0 END) * ?)"
+        """Recompute the decayed confidence and Q-value of the unprotected live nodes
+        from their retention anchor: value = base × exp(−rate × decay_rate × days since
+        `reinforced_at`), rate = `rate_per_day[timescale]` (a timescale not listed does
+        not decay); Q by `q_share` of that rate.  Returns the rows decayed.  O(N)."""
+        cases = " ".join("WHEN ? THEN ?" for _ in rate_per_day)
+        case_params: list[Any] = [x for item in rate_per_day.items() for x in item]
+        days = "max(0.0, julianday(?) - julianday(COALESCE(reinforced_at, created_at)))"
+        exponent = f"(CASE timescale {cases} ELSE 0.0 END) * decay_rate * {days}"
         protected, protected_params = protection.sql()
         cursor = self.execute(
-            f"UPDATE nodes SET confidence = confidence * (1.0 - {rate}), "
-            f"q_value = q_value * (1.0 - ? * {rate}) "
+            f"UPDATE nodes SET confidence = COALESCE(base_confidence, confidence) "
+            f"* exp(-({exponent})), "
+            f"q_value = COALESCE(base_q_value, q_value) * exp(-? * ({exponent})) "
             f"WHERE forgotten_at IS NULL AND NOT {protected} "
-            "AND (? IS NULL OR last_accessed_at IS NULL OR last_accessed_at < ?)",
-            [*case_params, q_share, *case_params, *protected_params, since, since],
+            f"AND timescale IN ({_marks(len(rate_per_day))})",
+            [
+                *case_params,
+                now,
+                q_share,
+                *case_params,
+                now,
+                *protected_params,
+                *rate_per_day,
+            ],
         )
         return int(cursor.rowcount)
 
-    def accessed_unprotected_since(self: _Sql, protection: Protection, since: str | None) -> int:
-        """Unprotected live nodes accessed at or after `since` (0 when None)."""
+    def fade_facts(
+        self: _Sql, protection: Protection
+    ) -> list[tuple[str, str, str, float, float, str]]:
+        """(id, node_type, timescale, decay_rate, base confidence, anchor) of every
+        unprotected live node: what the fade forecast needs.  One scan."""
         protected, params = protection.sql()
         rows = self.query(
-            f"SELECT count(*) FROM nodes WHERE forgotten_at IS NULL AND NOT {protected} "
-            "AND ? IS NOT NULL AND last_accessed_at >= ?",
-            (*params, since, since),
+            "SELECT id, node_type, timescale, decay_rate, COALESCE(base_confidence, confidence), "
+            "COALESCE(reinforced_at, created_at) FROM nodes "
+            f"WHERE forgotten_at IS NULL AND NOT {protected} ORDER BY id",
+            params,
         )
-        return int(rows[0][0])
+        return [
+            (str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), str(r[5])) for r in rows
+        ]
+
+    def soft_forget(self: _Sql, node_ids: Sequence[str], now: str) -> None:
+        """forgotten_at = updated_at = `now` on the given live nodes (the caller audits)."""
+        for chunk in _chunked(sorted(set(node_ids))):
+            self.execute(
+                "UPDATE nodes SET forgotten_at = ?, updated_at = ? WHERE forgotten_at IS NULL "
+                f"AND id IN ({_marks(len(chunk))})",
+                (now, now, *chunk),
+            )
 
     def weak_unprotected_ids(self: _Sql, protection: Protection, below: float) -> list[str]:
         """Live unprotected nodes with confidence below `below`, by id.  One scan."""
@@ -403,14 +427,17 @@ class GraphQueries:
         )
         return [str(row[0]) for row in rows]
 
-    def decay_edges(self: _Sql, protection: Protection, units: float) -> int:
+    def decay_edges(
+        self: _Sql, protection: Protection, rate_per_day: float, days: float, floor: float
+    ) -> int:
         """Decay the strength of edges with a decay rate and no protected end by
-        min(1, decay_rate × units).  Returns the rows changed.  O(E)."""
+        exp(−rate_per_day × decay_rate × days), never below `floor` (time alone never
+        makes an edge weak enough to prune).  Returns the rows changed.  O(E)."""
         clause, params = protection.unprotected_edge_sql()
         cursor = self.execute(
-            "UPDATE edges SET strength = strength * (1.0 - min(1.0, decay_rate * ?)) "
-            f"WHERE decay_rate > 0 AND {clause}",
-            [units, *params],
+            "UPDATE edges SET strength = max(?, strength * exp(-? * decay_rate * ?)) "
+            f"WHERE decay_rate > 0 AND strength > ? AND {clause}",
+            [floor, rate_per_day, max(0.0, days), floor, *params],
         )
         return int(cursor.rowcount)
 

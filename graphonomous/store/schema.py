@@ -262,6 +262,24 @@ _MIGRATION_6: Final = [
     "WHERE json_extract(metadata, '$.entity_name') IS NOT NULL",
 ]
 
+# Time (SPEC "Retention" and "Validity"): when a node's statement holds in the world
+# (valid_from/valid_to: a superseded fact ends where its successor begins), and its
+# retention anchor: the confidence and Q-value it had when last reinforced (written,
+# learned from, retrieved) and when.  Decay recomputes confidence from the anchor, so
+# it depends on elapsed time alone, never on how often consolidation runs, and a
+# reinforcement resets it.  Existing rows start anchored at their last use.
+_MIGRATION_7: Final = [
+    "ALTER TABLE nodes ADD COLUMN valid_from TEXT",
+    "ALTER TABLE nodes ADD COLUMN valid_to TEXT",
+    "ALTER TABLE nodes ADD COLUMN reinforced_at TEXT",
+    "ALTER TABLE nodes ADD COLUMN base_confidence REAL",
+    "ALTER TABLE nodes ADD COLUMN base_q_value REAL",
+    "UPDATE nodes SET valid_from = created_at, "
+    "reinforced_at = COALESCE(last_accessed_at, updated_at, created_at), "
+    "base_confidence = confidence, base_q_value = q_value",
+    "CREATE INDEX idx_nodes_valid_from ON nodes(valid_from)",
+]
+
 MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_1,
     _MIGRATION_2,
@@ -269,6 +287,7 @@ MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_4,
     _MIGRATION_5,
     _MIGRATION_6,
+    _MIGRATION_7,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
@@ -295,6 +314,11 @@ NODE_COLUMNS: Final = (
     "agent_id",
     "created_at",
     "updated_at",
+    "valid_from",
+    "valid_to",
+    "reinforced_at",
+    "base_confidence",
+    "base_q_value",
 )
 EDGE_COLUMNS: Final = (
     "id",

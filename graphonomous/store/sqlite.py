@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import random
 import sqlite3
@@ -148,6 +149,15 @@ _EMPTY_JSON: Final[dict[str, Callable[[], Any]]] = {"{}": dict, "[]": list}
 def _json_column(text: str) -> Any:
     empty = _EMPTY_JSON.get(text)
     return empty() if empty is not None else json.loads(text)
+
+
+def _ensure_math(conn: sqlite3.Connection) -> None:
+    """Give the connection SQL ``exp`` when its SQLite was built without the math
+    functions (decay uses it; builds since 3.35 usually have it)."""
+    try:
+        conn.execute("SELECT exp(0.0)")
+    except sqlite3.OperationalError:
+        conn.create_function("exp", 1, math.exp, deterministic=True)
 
 
 def _row_to_node(row: sqlite3.Row) -> Node:
@@ -317,6 +327,7 @@ class Store(GraphQueries):
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open database {path}: {exc}") from exc
         conn.row_factory = sqlite3.Row
+        _ensure_math(conn)
         try:
             # The first read fails on a file that is not SQLite; nothing has
             # been written to it yet.
@@ -765,20 +776,36 @@ class Store(GraphQueries):
         return found
 
     def update_node(self, node_id: str, **fields: Any) -> None:
-        """Set columns of one node.  Unknown column names are a programming error."""
+        """Set columns of one node.  Unknown column names are a programming error.
+
+        A learned `confidence` / `q_value` is also the node's new retention anchor
+        (`base_confidence` / `base_q_value`, and `reinforced_at` = `updated_at` when
+        given): time decays from what was last learned, so no writer can have its
+        update undone by the next decay (SPEC "Retention")."""
+        if "confidence" in fields:
+            fields.setdefault("base_confidence", fields["confidence"])
+        if "q_value" in fields:
+            fields.setdefault("base_q_value", fields["q_value"])
+        if {"confidence", "q_value"} & set(fields) and "updated_at" in fields:
+            fields.setdefault("reinforced_at", fields["updated_at"])
         self._update_row("node", node_id, fields, NODE_COLUMNS[1:])
 
     def bump_access(self, node_ids: Sequence[str], now: str) -> None:
         """access_count += 1 and last_accessed_at = `now` on each existing node, once per id.
 
-        The increment is done by SQL inside the caller's write transaction, so
-        concurrent processes never lose one.  One statement per 900 ids.
+        A retrieval is a reinforcement: the node's retention anchor moves to `now`
+        and its decayed confidence and Q-value return to their anchor values
+        (seed 003: a TTL runs "without reinforcement").  The increment is done by
+        SQL inside the caller's write transaction, so concurrent processes never
+        lose one.  One statement per 900 ids.
         """
         for chunk in _chunks(sorted(set(node_ids))):
             self.execute(
-                "UPDATE nodes SET access_count = access_count + 1, last_accessed_at = ? "
+                "UPDATE nodes SET access_count = access_count + 1, last_accessed_at = ?, "
+                "reinforced_at = ?, confidence = COALESCE(base_confidence, confidence), "
+                "q_value = COALESCE(base_q_value, q_value) "
                 f"WHERE id IN ({_placeholders(len(chunk))})",
-                [now, *chunk],
+                [now, now, *chunk],
             )
 
     def delete_node(self, node_id: str) -> int:
@@ -1226,12 +1253,18 @@ class Store(GraphQueries):
             (at, action, subject_id, json.dumps(details, sort_keys=True)),
         )
 
-    def audit_entries(self, subject_id: str | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT seq, at, action, subject_id, details FROM audit_log"
+    def audit_entries(
+        self, subject_id: str | None = None, since: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Audit entries in order, optionally of one subject and/or at or after `since`."""
+        sql = "SELECT seq, at, action, subject_id, details FROM audit_log WHERE 1 = 1"
         params: list[Any] = []
         if subject_id is not None:
-            sql += " WHERE subject_id = ?"
+            sql += " AND subject_id = ?"
             params.append(subject_id)
+        if since is not None:
+            sql += " AND at >= ?"
+            params.append(since)
         return [
             {
                 "seq": row[0],
