@@ -960,12 +960,16 @@ def _print_file_report(report: dict[str, Any], out: TextIO) -> None:
 
 
 def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
-    """Full ``PRAGMA integrity_check``; exit 0 when the file is sound, 1 when damaged."""
+    """Full ``PRAGMA integrity_check``; exit 0 when the file is sound, 1 when damaged.
+
+    The file is found as every command finds it (`resolve_db_path`: --db, else
+    $GRAPHONOMOUS_DB, else ~/.graphonomous/knowledge.db).
+    """
     import time
 
     from .store import Store
 
-    path = args.db
+    path = resolve_db_path(args.db)
     if path == ":memory:" or not Path(path).expanduser().is_file():
         raise CliError(f"doctor: no database file at {path}", EXIT_USAGE)
     with Store(path) as store:

@@ -217,3 +217,25 @@ def test_an_unknown_relationship_is_named(
     err = capsys.readouterr().err
     assert "unknown relationship 'blah'" in err and "existing nodes" not in err
     assert run("--db", db, "remember", "y", "--link", "n1:causes")[0] == 0
+
+
+def test_doctor_without_db_checks_the_default_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --db: $GRAPHONOMOUS_DB, else ~/.graphonomous/knowledge.db, as every other command."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("GRAPHONOMOUS_DB", raising=False)
+    monkeypatch.delenv("GRAPHONOMOUS_STORAGE", raising=False)
+    default = tmp_path / ".graphonomous" / "knowledge.db"
+    assert run("doctor")[0] == 2
+    assert f"no database file at {default}" in capsys.readouterr().err
+    assert run("init")[0] == 0
+    code, text = run("--json", "doctor")
+    assert code == 0
+    assert json.loads(text)["database"] == str(default)
+    assert json.loads(text)["integrity"] == "ok"
+    chosen = tmp_path / "env.db"
+    monkeypatch.setenv("GRAPHONOMOUS_DB", str(chosen))
+    assert run("init")[0] == 0
+    code, text = run("doctor")
+    assert code == 0 and text.startswith(f"{chosen}: ok")
