@@ -1524,7 +1524,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         'κ analysis of a {"nodes", "edges"} JSON document, printed as canonical JSON',
     )
     topo.add_argument("file", nargs="?", default="-", help="JSON file, or - for stdin (default)")
-    topo.add_argument("--reference", action="store_true", help="brute-force reference output")
+    topo.add_argument(
+        "--reference",
+        action="store_true",
+        help="κ and cuts by the brute-force reference (printed in the canonical shape)",
+    )
     topo.add_argument("--preview", nargs=2, metavar=("SRC", "DST"), help="preview adding SRC->DST")
 
     metrics = command(

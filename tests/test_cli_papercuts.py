@@ -239,3 +239,34 @@ def test_doctor_without_db_checks_the_default_database(
     assert run("init")[0] == 0
     code, text = run("doctor")
     assert code == 0 and text.startswith(f"{chosen}: ok")
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "topology"
+
+
+def test_topology_reference_output_passes_the_contract_checker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`topology --reference`: the brute-force reference's κ and cuts, in the canonical shape."""
+    from graphonomous.contract.checker import check_document
+
+    for fixture in sorted(FIXTURES.glob("*.json")):
+        case = json.loads(fixture.read_text("utf-8"))
+        monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(case["input"])))
+        code, text = run("topology", "--reference")
+        assert code == 0
+        printed = json.loads(text)
+        assert check_document(printed) == [], fixture.name
+        reference = case["expected_reference"]
+        assert sorted((sorted(s["nodes"]), s["kappa"]) for s in printed["sccs"]) == sorted(
+            (sorted(s["nodes"]), s["kappa"]) for s in reference["sccs"]
+        ), fixture.name
+    # End to end through `contract check -` for a graph with an SCC (κ 25 > the caps).
+    case = json.loads((FIXTURES / "large-scc-25.json").read_text("utf-8"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(case["input"])))
+    text = run("topology", "--reference")[1]
+    assert json.loads(text)["scc_count"] == 1
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    code, report = run("contract", "check", "-")
+    assert code == 0, report
+    assert "0 violations" in report or "no violations" in report
