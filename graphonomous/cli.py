@@ -148,7 +148,8 @@ READ_ONLY_COMMANDS = frozenset(
 
 
 def _open(args: argparse.Namespace) -> Graphonomous:
-    """The graph of --db, embedder --embedder (else $GRAPHONOMOUS_EMBEDDER, else hashing).
+    """The graph of --db, embedder --embedder (else $GRAPHONOMOUS_EMBEDDER or its alias
+    $GRAPHONOMOUS_EMBEDDING_MODEL, else hashing).
 
     Read-only commands refuse a database path that does not exist (nothing is
     created).  The embedder name goes through `embed.get_embedder`, as
@@ -1355,7 +1356,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "--embedder",
         default=argparse.SUPPRESS,
         help="embedder: hashing (default), hashing-<dims>, onnx:<model dir>, minilm, "
-        "sentence-transformers:<model> (default: $GRAPHONOMOUS_EMBEDDER or hashing)",
+        "sentence-transformers:<model> (default: $GRAPHONOMOUS_EMBEDDER, alias "
+        "$GRAPHONOMOUS_EMBEDDING_MODEL, else hashing)",
     )
 
     parser = _Parser(
@@ -1381,7 +1383,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="embedder, before or after the command: hashing (default), onnx:<model dir>, … "
-        "(default: $GRAPHONOMOUS_EMBEDDER or hashing)",
+        "(default: $GRAPHONOMOUS_EMBEDDER, alias $GRAPHONOMOUS_EMBEDDING_MODEL, else hashing)",
     )
     commands: Any = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     selective = None if only is None else _OnlyCommand(commands, only)
