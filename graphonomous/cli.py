@@ -1248,7 +1248,10 @@ def _add_scan_arguments(sub: argparse.ArgumentParser, *, watch: bool = False) ->
     out: its defaults are not even read."""
     if isinstance(sub, _Skipped):
         return
-    sub.add_argument("directory", help="the folder to ingest")
+    if watch:
+        sub.add_argument("directory", help="the folder to watch")
+    else:
+        sub.add_argument("directory", metavar="PATH", help="the folder, or one file, to ingest")
     sub.add_argument(
         "--extensions",
         metavar=".md,.py,...",
@@ -1510,7 +1513,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     recall.add_argument("--type", choices=NODE_TYPES, help="only nodes of this type")
     recall.add_argument("--mermaid", action="store_true", help="also print a Mermaid flowchart")
 
-    scan = command("scan", cmd_scan, "ingest a folder's text files (incremental)")
+    scan = command("scan", cmd_scan, "ingest a folder's text files, or one file (incremental)")
     _add_scan_arguments(scan)
     scan.add_argument(
         "--force", action="store_true", help="re-read and re-ingest every file, even unchanged ones"

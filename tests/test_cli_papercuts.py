@@ -270,3 +270,20 @@ def test_topology_reference_output_passes_the_contract_checker(
     code, report = run("contract", "check", "-")
     assert code == 0, report
     assert "0 violations" in report or "no violations" in report
+
+
+def test_scan_one_file_then_rescan_it(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha text\n", "utf-8")
+    (docs / "b.md").write_text("# B\n\nbeta text\n", "utf-8")
+    code, text = run("--db", db, "--json", "scan", str(docs / "a.md"))
+    first = json.loads(text)
+    assert code == 0 and (first["files_seen"], first["ingested"]) == (1, 1)
+    code, text = run("--db", db, "--json", "scan", str(docs / "a.md"))
+    again = json.loads(text)
+    assert code == 0 and (again["ingested"], again["unchanged"]) == (0, 1)
+    assert again["nodes_added"] == again["nodes_updated"] == 0
+    code, text = run("--db", db, "--json", "node", "list")
+    assert {n["metadata"]["path"] for n in json.loads(text)["nodes"]} == {"a.md"}
