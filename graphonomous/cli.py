@@ -658,6 +658,13 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
         emit_json(summary.to_dict(), out)
     elif not args.quiet or summary.error_count:
         out.write(ingest.format_scan(summary))
+    # Exit 1 only when files were seen and every one failed (skipped by a rule,
+    # binary or unchanged is not a failure); the summary above names the errors.
+    if summary.files_seen and summary.failed >= summary.files_seen:
+        raise CliError(
+            f"scan: every file seen failed ({summary.failed} of {summary.files_seen}); "
+            "nothing was ingested"
+        )
     return EXIT_OK
 
 

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -287,3 +288,47 @@ def test_scan_one_file_then_rescan_it(tmp_path: Path) -> None:
     assert again["nodes_added"] == again["nodes_updated"] == 0
     code, text = run("--db", db, "--json", "node", "list")
     assert {n["metadata"]["path"] for n in json.loads(text)["nodes"]} == {"a.md"}
+
+
+def test_scan_where_every_seen_file_failed_is_exit_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Failures only: exit 1 and one line saying so; skipped or unchanged files are not failures.
+    (Tests run as root, where chmod 000 does not block reads: the reader is patched.)"""
+    import os
+
+    from graphonomous.ingest import scan as scan_module
+
+    db = str(tmp_path / "s.db")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha\n", "utf-8")
+    (docs / "b.md").write_text("# B\n\nbeta\n", "utf-8")
+    for name in ("a.md", "b.md"):  # older than the racy window: a stat settles them
+        os.utime(docs / name, (1_600_000_000, 1_600_000_000))
+    real = scan_module.read_prefix
+    failing = {"a.md", "b.md"}
+
+    def deny(path: str, limit: int, **safety: Any) -> tuple[bytes, bool]:
+        if Path(path).name in failing:
+            raise PermissionError(13, "Permission denied")
+        return real(path, limit, **safety)
+
+    monkeypatch.setattr(scan_module, "read_prefix", deny)
+    code, text = run("--db", db, "scan", str(docs))
+    err = capsys.readouterr().err
+    assert code == 1 and "2 failed" in text
+    assert err.count("\n") == 1 and "every file seen failed (2 of 2)" in err
+    code, text = run("--db", db, "--json", "scan", str(docs / "a.md"))
+    assert code == 1 and json.loads(text)["failed"] == 1
+    capsys.readouterr()
+    failing.discard("a.md")  # one ingested, one failed: exit 0
+    assert run("--db", db, "scan", str(docs), "-q")[0] == 0
+    failing.add("a.md")  # a.md unchanged (one stat, no read), b.md failed: exit 0
+    (docs / "c.png.md").write_bytes(b"\x00binary")  # skipped, not failed
+    assert run("--db", db, "scan", str(docs), "-q")[0] == 0
+    (docs / "a.md").unlink()
+    assert run("--db", db, "scan", str(docs), "-q")[0] == 0  # b.md failed, c.png.md skipped
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run("--db", db, "scan", str(empty))[0] == 0  # nothing seen
