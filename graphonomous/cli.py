@@ -148,7 +148,8 @@ READ_ONLY_COMMANDS = frozenset(
 
 
 def _open(args: argparse.Namespace) -> Graphonomous:
-    """The graph of --db, embedder --embedder (else $GRAPHONOMOUS_EMBEDDER, else hashing).
+    """The graph of --db, embedder --embedder (else $GRAPHONOMOUS_EMBEDDER or its alias
+    $GRAPHONOMOUS_EMBEDDING_MODEL, else hashing).
 
     Read-only commands refuse a database path that does not exist (nothing is
     created).  The embedder name goes through `embed.get_embedder`, as
@@ -667,6 +668,13 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
         emit_json(summary.to_dict(), out)
     elif not args.quiet or summary.error_count:
         out.write(ingest.format_scan(summary))
+    # Exit 1 only when files were seen and every one failed (skipped by a rule,
+    # binary or unchanged is not a failure); the summary above names the errors.
+    if summary.files_seen and summary.failed >= summary.files_seen:
+        raise CliError(
+            f"scan: every file seen failed ({summary.failed} of {summary.files_seen}); "
+            "nothing was ingested"
+        )
     return EXIT_OK
 
 
@@ -1009,12 +1017,16 @@ def _print_file_report(report: dict[str, Any], out: TextIO) -> None:
 
 
 def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
-    """Full ``PRAGMA integrity_check``; exit 0 when the file is sound, 1 when damaged."""
+    """Full ``PRAGMA integrity_check``; exit 0 when the file is sound, 1 when damaged.
+
+    The file is found as every command finds it (`resolve_db_path`: --db, else
+    $GRAPHONOMOUS_DB, else ~/.graphonomous/knowledge.db).
+    """
     import time
 
     from .store import Store
 
-    path = args.db
+    path = resolve_db_path(args.db)
     if path == ":memory:" or not Path(path).expanduser().is_file():
         raise CliError(f"doctor: no database file at {path}", EXIT_USAGE)
     with Store(path) as store:
@@ -1294,7 +1306,10 @@ def _add_scan_arguments(sub: argparse.ArgumentParser, *, watch: bool = False) ->
     out: its defaults are not even read."""
     if isinstance(sub, _Skipped):
         return
-    sub.add_argument("directory", help="the folder to ingest")
+    if watch:
+        sub.add_argument("directory", help="the folder to watch")
+    else:
+        sub.add_argument("directory", metavar="PATH", help="the folder, or one file, to ingest")
     sub.add_argument(
         "--extensions",
         metavar=".md,.py,...",
@@ -1402,7 +1417,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "--embedder",
         default=argparse.SUPPRESS,
         help="embedder: hashing (default), hashing-<dims>, onnx:<model dir>, minilm, "
-        "sentence-transformers:<model> (default: $GRAPHONOMOUS_EMBEDDER or hashing)",
+        "sentence-transformers:<model> (default: $GRAPHONOMOUS_EMBEDDER, alias "
+        "$GRAPHONOMOUS_EMBEDDING_MODEL, else hashing)",
     )
 
     parser = _Parser(
@@ -1428,7 +1444,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="embedder, before or after the command: hashing (default), onnx:<model dir>, … "
-        "(default: $GRAPHONOMOUS_EMBEDDER or hashing)",
+        "(default: $GRAPHONOMOUS_EMBEDDER, alias $GRAPHONOMOUS_EMBEDDING_MODEL, else hashing)",
     )
     commands: Any = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     selective = None if only is None else _OnlyCommand(commands, only)
@@ -1555,7 +1571,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     recall.add_argument("--type", choices=NODE_TYPES, help="only nodes of this type")
     recall.add_argument("--mermaid", action="store_true", help="also print a Mermaid flowchart")
 
-    scan = command("scan", cmd_scan, "ingest a folder's text files (incremental)")
+    scan = command("scan", cmd_scan, "ingest a folder's text files, or one file (incremental)")
     _add_scan_arguments(scan)
     scan.add_argument(
         "--force", action="store_true", help="re-read and re-ingest every file, even unchanged ones"
@@ -1571,7 +1587,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         'κ analysis of a {"nodes", "edges"} JSON document, printed as canonical JSON',
     )
     topo.add_argument("file", nargs="?", default="-", help="JSON file, or - for stdin (default)")
-    topo.add_argument("--reference", action="store_true", help="brute-force reference output")
+    topo.add_argument(
+        "--reference",
+        action="store_true",
+        help="κ and cuts by the brute-force reference (printed in the canonical shape)",
+    )
     topo.add_argument("--preview", nargs=2, metavar=("SRC", "DST"), help="preview adding SRC->DST")
 
     metrics = command(

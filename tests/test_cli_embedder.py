@@ -57,3 +57,31 @@ def test_bad_embedder_is_a_usage_error_naming_the_field(
     assert "invalid embedder" in err and "Traceback" not in err
     code, _ = run("--db", str(tmp_path / "e.db"), "--embedder", "onnx:/no/such/dir", "stats")
     assert code == 2
+
+
+# The seed's name for the same setting (a documented alias of EMBEDDER_ENV).
+EMBEDDER_ALIAS_ENV = "GRAPHONOMOUS_EMBEDDING_MODEL"
+
+
+def test_embedding_model_is_an_alias_of_the_embedder_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """$GRAPHONOMOUS_EMBEDDING_MODEL (the seed's name) = $GRAPHONOMOUS_EMBEDDER; both set and
+    different is exit 2 naming both; --embedder still overrides either."""
+    db = str(tmp_path / "e.db")
+    assert run("init", "--db", db)[0] == 0
+    monkeypatch.delenv(EMBEDDER_ENV, raising=False)
+    monkeypatch.setenv(EMBEDDER_ALIAS_ENV, "hashing-24")
+    code, text = run("--db", db, "--json", "stats")
+    assert code == 0 and json.loads(text)["embedder"] == "hashing-24"
+    monkeypatch.setenv(EMBEDDER_ENV, "hashing-24")  # both, the same: fine
+    assert json.loads(run("--db", db, "--json", "stats")[1])["embedder"] == "hashing-24"
+    monkeypatch.setenv(EMBEDDER_ENV, "hashing-48")
+    code, _ = run("--db", db, "stats")
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert EMBEDDER_ENV in err and EMBEDDER_ALIAS_ENV in err and "Traceback" not in err
+    code, text = run("--db", db, "--json", "--embedder", "hashing-8", "stats")
+    assert code == 0 and json.loads(text)["embedder"] == "hashing-8"
+    with pytest.raises(ValueError, match=EMBEDDER_ALIAS_ENV):  # the Python API too
+        Graphonomous(":memory:")

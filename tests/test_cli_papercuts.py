@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -217,3 +218,117 @@ def test_an_unknown_relationship_is_named(
     err = capsys.readouterr().err
     assert "unknown relationship 'blah'" in err and "existing nodes" not in err
     assert run("--db", db, "remember", "y", "--link", "n1:causes")[0] == 0
+
+
+def test_doctor_without_db_checks_the_default_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --db: $GRAPHONOMOUS_DB, else ~/.graphonomous/knowledge.db, as every other command."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("GRAPHONOMOUS_DB", raising=False)
+    monkeypatch.delenv("GRAPHONOMOUS_STORAGE", raising=False)
+    default = tmp_path / ".graphonomous" / "knowledge.db"
+    assert run("doctor")[0] == 2
+    assert f"no database file at {default}" in capsys.readouterr().err
+    assert run("init")[0] == 0
+    code, text = run("--json", "doctor")
+    assert code == 0
+    assert json.loads(text)["database"] == str(default)
+    assert json.loads(text)["integrity"] == "ok"
+    chosen = tmp_path / "env.db"
+    monkeypatch.setenv("GRAPHONOMOUS_DB", str(chosen))
+    assert run("init")[0] == 0
+    code, text = run("doctor")
+    assert code == 0 and text.startswith(f"{chosen}: ok")
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "topology"
+
+
+def test_topology_reference_output_passes_the_contract_checker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`topology --reference`: the brute-force reference's κ and cuts, in the canonical shape."""
+    from graphonomous.contract.checker import check_document
+
+    for fixture in sorted(FIXTURES.glob("*.json")):
+        case = json.loads(fixture.read_text("utf-8"))
+        monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(case["input"])))
+        code, text = run("topology", "--reference")
+        assert code == 0
+        printed = json.loads(text)
+        assert check_document(printed) == [], fixture.name
+        reference = case["expected_reference"]
+        assert sorted((sorted(s["nodes"]), s["kappa"]) for s in printed["sccs"]) == sorted(
+            (sorted(s["nodes"]), s["kappa"]) for s in reference["sccs"]
+        ), fixture.name
+    # End to end through `contract check -` for a graph with an SCC (κ 25 > the caps).
+    case = json.loads((FIXTURES / "large-scc-25.json").read_text("utf-8"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(case["input"])))
+    text = run("topology", "--reference")[1]
+    assert json.loads(text)["scc_count"] == 1
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    code, report = run("contract", "check", "-")
+    assert code == 0, report
+    assert "0 violations" in report or "no violations" in report
+
+
+def test_scan_one_file_then_rescan_it(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha text\n", "utf-8")
+    (docs / "b.md").write_text("# B\n\nbeta text\n", "utf-8")
+    code, text = run("--db", db, "--json", "scan", str(docs / "a.md"))
+    first = json.loads(text)
+    assert code == 0 and (first["files_seen"], first["ingested"]) == (1, 1)
+    code, text = run("--db", db, "--json", "scan", str(docs / "a.md"))
+    again = json.loads(text)
+    assert code == 0 and (again["ingested"], again["unchanged"]) == (0, 1)
+    assert again["nodes_added"] == again["nodes_updated"] == 0
+    code, text = run("--db", db, "--json", "node", "list")
+    assert {n["metadata"]["path"] for n in json.loads(text)["nodes"]} == {"a.md"}
+
+
+def test_scan_where_every_seen_file_failed_is_exit_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Failures only: exit 1 and one line saying so; skipped or unchanged files are not failures.
+    (Tests run as root, where chmod 000 does not block reads: the reader is patched.)"""
+    import os
+
+    from graphonomous.ingest import scan as scan_module
+
+    db = str(tmp_path / "s.db")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha\n", "utf-8")
+    (docs / "b.md").write_text("# B\n\nbeta\n", "utf-8")
+    for name in ("a.md", "b.md"):  # older than the racy window: a stat settles them
+        os.utime(docs / name, (1_600_000_000, 1_600_000_000))
+    real = scan_module.read_prefix
+    failing = {"a.md", "b.md"}
+
+    def deny(path: str, limit: int, **safety: Any) -> tuple[bytes, bool]:
+        if Path(path).name in failing:
+            raise PermissionError(13, "Permission denied")
+        return real(path, limit, **safety)
+
+    monkeypatch.setattr(scan_module, "read_prefix", deny)
+    code, text = run("--db", db, "scan", str(docs))
+    err = capsys.readouterr().err
+    assert code == 1 and "2 failed" in text
+    assert err.count("\n") == 1 and "every file seen failed (2 of 2)" in err
+    code, text = run("--db", db, "--json", "scan", str(docs / "a.md"))
+    assert code == 1 and json.loads(text)["failed"] == 1
+    capsys.readouterr()
+    failing.discard("a.md")  # one ingested, one failed: exit 0
+    assert run("--db", db, "scan", str(docs), "-q")[0] == 0
+    failing.add("a.md")  # a.md unchanged (one stat, no read), b.md failed: exit 0
+    (docs / "c.png.md").write_bytes(b"\x00binary")  # skipped, not failed
+    assert run("--db", db, "scan", str(docs), "-q")[0] == 0
+    (docs / "a.md").unlink()
+    assert run("--db", db, "scan", str(docs), "-q")[0] == 0  # b.md failed, c.png.md skipped
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run("--db", db, "scan", str(empty))[0] == 0  # nothing seen

@@ -196,9 +196,58 @@ def test_missing_root_is_a_validation_error(graph: Graphonomous, tmp_path: Path)
     with pytest.raises(ValidationError) as info:
         scan_directory(graph, tmp_path / "absent")
     assert info.value.field == "root"
-    (tmp_path / "file.txt").write_text("x", encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo.txt")  # neither a directory nor a regular file
     with pytest.raises(ValidationError):
-        scan_directory(graph, tmp_path / "file.txt")
+        scan_directory(graph, tmp_path / "fifo.txt")
+
+
+def ingested_shape(graph: Graphonomous, path: str) -> list[tuple[Any, ...]]:
+    """What a file became, without node ids: kind, provenance, content, chunk section."""
+    from graphonomous.retrieval.provenance import provenance
+
+    return sorted(
+        (n.metadata["kind"], tuple(provenance(n).values()), n.content, n.metadata.get("section"))
+        for n in graph.store.list_nodes()
+        if n.metadata.get("path") == path
+    )
+
+
+def test_one_file_is_ingested_as_a_scan_of_its_folder_would(tmp_path: Path) -> None:
+    root = tmp_path.resolve() / "project"
+    readme = write(root, "README.md", DOC)
+    write(root, "notes.txt", "Plain notes.\n\nSecond paragraph of notes.\n")
+    write(root, "sub/other.md", "# Other\n\nanother file\n")
+    with Graphonomous(":memory:") as alone, Graphonomous(":memory:") as whole:
+        summary = scan_directory(alone, readme)
+        assert (summary.root, summary.files_seen, summary.ingested) == (str(root), 1, 1)
+        assert summary.excluded == 0 and summary.failed == 0
+        assert set(file_nodes(alone)) == {"README.md"}  # no other file was read
+        scan_directory(whole, root)
+        assert ingested_shape(alone, "README.md") == ingested_shape(whole, "README.md")
+        assert len(chunks_of(alone, "README.md")) == len(chunks_of(whole, "README.md")) > 1
+        key = str(root / "README.md")
+        assert sources.get_row(alone.store, key).root == sources.get_row(whole.store, key).root
+        # The folder's scan then finds the file already ingested (same root, same row).
+        folder = scan_directory(alone, root)
+        assert (folder.ingested, folder.unchanged, folder.nodes_updated) == (2, 1, 0)
+
+
+def test_a_rescan_of_one_file_is_incremental(graph: Graphonomous, tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    readme = write(root, "README.md", DOC)
+    write(root, "notes.txt", "Plain notes.\n")
+    scan_directory(graph, root)
+    ids = {n.id for n in graph.store.list_nodes()}
+    again = scan_directory(graph, readme)
+    assert (again.files_seen, again.unchanged, again.ingested, again.removed) == (1, 1, 0, 0)
+    assert (again.nodes_added, again.nodes_updated, again.nodes_removed) == (0, 0, 0)
+    assert {n.id for n in graph.store.list_nodes()} == ids  # notes.txt was not removed
+    write(root, "README.md", DOC.replace("E-47", "E-48"))
+    touch_old(readme, 10)
+    changed = scan_directory(graph, readme)
+    assert (changed.ingested, changed.nodes_added, changed.removed) == (1, 0, 0)
+    assert changed.nodes_updated > 0  # the changed chunk and its file node
+    assert set(file_nodes(graph)) == {"README.md", "notes.txt"}
 
 
 # -- read limits ------------------------------------------------------------------------

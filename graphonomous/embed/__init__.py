@@ -8,7 +8,7 @@ Importing this package imports neither NumPy nor any model library.
 
 from __future__ import annotations
 
-from graphonomous.embed.base import EMBEDDER_ENV, Embedder, get_embedder
+from graphonomous.embed.base import EMBEDDER_ALIAS_ENV, EMBEDDER_ENV, Embedder, get_embedder
 from graphonomous.embed.hashing import HashingEmbedder, tokenize
 from graphonomous.embed.index import VectorIndex, exact_score
 from graphonomous.embed.vectors import (
@@ -24,6 +24,7 @@ from graphonomous.embed.vectors import (
 )
 
 __all__ = [
+    "EMBEDDER_ALIAS_ENV",
     "EMBEDDER_ENV",
     "NO_NUMPY_ENV",
     "Embedder",

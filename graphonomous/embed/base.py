@@ -14,6 +14,9 @@ from graphonomous.embed.hashing import HashingEmbedder
 from graphonomous.model import EMBEDDING_DIMENSIONS
 
 EMBEDDER_ENV = "GRAPHONOMOUS_EMBEDDER"
+# The seed's name for the same setting: an alias, read only here (both set and
+# different is an error naming both, never a silent pick).
+EMBEDDER_ALIAS_ENV = "GRAPHONOMOUS_EMBEDDING_MODEL"
 DEFAULT_EMBEDDER = "hashing"
 MINILM_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 SENTENCE_TRANSFORMERS_PREFIX = "sentence-transformers:"
@@ -41,7 +44,8 @@ ONNX_PREFIX = "onnx:"
 def get_embedder(name: str | None = None) -> Embedder:
     """Build the embedder named ``name``.
 
-    Input: ``None`` (use ``$GRAPHONOMOUS_EMBEDDER``, else ``"hashing"``) or one of
+    Input: ``None`` (use ``$GRAPHONOMOUS_EMBEDDER`` or its alias
+    ``$GRAPHONOMOUS_EMBEDDING_MODEL``, else ``"hashing"``) or one of
     ``"hashing"`` (384 dims), ``"hashing-<dims>"`` (the `name` a hashing
     embedder reports, so stored names round-trip), ``"minilm"``
     (all-MiniLM-L6-v2), ``"sentence-transformers:<model>"`` or ``"onnx:<model dir>"``
@@ -52,7 +56,7 @@ def get_embedder(name: str | None = None) -> Embedder:
     extra to install when an optional provider's package is missing.
     """
     if name is None:
-        name = os.environ.get(EMBEDDER_ENV, "").strip() or DEFAULT_EMBEDDER
+        name = embedder_from_env() or DEFAULT_EMBEDDER
     key = name.strip()
     if key == DEFAULT_EMBEDDER:
         return HashingEmbedder(EMBEDDING_DIMENSIONS)
@@ -70,6 +74,22 @@ def get_embedder(name: str | None = None) -> Embedder:
         f"unknown embedder {name!r}; expected 'hashing', 'hashing-<dims>', 'minilm', "
         f"'sentence-transformers:<model>' or 'onnx:<model dir>'"
     )
+
+
+def embedder_from_env() -> str | None:
+    """The embedder name set in $GRAPHONOMOUS_EMBEDDER or its alias
+    $GRAPHONOMOUS_EMBEDDING_MODEL (blank = unset), else None.
+
+    Raises `ValueError` naming both variables when both are set and differ.
+    """
+    main = os.environ.get(EMBEDDER_ENV, "").strip()
+    alias = os.environ.get(EMBEDDER_ALIAS_ENV, "").strip()
+    if main and alias and main != alias:
+        raise ValueError(
+            f"{EMBEDDER_ENV}={main!r} and {EMBEDDER_ALIAS_ENV}={alias!r} differ "
+            "(the second is an alias of the first): set one of them"
+        )
+    return main or alias or None
 
 
 def _sentence_transformer(model: str) -> Embedder:

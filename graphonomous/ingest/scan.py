@@ -49,7 +49,7 @@ from .plan import (
 )
 from .references import resolution_changed
 from .sources import SourceRow, delete_row, get_row, rows_inside, rows_under, upsert_row
-from .walk import FileEntry, WalkReport, resolve_root, walk_files
+from .walk import FileEntry, WalkReport, resolve_target, walk_files
 
 # A file changed less than this long before it was read may change again
 # within the file system's timestamp granularity without a visible mtime
@@ -436,18 +436,25 @@ def sync_tree(
     baseline: dict[str, tuple[int, int]] | None = None,
     progress: Progress | None = None,
     force: bool = False,
+    only: str | None = None,
 ) -> SyncResult:
     """One incremental pass over `root` (already resolved); see the module docstring.
 
     `baseline` (rel path -> (size, mtime_ns)) marks files known unchanged
     without consulting the database (the watcher's previous cycle); `force`
-    re-reads and re-plans every file.
+    re-reads and re-plans every file.  `only` (a file name in `root`): the pass
+    covers that one file, as the pass over `root` would; no other file of the
+    root is read or removed.
     """
     started = time.perf_counter()
     state = _Sync(graph, root, options, baseline, force)
     report = WalkReport()
-    entries = list(walk_files(root, options, report))
-    state.rows = rows_under(graph.store, state.root)
+    entries = list(walk_files(root, options, report, only))
+    if only is None:
+        state.rows = rows_under(graph.store, state.root)
+    else:  # only this file's row of the root: nothing else can be removed
+        row = get_row(graph.store, state.key(only))
+        state.rows = {row.path: row} if row is not None and row.root == state.root else {}
     total = len(entries)
     for done, entry in enumerate(entries, 1):
         state.visit(entry)
@@ -475,17 +482,20 @@ def scan_directory(
 ) -> ScanSummary:
     """Ingest every text file under `root` into `graph`, incrementally.
 
-    Input: the facade, a directory, ScanOptions (seed 003 defaults when
+    Input: the facade, a directory or one file (ingested exactly as the scan
+    of its folder would ingest it: same root, chunks and provenance; nothing
+    else of the folder is touched), ScanOptions (seed 003 defaults when
     None), and an optional `progress(done, total, summary)` callback called
     after each listed file; `force` re-ingests every file even when it is
     unchanged.  Output: ScanSummary.  Re-running on an unchanged
     tree writes nothing and reads no file (one stat per file).  Raises
-    ValidationError when `root` is not a directory; every per-file problem is
-    counted in the summary instead.  Complexity: O(files) stats plus
-    O(bytes read) for new or changed files.
+    ValidationError when `root` is neither a directory nor a regular file;
+    every per-file problem is counted in the summary instead.  Complexity:
+    O(files) stats plus O(bytes read) for new or changed files.
     """
+    directory, only = resolve_target(root)
     return sync_tree(
-        graph, resolve_root(root), options or ScanOptions(), progress=progress, force=force
+        graph, directory, options or ScanOptions(), progress=progress, force=force, only=only
     ).summary
 
 

@@ -2,7 +2,8 @@
 
 A depth-first walk over `os.scandir`, entries in sorted name order, so the
 listing is deterministic.  Only one directory's entries are held at a time
-(plus the stack of directories still to visit).
+(plus the stack of directories still to visit).  One file is listed as its
+folder's walk would list it (the same rules, the folder as the root).
 """
 
 from __future__ import annotations
@@ -54,6 +55,22 @@ def resolve_root(root: str | os.PathLike[str]) -> Path:
     return resolved
 
 
+def resolve_target(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
+    """What `scan PATH` walks: (canonical root directory, None) for a directory, or
+    (its canonical folder, its name) for one regular file, which is then listed
+    exactly as a scan of that folder would list it.  Raises ValidationError."""
+    given = Path(path).expanduser()
+    try:
+        resolved = given.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        raise ValidationError("root", f"cannot open {str(path)!r}: {exc}") from exc
+    if resolved.is_file():
+        return resolved.parent, resolved.name
+    if not resolved.is_dir():
+        raise ValidationError("root", f"{str(path)!r} is neither a directory nor a regular file")
+    return resolved, None
+
+
 def _join(parent: str, name: str) -> str:
     return f"{parent}/{name}" if parent else name
 
@@ -62,8 +79,13 @@ def _error_text(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
-def walk_files(root: Path, options: ScanOptions, report: WalkReport) -> Iterator[FileEntry]:
+def walk_files(
+    root: Path, options: ScanOptions, report: WalkReport, only: str | None = None
+) -> Iterator[FileEntry]:
     """Yield every candidate file under `root` in sorted depth-first order.
+
+    `only`: a name in `root` (the file of `resolve_target`); the walk then looks
+    at that one entry of the root, under the same rules, and at nothing else.
 
     Rules: `.git` is always skipped; names starting with "." are skipped
     unless include_hidden; `.gitignore` files are honoured when
@@ -92,7 +114,9 @@ def walk_files(root: Path, options: ScanOptions, report: WalkReport) -> Iterator
         rules = inherited + matcher.rules_in(rel_dir) if matcher is not None else inherited
         try:
             with os.scandir(root / rel_dir if rel_dir else root) as iterator:
-                entries = sorted(iterator, key=lambda e: e.name)
+                entries = sorted(
+                    (e for e in iterator if only is None or e.name == only), key=lambda e: e.name
+                )
         except OSError as exc:
             report.unreadable_dirs.append(rel_dir)
             report.errors.append((rel_dir or ".", _error_text(exc)))
