@@ -11,59 +11,64 @@ memory answers about the past, so a month or day without a year is the most
 recent one that has started; future phrases ("tomorrow", "next week") are not
 in the grammar.
 
-N is digits (at most 4), a number word one..twelve, "a couple (of)" = 2 or
+N is digits (at most 4), a number word one..twelve (not the tail of a larger
+number: "twenty two days ago" gives no window), "a couple (of)" = 2 or
 "a few" = 3; before "ago" also "a"/"an" = 1.  Units: minute(s)/min(s),
 hour(s)/hr(s), day(s), week(s), month(s), year(s)/yr(s).  MONTH is a full
 name or an abbreviation (jan feb mar apr jun jul aug sep sept oct nov dec).
 YEAR is four digits 1900–2199.  D is a day 1–31 with an optional st/nd/rd/th.
 Today is 00:00 UTC of `now`'s date.
 
-==========================================  ==========================================
-expression                                  window [start, end)
-==========================================  ==========================================
-today, tonight, this morning|afternoon|     today 00:00 – tomorrow 00:00
-evening, earlier today
-yesterday                                   yesterday's day
-(the) day before yesterday                  the day before yesterday
-N minutes|hours ago                         that minute | that hour
-N days|weeks|months|years ago               that day | ISO week | month | year
-last|past|previous week|month|year          the previous calendar week|month|year
-this past week|month|year                   the same as "last"
-last|past|previous weekend                  previous Saturday 00:00 – this Monday 00:00
-this week|month|year                        start of the current one – now
-(in|over|within|during|for) (the)           rolling: now − N units – now
-last|past|previous N units
-recently, lately                            rolling: now − `RECENT_WINDOW` – now
-last|previous|(this) past WEEKDAY           the latest WEEKDAY strictly before today
-on WEEKDAY                                  the latest WEEKDAY on or before today
-this WEEKDAY                                that day of the current ISO week
-(in|during) MONTH                           the latest MONTH that has started
-(in|during) MONTH (of) YEAR                 that month
-last MONTH                                  the latest MONTH that has ended
-(on) YYYY-MM-DD                             that day
-(on) MONTH D ((,) YEAR)                     that day; without a year the latest one
-(on) (the) D (of) MONTH ((,) YEAR)            that has started (today counts)
-(in|during) (the year (of)) YEAR            that year
-since X                                     start of X – now
-before X                                    unbounded – start of X
-after X                                     end of X – unbounded
-until|till X                                unbounded – end of X
-between X and Y, from X to|until|through Y  earlier start – later end
-before|after EVENT                          no bounds: `event`, `direction`
-==========================================  ==========================================
+=====================================  ===========================================
+expression                             window [start, end)
+=====================================  ===========================================
+today, tonight, earlier today,         today 00:00 – tomorrow 00:00
+this morning|afternoon|evening         today 00:00 – tomorrow 00:00
+yesterday                              yesterday 00:00 – today 00:00
+(the) day before yesterday             the day before yesterday
+N minutes|hours ago                    that minute | that hour
+N days|weeks|months|years ago          that day | ISO week | month | year
+last|past|previous|this past           the previous calendar week | month | year
+  week|month|year
+last|past|previous|this past weekend   previous Saturday 00:00 – this Monday 00:00
+this week|month|year                   start of the current one – now
+(in|over|within|during|for) (the)      rolling: now − N units – now
+  last|past|previous N units
+recently, lately                       rolling: now − `RECENT_WINDOW` – now
+last|previous|(this) past WEEKDAY      the latest WEEKDAY strictly before today
+on WEEKDAY                             the latest WEEKDAY on or before today
+this WEEKDAY                           that day of the current ISO week
+(in|during) MONTH                      the latest MONTH that has started
+last MONTH                             the latest MONTH that has ended
+(in|during) MONTH (of) (,) YEAR        that month
+(on) YYYY-MM-DD                        that day
+(on) MONTH D (,) YEAR                  that day
+(on) (the) D (of) MONTH (,) YEAR       that day
+(on) MONTH D, (on) (the) D (of) MONTH  the latest such day on or before today
+(in|during) (the year (of)) YEAR       that year
+since X                                start of X – now
+before X                               unbounded – start of X
+after X                                end of X – unbounded
+until|till X                           unbounded – end of X
+between X and Y                        the earlier start – the later end
+from X to|until|till|through Y         the earlier start – the later end
+before|after EVENT                     no bounds; `event` and `direction` set
+=====================================  ===========================================
 
 X and Y are any expression above without its leading in/during/on, or a bare
-MONTH, WEEKDAY or YEAR ("since March", "before 2024", "until Friday"); an X
-followed by a possessive ("after yesterday's meeting") is not an operand.
+MONTH, WEEKDAY or YEAR ("since March", "before 2024", "until Friday"), which
+mean what "in MONTH", "on WEEKDAY" and "in YEAR" mean; an X followed by a
+possessive ("after yesterday's meeting") is not an operand.
 EVENT is what follows "before"/"after" when it is not an X: the phrase up to
-the end of the clause (``? ! , ; : .`` before a space, a newline, a following
-time expression, or a word of `_CLAUSE_WORDS`), without a leading "the", at
-most `MAX_EVENT_WORDS` words, and not only pronouns ("after that").
+the end of the clause (``? ! , ; :``, a full stop before a space, a newline,
+a following time expression, or a word of `_CLAUSE_WORDS`), without a leading
+"the", at most `MAX_EVENT_WORDS` words, and not only pronouns ("after that").
 
-Not in the grammar, on purpose: a bare MONTH or WEEKDAY ("may", "march",
-"august" are also words; "Sunday school"), a bare YEAR ("port 2023"), slash
-dates (3/5/2024 is March 5 in the US and 3 May elsewhere), dotted numbers
-("version 2024.1"), and the future ("tomorrow", "next week").
+Not in the grammar, on purpose: a bare MONTH or WEEKDAY outside an operator
+("may", "march", "august" are also words; "Sunday school"), a bare YEAR
+("port 2023"), slash dates (3/5/2024 is March 5 in the US and 3 May
+elsewhere), dotted numbers ("version 2024.1"), and the future ("tomorrow",
+"next week").
 """
 
 from __future__ import annotations
@@ -74,6 +79,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from itertools import islice
 from typing import Final
 
 from ..model import ValidationError
@@ -106,8 +112,8 @@ _MONTH_NUMBERS: Final = {
 }
 # ISO weekday order (Monday = 0, as `datetime.weekday`); spelled out for the same locale reason.
 _WEEKDAYS: Final = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-# Number words one..twelve, as learning/cues.py reads them: enough for "two weeks ago"
-# and "the last twelve months"; larger counts are written in digits.
+# Number words one..twelve: enough for "two weeks ago" and "the last twelve months";
+# larger counts are usually written in digits.
 _NUMBER_TEXT: Final = "one two three four five six seven eight nine ten eleven twelve"
 _NUMBER_WORDS: Final = tuple(_NUMBER_TEXT.split())
 # Vague counts by their usual value: "a couple of days" is two, "a few weeks" three.
@@ -206,7 +212,8 @@ _PRESENT_CUES: Final = re.compile(
 )
 # ...unless the question also points at an earlier state ("what did I use before, and now?").
 _PAST_CUES: Final = re.compile(
-    r"\b(?:used\s+to|previous(?:ly)?|formerly|former|originally|initially|first|before"
+    r"\b(?:used\s+to|did\s+(?:\w+\s+){1,3}use\s+to|previous(?:ly)?|formerly|former"
+    r"|originally|initially|first|before"
     r"|in\s+the\s+past|back\s+then|(?:the|my|our|your|his|her|their|its)\s+old)\b",
     _FLAGS,
 )
@@ -601,7 +608,7 @@ def _event(operator: re.Match[str], text: str, starts: list[int]) -> _Found | No
     following = bisect_left(starts, pos)
     if following < len(starts):
         limit = min(limit, starts[following])
-    words = list(_TOKEN.finditer(text, pos, max(pos, limit)))
+    words = list(islice(_TOKEN.finditer(text, pos, max(pos, limit)), MAX_EVENT_WORDS + 1))
     if words and words[0].group(0).lower() == "the":
         words = words[1:]
     words = words[:MAX_EVENT_WORDS]
