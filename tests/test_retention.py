@@ -135,7 +135,7 @@ def test_reinforcement_resets_the_clock(month: Any) -> None:
 
 
 def test_the_forecast_is_exact(month: Any) -> None:
-    clock, graph, ids, timer = month
+    _clock, graph, ids, _timer = month
     forecast = graph.fade_forecast(10)
     fades = {item["node_id"]: item["fades_at"] for item in forecast["fading"]}
     assert set(fades) == {ids["fast"], ids["episodic"]}

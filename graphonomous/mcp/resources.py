@@ -129,8 +129,8 @@ class ResourceTemplate:
 def read_health(ctx: ResourceContext) -> dict[str, Any]:
     """Runtime health: server identity, uptime, graph counts, storage, the node
     budget (`Graphonomous.budget_status`), what forgetting took in the last day
-    and decay takes in the next (`retention_status`), the graph clock, and the telemetry counters (routing
-    decisions per entry point among them)."""
+    and decay takes in the next (`retention_status`), the graph clock, and the
+    telemetry counters (routing decisions per entry point among them)."""
     stats = ctx.graph.graph_stats()
     return {
         "status": "ok",

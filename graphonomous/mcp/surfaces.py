@@ -54,9 +54,9 @@ _V2_INSTRUCTIONS: Final = (
     "coverage, trace_evidence, frontier): what do I know? route (topology, deliberate, "
     "attention_survey, attention_cycle, review_goal): what should I do? act (store_node, "
     "store_edge, delete_node, manage_edge, manage_goal, belief_revise, forget_node, "
-    "restore_node, forget_policy, gdpr_erase): change the graph. learn (from_outcome, from_feedback, "
-    "detect_novelty, from_interaction, contradictions): did it work? consolidate (run, "
-    "stats, query, traverse): maintain the graph. Typical loop: retrieve context → route "
+    "restore_node, forget_policy, gdpr_erase): change the graph. learn (from_outcome, "
+    "from_feedback, detect_novelty, from_interaction, contradictions): did it work? "
+    "consolidate (run, stats, query, traverse): maintain the graph. Typical loop: retrieve context → route "
     "topology → act → learn from_outcome → consolidate run. Topology: " + _KAPPA_ADVICE
 )
 SURFACE_INSTRUCTIONS: Final[Mapping[str, str]] = {
