@@ -56,8 +56,8 @@ _V2_INSTRUCTIONS: Final = (
     "store_edge, delete_node, manage_edge, manage_goal, belief_revise, forget_node, "
     "restore_node, forget_policy, gdpr_erase): change the graph. learn (from_outcome, "
     "from_feedback, detect_novelty, from_interaction, contradictions): did it work? "
-    "consolidate (run, stats, query, traverse): maintain the graph. Typical loop: retrieve context → route "
-    "topology → act → learn from_outcome → consolidate run. Topology: " + _KAPPA_ADVICE
+    "consolidate (run, stats, query, traverse): maintain the graph. Typical loop: "
+    "retrieve context → route topology → act → learn from_outcome → consolidate run. Topology: " + _KAPPA_ADVICE
 )
 SURFACE_INSTRUCTIONS: Final[Mapping[str, str]] = {
     "v2": _V2_INSTRUCTIONS,
