@@ -57,7 +57,8 @@ _V2_INSTRUCTIONS: Final = (
     "restore_node, forget_policy, gdpr_erase): change the graph. learn (from_outcome, "
     "from_feedback, detect_novelty, from_interaction, contradictions): did it work? "
     "consolidate (run, stats, query, traverse): maintain the graph. Typical loop: "
-    "retrieve context → route topology → act → learn from_outcome → consolidate run. Topology: " + _KAPPA_ADVICE
+    "retrieve context → route topology → act → learn from_outcome → consolidate run. Topology: "
+    + _KAPPA_ADVICE
 )
 SURFACE_INSTRUCTIONS: Final[Mapping[str, str]] = {
     "v2": _V2_INSTRUCTIONS,

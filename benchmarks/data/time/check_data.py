@@ -8,6 +8,7 @@ unique ids, labels and kinds in the allowed sets, split equal to the hash rule
 of make_splits.py, the minimum counts of the brief, and a few sanity rules.
 Prints a count summary; exits 1 on any problem.
 """
+
 import collections
 import hashlib
 import json
@@ -17,21 +18,41 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 
-CONFLICT_KINDS = {"number_unit", "version", "date", "time_of_day", "name_or_entity", "colour",
-                  "boolean_negation", "default_changed", "renamed", "moved", "removed", "other"}
-COMPATIBLE_KINDS = {"different_fact_same_subject", "same_value_rephrased", "both_events",
-                    "different_subject_same_slot", "refinement", "other"}
+CONFLICT_KINDS = {
+    "number_unit",
+    "version",
+    "date",
+    "time_of_day",
+    "name_or_entity",
+    "colour",
+    "boolean_negation",
+    "default_changed",
+    "renamed",
+    "moved",
+    "removed",
+    "other",
+}
+COMPATIBLE_KINDS = {
+    "different_fact_same_subject",
+    "same_value_rephrased",
+    "both_events",
+    "different_subject_same_slot",
+    "refinement",
+    "other",
+}
 # Words that announce an update. A conflict whose `second` has none of them is
 # "cue-free": the detector has to notice the new value itself.
 CUE_RE = re.compile(
     r"\b(now|no longer|any ?more|instead|changed?|changes|moved?|renamed?|replaced?|switched?|"
     r"updated?|previously|formerly|used to|new|became|corrected|increased|reduced|raised|"
-    r"dropped|removed?|reverted|deprecated|since|again|longer)\b", re.I)
+    r"dropped|removed?|reverted|deprecated|since|again|longer)\b",
+    re.I,
+)
 
 MIN_PAIRS = 180
 MIN_PER_CONFLICT_KIND = 8
 MIN_CUE_FREE_CONFLICTS = 10
-CONFLICT_SHARE = (0.40, 0.50)   # brief: about 45 % conflict
+CONFLICT_SHARE = (0.40, 0.50)  # brief: about 45 % conflict
 MIN_UPDATE_CASES = 60
 
 problems = []
@@ -97,10 +118,14 @@ def sentence_ok(where, field, text):
         return
     if text != text.strip() or "\n" in text:
         problem(f"{where}: {field} has surrounding whitespace or a newline")
-    if not text[0].isupper() and not text[0].isdigit() and not text[0] in "'\"":
-        # identifiers such as "pytest", "redis.conf", "orjson" may start a sentence
-        if not re.match(r"[a-z][\w.\-]*[\w]", text):
-            problem(f"{where}: {field} does not start like a sentence: {text[:30]!r}")
+    # identifiers such as "pytest", "redis.conf", "orjson" may start a sentence
+    if (
+        not text[0].isupper()
+        and not text[0].isdigit()
+        and text[0] not in "'\""
+        and not re.match(r"[a-z][\w.\-]*[\w]", text)
+    ):
+        problem(f"{where}: {field} does not start like a sentence: {text[:30]!r}")
     if text[-1] not in ".?!":
         problem(f"{where}: {field} does not end with . ? or !")
     if len(text) > 220:
@@ -108,7 +133,23 @@ def sentence_ok(where, field, text):
 
 
 def words(text):
-    return set(re.findall(r"[a-z0-9_.#+-]+", text.lower())) - {"the", "a", "an", "is", "of", "to", "in", "by", "does", "do", "what", "which", "and", "for", "with"}
+    return set(re.findall(r"[a-z0-9_.#+-]+", text.lower())) - {
+        "the",
+        "a",
+        "an",
+        "is",
+        "of",
+        "to",
+        "in",
+        "by",
+        "does",
+        "do",
+        "what",
+        "which",
+        "and",
+        "for",
+        "with",
+    }
 
 
 def main():
@@ -162,7 +203,10 @@ def main():
             problem(f"conflict_pairs: conflict share {share:.1%} outside {CONFLICT_SHARE}")
     for k in sorted(CONFLICT_KINDS):
         if kind_n[("conflict", k)] < MIN_PER_CONFLICT_KIND:
-            problem(f"conflict_pairs: conflict kind {k} has {kind_n[('conflict', k)]} pairs, need {MIN_PER_CONFLICT_KIND}")
+            problem(
+                f"conflict_pairs: conflict kind {k} has {kind_n[('conflict', k)]} pairs, "
+                f"need {MIN_PER_CONFLICT_KIND}"
+            )
     if cue_free < MIN_CUE_FREE_CONFLICTS:
         problem(f"conflict_pairs: {cue_free} cue-free conflicts, need {MIN_CUE_FREE_CONFLICTS}")
     for s in ("tune", "validate"):
@@ -200,25 +244,46 @@ def main():
                 sentence_ok(where, f"distractors[{i}]", x)
                 if x in (row.get("old"), row.get("new")):
                     problem(f"{where}: distractor {i} repeats old/new")
-        if isinstance(q, str) and isinstance(row.get("old"), str) and isinstance(row.get("new"), str):
+        if (
+            isinstance(q, str)
+            and isinstance(row.get("old"), str)
+            and isinstance(row.get("new"), str)
+        ):
             qw = words(q)
             if len(qw & words(row["new"])) > len(qw & words(row["old"])):
                 closer_to_new.append(row["id"])
         usplit[row.get("split")] += 1
     if closer_to_new:
-        problem(f"update_cases: question shares more words with new than with old in {closer_to_new}")
+        problem(
+            f"update_cases: question shares more words with new than with old in {closer_to_new}"
+        )
     if len(cases) < MIN_UPDATE_CASES:
         problem(f"update_cases: {len(cases)} cases, need at least {MIN_UPDATE_CASES}")
 
     # summary
-    print(f"conflict_pairs.jsonl: {total} pairs; " + ", ".join(f"{k}={v}" for k, v in sorted(label_n.items()))
-          + f"; conflict share {label_n['conflict'] / max(total, 1):.1%}")
-    print("  splits: " + ", ".join(f"{s}={split_n[s]} ({split_label[(s, 'conflict')]} conflict / {split_label[(s, 'compatible')]} compatible)"
-                                  for s in ("tune", "validate")))
+    print(
+        f"conflict_pairs.jsonl: {total} pairs; "
+        + ", ".join(f"{k}={v}" for k, v in sorted(label_n.items()))
+        + f"; conflict share {label_n['conflict'] / max(total, 1):.1%}"
+    )
+    print(
+        "  splits: "
+        + ", ".join(
+            f"{s}={split_n[s]} ({split_label[(s, 'conflict')]} conflict / "
+            f"{split_label[(s, 'compatible')]} compatible)"
+            for s in ("tune", "validate")
+        )
+    )
     for lab in ("conflict", "compatible"):
-        print(f"  {lab} kinds: " + ", ".join(f"{k}={v}" for (l, k), v in sorted(kind_n.items()) if l == lab))
+        print(
+            f"  {lab} kinds: "
+            + ", ".join(f"{k}={v}" for (label, k), v in sorted(kind_n.items()) if label == lab)
+        )
     print(f"  cue-free conflicts (second has no update cue word): {cue_free}")
-    print(f"update_cases.jsonl: {len(cases)} cases; " + ", ".join(f"{s}={usplit[s]}" for s in ("tune", "validate")))
+    print(
+        f"update_cases.jsonl: {len(cases)} cases; "
+        + ", ".join(f"{s}={usplit[s]}" for s in ("tune", "validate"))
+    )
     if problems:
         print(f"\n{len(problems)} problem(s):", file=sys.stderr)
         for p in problems:

@@ -7,6 +7,7 @@ The split is computed, never chosen by hand. Run from anywhere:
     python3 benchmarks/data/time/make_splits.py
 Rewrites conflict_pairs.jsonl and update_cases.jsonl in place (stdlib only).
 """
+
 import hashlib
 import json
 import pathlib
@@ -24,10 +25,16 @@ def split_for(record_id: str) -> str:
 def main() -> int:
     for name in FILES:
         path = HERE / name
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = [
+            json.loads(line)
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
         for row in rows:
             row["split"] = split_for(row["id"])
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        path.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
         n_val = sum(r["split"] == "validate" for r in rows)
         print(f"{name}: {len(rows)} rows, {len(rows) - n_val} tune, {n_val} validate")
     return 0
