@@ -48,7 +48,7 @@ from .store import Store, is_postgres_url, open_store, storage_url_from_env
 # deliberation, nor the retriever and topology they import).
 if TYPE_CHECKING:
     from .index import Bm25Index
-    from .learning import attention, consolidator, coverage, deliberation
+    from .learning import attention, consolidator, coverage, deliberation, supersession
     from .retrieval import entities, metrics, speakers
     from .retrieval.entities import EntityIndex
     from .retrieval.retriever import RetrievalSettings
@@ -61,6 +61,7 @@ else:
     entities = lazy_module("graphonomous.retrieval.entities")
     metrics = lazy_module("graphonomous.retrieval.metrics")
     speakers = lazy_module("graphonomous.retrieval.speakers")
+    supersession = lazy_module("graphonomous.learning.supersession")
 
 DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
 DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
@@ -142,9 +143,12 @@ class Graphonomous:
         node_id: str | None = None,
         agent_id: str | None = None,
         pinned: bool = False,
+        valid_from: str | None = None,
+        valid_to: str | None = None,
     ) -> dict[str, Any]:
-        """Store one knowledge node (embedded on write).  Returns {"node": {...}}."""
-        return crud.store_node(
+        """Store one knowledge node (embedded on write) and link what it updates
+        (`learning.supersession`).  Returns ``{"node": {...}, "updates": [...]}``."""
+        stored = crud.store_node(
             self.engine,
             content,
             node_type,
@@ -158,7 +162,13 @@ class Graphonomous:
             node_id=node_id,
             agent_id=agent_id,
             pinned=pinned,
+            valid_from=valid_from,
+            valid_to=valid_to,
         )
+        stored["updates"] = supersession.link_updates(self.engine, [stored["node"]["id"]])
+        if stored["updates"]:
+            stored["node"] = crud.get_node(self.engine, stored["node"]["id"])["node"]
+        return stored
 
     def get_node(self, node_id: str, *, include_forgotten: bool = False) -> dict[str, Any]:
         """One node and its edges.  Raises NotFoundError."""
@@ -275,10 +285,19 @@ class Graphonomous:
         defer_embeddings: bool = False,
     ) -> dict[str, Any]:
         """Apply a list of operations atomically, with the caller's `bookkeeping(store)`
-        writes in the same transaction (see `engine.crud.apply_batch`)."""
-        return crud.apply_batch(
+        writes in the same transaction (see `engine.crud.apply_batch`), then link what the
+        new statements update (`learning.supersession`; not for an ingest's batch, whose
+        files are their truth, nor a deferred-vector bulk write)."""
+        result = crud.apply_batch(
             self.engine, operations, bookkeeping, defer_embeddings=defer_embeddings
         )
+        if bookkeeping is None and not defer_embeddings and result.get("added_node_ids"):
+            unchecked: list[str] = []
+            result["updates"] = supersession.link_updates(
+                self.engine, result["added_node_ids"], unchecked
+            )
+            result["updates_unchecked"] = len(unchecked)
+        return result
 
     def graph_stats(self) -> dict[str, Any]:
         """Counts by type / timescale / relationship, confidence summary, storage facts."""
@@ -333,8 +352,11 @@ class Graphonomous:
         effort: int | None = None,
         deep: bool = False,
         settings: RetrievalSettings | None = None,
+        as_of: str | None = None,
+        include_superseded: bool = False,
     ) -> dict[str, Any]:
-        """κ-aware ranked retrieval (see `graphonomous.retrieval.retrieve_context`)."""
+        """κ-aware ranked retrieval (see `graphonomous.retrieval.retrieve_context`); `as_of`
+        answers about a past moment, `include_superseded` returns replaced facts too."""
         return retrieval.retrieve_context(
             self.engine,
             query,
@@ -347,6 +369,8 @@ class Graphonomous:
             effort=effort,
             deep=deep,
             settings=settings,
+            as_of=as_of,
+            include_superseded=include_superseded,
         )
 
     def retrieve_episodic(
@@ -482,9 +506,12 @@ class Graphonomous:
         model_response: str,
         context: Mapping[str, Any] | str | None = None,
     ) -> dict[str, Any]:
-        """Store an exchange as an episode plus the claims of the response."""
+        """Store an exchange as an episode plus the claims of the response (and link what
+        the new claims update, `learning.supersession`)."""
         self.touch()
-        return outcomes.learn_from_interaction(self.engine, user_message, model_response, context)
+        result = outcomes.learn_from_interaction(self.engine, user_message, model_response, context)
+        result["updates"] = supersession.link_updates(self.engine, result["created_node_ids"])
+        return result
 
     def belief_revise(
         self,

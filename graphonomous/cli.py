@@ -452,7 +452,7 @@ def cmd_remember(args: argparse.Namespace, out: TextIO) -> int:
         "node_type": args.type,
         "creation_source": "manual",
     }
-    for key in ("metadata", "source", "confidence"):
+    for key in ("metadata", "source", "confidence", "valid_from", "valid_to"):
         if getattr(args, key) is not None:
             node[key] = getattr(args, key)
     operations: list[dict[str, Any]] = [{"op": "add_node", "node": node}]
@@ -471,6 +471,14 @@ def cmd_remember(args: argparse.Namespace, out: TextIO) -> int:
     else:
         links = len(result["added_edge_ids"])
         out.write(f"remembered {node_id}" + (f" (+{links} links)" if links else "") + "\n")
+        for update in result.get("updates", []):
+            if "supersedes" in update:
+                out.write(
+                    f"  supersedes {update['supersedes']} ({update['cue']}: "
+                    f"{update['old'] or '-'} → {update['new']})\n"
+                )
+            else:
+                out.write(f"  contradicts {' '.join(update['contradicts'])} (order unknown)\n")
     return EXIT_OK
 
 
@@ -516,7 +524,13 @@ def _print_recall(result: dict[str, Any], where: dict[str, str], out: TextIO) ->
 def cmd_recall(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
         result = graph.retrieve_context(
-            args.query, limit=args.limit, effort=args.effort, deep=args.deep, node_type=args.type
+            args.query,
+            limit=args.limit,
+            effort=args.effort,
+            deep=args.deep,
+            node_type=args.type,
+            as_of=args.as_of,
+            include_superseded=args.include_superseded,
         )
         mermaid = graph.retrieval_mermaid(result) if args.mermaid else None
         if args.json:
@@ -1561,6 +1575,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     remember.add_argument("--source")
     remember.add_argument("--confidence", type=_float_arg)
     remember.add_argument("--id", help="use this id instead of a new UUIDv7")
+    remember.add_argument(
+        "--valid-from", help="ISO 8601: when the statement starts to hold (default: now)"
+    )
+    remember.add_argument("--valid-to", help="ISO 8601: when it stops holding (default: open)")
 
     recall = command("recall", cmd_recall, "retrieve ranked context with its topology")
     recall.add_argument("query")
@@ -1570,6 +1588,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     recall.add_argument("--limit", type=int, default=10)
     recall.add_argument("--type", choices=NODE_TYPES, help="only nodes of this type")
     recall.add_argument("--mermaid", action="store_true", help="also print a Mermaid flowchart")
+    recall.add_argument(
+        "--as-of",
+        metavar="WHEN",
+        help="answer as of a past moment (ISO 8601 or e.g. 'last week'): the facts that held then",
+    )
+    recall.add_argument(
+        "--include-superseded", action="store_true", help="also return replaced facts"
+    )
 
     scan = command("scan", cmd_scan, "ingest a folder's text files, or one file (incremental)")
     _add_scan_arguments(scan)

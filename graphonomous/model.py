@@ -143,6 +143,10 @@ DEFAULT_EDGE_DECAY_RATE: Final = 0.005
 DEFAULT_TIMESCALE: Final = "medium"
 DEFAULT_CREATION_SOURCE: Final = "inference"
 EMBEDDING_DIMENSIONS: Final = 384
+# Two statements made within this many seconds of each other are concurrent: neither
+# is the newer (consolidation's recency strategy, the update rule on write and the
+# newest-claim order at read all use it).  An hour: a conversation, a work session.
+CONCURRENT_WITHIN_S: Final = 3600.0
 MAX_CONTENT_CHARS: Final = 1_000_000
 MAX_ID_CHARS: Final = 256
 # The most rows one list or search call returns (list_nodes, manage_edge list,

@@ -353,8 +353,16 @@ def test_a_writer_that_never_searched_leaves_the_indexes_saved(
     the next process's first recall reads them, it does not tokenize or embed the graph."""
     monkeypatch.setattr(engine_core, "RESAVE_AFTER_CHANGES", 5)
     db = tmp_path / "written.db"
+    # Episodes: a batch of state knowledge would search for what it updates.
     ops = [
-        {"op": "add_node", "node": {"id": f"n{i}", "content": f"Paragraph {i} about lakes."}}
+        {
+            "op": "add_node",
+            "node": {
+                "id": f"n{i}",
+                "content": f"Paragraph {i} about lakes.",
+                "node_type": "episodic",
+            },
+        }
         for i in range(12)
     ]
     with Graphonomous(db) as graph:

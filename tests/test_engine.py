@@ -108,7 +108,7 @@ def test_rollback_changes_no_index(tmp_path: Path) -> None:
 
 def test_nothing_changed_means_no_reread(pair: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     writer, reader = pair
-    writer.store_node("one", node_id="one")
+    writer.store_node("one", "episodic", node_id="one")
     reader.vector_index(), reader.text_index()
     reads: list[int] = []
     original = Store.index_rows
@@ -121,7 +121,7 @@ def test_nothing_changed_means_no_reread(pair: Any, monkeypatch: pytest.MonkeyPa
     for _ in range(3):
         reader.vector_index(), reader.text_index()
     assert reads == []
-    writer.store_node("two", node_id="two")
+    writer.store_node("two", "episodic", node_id="two")  # an episode: the writer searches nothing
     reader.text_index()
     assert reads == [1]  # only the changed node is read again
 

@@ -1,8 +1,9 @@
 """What a client pays for a surface before the conversation starts: tools/list size.
 
 Budgets (bytes of compact JSON).  The v2 machine surface is what agents get
-by default; it must stay within 11.6 KB in full (≤ 16 KB required, goal 11 KB;
-measured 11,567 bytes with the act machine's restore_node action).  The
+by default; it must stay within 11.8 KB in full (≤ 16 KB required, goal 11 KB;
+measured 11,742 bytes with restore_node and the time fields as_of,
+include_superseded, valid_from, valid_to).  The
 *selection-relevant* size — names, titles, descriptions, input schemas and
 annotations, without output schemas — is bounded per surface so that a
 regression anywhere shows up here.
@@ -20,8 +21,8 @@ from graphonomous.mcp import build_server
 from graphonomous.mcp.jsonrpc import Request, Response, encode
 from graphonomous.mcp.surfaces import SURFACES
 
-V2_LISTING_BUDGET = 11_600
-SELECTION_BUDGETS = {"v2": 11_600, "v1": 40_000, "memory": 8_000, "all": 60_000}
+V2_LISTING_BUDGET = 11_800
+SELECTION_BUDGETS = {"v2": 11_800, "v1": 40_000, "memory": 8_000, "all": 60_000}
 
 
 def listing(surface: str) -> tuple[bytes, list[dict[str, Any]]]:

@@ -55,6 +55,15 @@ def _settings(**overrides: Any) -> Callable[[], list[tuple[Any, str, Any]]]:
     return patches
 
 
+def _supersession_ignored() -> list[tuple[Any, str, Any]]:
+    from ..retrieval import time_scope
+
+    return [
+        *_settings(superseded_factor=1.0)(),
+        (time_scope.TimeScope, "admits", lambda self, node: True),
+    ]
+
+
 def _cascade_root_only() -> list[tuple[Any, str, Any]]:
     from ..learning import forgetting
 
@@ -232,9 +241,9 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
     Mutant("q_ignored", "the utility (Q) rerank weight is 0", 4, _settings(utility_weight=0.0)),
     Mutant(
         "supersession_ignored",
-        "superseded nodes are not demoted",
+        "superseded nodes are neither left out nor demoted",
         13,
-        _settings(superseded_factor=1.0),
+        _supersession_ignored,
     ),
     Mutant("cascade_root_only", "cascade forgetting deletes only the root", 5, _cascade_root_only),
     Mutant("decay_off", "consolidation never decays node confidence", 4, _decay_off),

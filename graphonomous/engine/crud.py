@@ -57,6 +57,8 @@ def store_node(
     node_id: str | None = None,
     agent_id: str | None = None,
     pinned: bool = False,
+    valid_from: str | None = None,
+    valid_to: str | None = None,
 ) -> dict[str, Any]:
     """Store one knowledge node (embedded on write).  Returns {"node": {...}}."""
     fields: dict[str, Any] = {
@@ -74,6 +76,8 @@ def store_node(
         "timescale": timescale,
         "creation_source": creation_source,
         "decay_rate": decay_rate,
+        "valid_from": valid_from,
+        "valid_to": valid_to,
     }
     fields.update({k: v for k, v in optional.items() if v is not None})
     node = node_from_fields(fields, now=engine.now())

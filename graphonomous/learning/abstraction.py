@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any, Final
 from ..model import Node
 from ..records import node_from_fields
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
+from ..retrieval.keywords import distinct_words
 from .conflicts import EPISODE_TYPE, JUDGED_RELATIONSHIPS
-from .keywords import distinct_words
 from .similarity import NearPair
 from .writes import insert_node, link
 

@@ -11,7 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from ..model import check_choice, check_int, check_non_negative, check_unit_interval
+from ..model import (
+    CONCURRENT_WITHIN_S,
+    check_choice,
+    check_int,
+    check_non_negative,
+    check_unit_interval,
+)
 from .thresholds import PRUNE_CONFIDENCE, SAME_KNOWLEDGE_SIMILARITY
 
 # How a conflict between two similar statements is settled, in the order tried.
@@ -32,7 +38,7 @@ class ConsolidationConfig:
     conflict_confidence_gap: float = 0.3
     conflict_strategies: tuple[str, ...] = ("evidence", "recency")
     # Two statements stored within an hour are concurrent: neither is "newer".
-    recency_min_gap_s: float = 3600.0
+    recency_min_gap_s: float = CONCURRENT_WITHIN_S
     coactivation_gain: float = 0.1
     # Changed nodes examined per run and neighbours asked of the index for each.
     # 16 exact searches keep a pure-Python run of a 10K-node graph under the

@@ -56,10 +56,10 @@ from typing import TYPE_CHECKING, Any, Final
 from ..embed import exact_score
 from ..embed.index import normalized_f32
 from ..model import Node, ValidationError, check_id_list, check_int, check_text
+from ..retrieval.keywords import content_words
 from ..retrieval.lookups import similarity_search
 from ..retrieval.retriever import retrieve_context
 from ..topology import analyze, build_adjacency
-from .keywords import content_words
 from .uncertainty import evidence_counts, wilson_interval
 
 if TYPE_CHECKING:

@@ -34,7 +34,7 @@ import re
 from typing import Final
 
 from ..embed import tokenize
-from .keywords import content_words, fold
+from ..retrieval.keywords import content_words, fold
 
 NEGATIONS: Final = frozenset(
     {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot", "without"}

@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any, Final
 from ..embed import pack_f32
 from ..model import Node
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
+from ..retrieval.keywords import distinct_words
 from ..store import Store, StoreError
 from ..store.sqlite import BUSY_TIMEOUT_MS
 from . import tables
 from .abstraction import GROUNDING_RELATIONSHIP, summary_text
-from .keywords import distinct_words
 
 if TYPE_CHECKING:
     from ..retrieval.graph_view import GraphEngine

@@ -226,6 +226,8 @@ _NODE_INPUT: Final = {
     "node_id": text("Explicit id (default: a new time-ordered UUIDv7).", minLength=1),
     "agent_id": text("Owning agent; default 'default'.", minLength=1),
     "pinned": flag("Protect from pruning and merging."),
+    "valid_from": text("ISO 8601: holds from (default: now)."),
+    "valid_to": text("ISO 8601: holds until (default: open)."),
 }
 
 _EDGE_CANONICAL: Final = {
@@ -307,11 +309,16 @@ _CONTEXT_INPUT: Final = {
         EFFORT_MAX,
     ),
     "deep": flag(f"Shorthand for effort {DEEP_EFFORT} (do not combine with effort)."),
+    "as_of": text("Answer as of a past moment (ISO 8601 or e.g. 'last week')."),
+    "include_superseded": flag("Also return replaced facts."),
 }
 
 _EPISODIC_INPUT: Final = {
-    "since": text("ISO 8601 timestamp: only episodes created at or after it (no zone = UTC)."),
-    "until": text("ISO 8601 timestamp: only episodes created at or before it."),
+    "since": text(
+        "ISO 8601 (no zone = UTC) or a date expression ('last week'): only "
+        "episodes created at or after it."
+    ),
+    "until": text("ISO 8601 or a date expression: only episodes created at or before it."),
     "limit": _limit(DEFAULT_EPISODIC_LIMIT, MAX_TOOL_LIMIT, "episodes"),
     "agent_id": _AGENT,
 }

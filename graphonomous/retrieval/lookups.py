@@ -10,7 +10,7 @@ import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from ..algorithms import dijkstra_path, k_shortest_paths
@@ -34,6 +34,7 @@ from .bm25 import bm25_tokens
 from .graph_view import GraphReader, GraphSnapshot, Link
 from .provenance import node_result, provenance
 from .retriever import MAX_QUERY_CHARS, cap_query, hybrid_search
+from .time_expressions import query_window
 
 if TYPE_CHECKING:
     from .graph_view import GraphEngine
@@ -65,12 +66,24 @@ DIRECTIONS: Final = ("out", "in", "both")
 # -- retrieve_episodic ---------------------------------------------------------
 
 
-def _bound(value: object, name: str) -> tuple[str, datetime] | None:
+def _bound(value: object, name: str, now: datetime) -> tuple[str, datetime] | None:
+    """An ISO 8601 bound, or a date expression ("last week", "in March 2024",
+    `time_expressions`) resolved against the graph clock: its window's start for
+    ``since``, the last millisecond of its window for ``until``."""
     if value is None:
         return None
     if not isinstance(value, str):
         raise ValidationError(name, f"must be an ISO 8601 timestamp string; got {value!r}")
-    moment = parse_time(value, name)
+    try:
+        moment = parse_time(value, name)
+    except ValidationError:
+        window = query_window(value, now)
+        edge = None if window is None else (window.start if name == "since" else window.end)
+        if edge is None:
+            raise ValidationError(
+                name, f"not an ISO 8601 timestamp or a date expression: {value!r}"
+            ) from None
+        moment = edge if name == "since" else edge - timedelta(milliseconds=1)
     return format_time(moment), moment
 
 
@@ -83,14 +96,16 @@ def retrieve_episodic(
 ) -> dict[str, Any]:
     """Episodic nodes created in [since, until], newest first.
 
-    Input: optional ISO 8601 bounds (inclusive, compared at millisecond
-    precision in UTC; a bound without zone is UTC), limit, agent.  Output:
+    Input: optional bounds — ISO 8601 (inclusive, compared at millisecond
+    precision in UTC; a bound without zone is UTC) or a date expression
+    resolved against the graph clock (`_bound`) — limit, agent.  Output:
     ``{"since", "until", "count", "results": [node]}`` ordered by created_at
     descending, then id descending.  Forgotten nodes are excluded.
     Complexity: one indexed query.
     """
-    low = _bound(since, "since")
-    high = _bound(until, "until")
+    now = graph.clock.now()
+    low = _bound(since, "since", now)
+    high = _bound(until, "until", now)
     if low is not None and high is not None and low[1] > high[1]:
         raise ValidationError("until", "must not be earlier than since")
     limit = check_int("limit", limit, 1, MAX_TOOL_LIMIT)

@@ -51,6 +51,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from ..algorithms import louvain_communities
@@ -67,6 +68,8 @@ from ..model import (
     check_id,
     check_int,
     check_unit_interval,
+    format_time,
+    parse_time,
 )
 from ..topology import analyze, build_adjacency
 from .auto_effort import is_document_query
@@ -109,6 +112,8 @@ from .prf import expansion_terms
 from .provenance import provenance
 from .speakers import speaker_index
 from .spread import spread_by_file
+from .time_expressions import TimeWindow
+from .time_scope import CLAIM_POOL_FACTOR, TimeScope, newest_claims_first, time_scope, window_order
 
 if TYPE_CHECKING:
     from .graph_view import GraphEngine
@@ -1349,6 +1354,59 @@ def _utility_rerank(run: _Run, vector: list[float] | None, tokens: Sequence[str]
     run.stats["superseded_demoted"] = demoted
 
 
+def _time_stage(run: _Run, scope: TimeScope, limit: int) -> dict[str, Any]:
+    """Stage 5.5 (`time_scope`): the question's time window orders the candidates, then
+    the newest of one claim ranks first.  Output: the ``time`` stats and the ids to flag
+    (``{"flags": {id: flag}}``).  O(candidates) + O((2·limit)²) rule checks."""
+    report: dict[str, Any] = {"as_of": None, "window": None, "reordered": 0}
+    if scope.as_of is not None:
+        report["as_of"] = format_time(scope.as_of)
+    run.reader.load_nodes(run.entries)
+    nodes = {
+        node_id: node
+        for node_id in run.entries
+        if (node := run.reader.node(node_id)) is not None and run.returnable(node)
+    }
+    scores = {node_id: run.entries[node_id].score for node_id in nodes}
+    window = scope.window
+    if window is not None:
+        start, end = _window_bounds(run, window)
+        inside = window_order(scores, nodes, start, end) if start or end else 0
+        report["window"] = {
+            "expression": window.expression,
+            "start": format_time(start) if start else None,
+            "end": format_time(end) if end else None,
+            "event": window.event,
+            "candidates_inside": inside,
+        }
+        if inside:
+            run.mechanisms.append("time_window")
+    ranked = sorted(scores, key=lambda i: (-scores[i], i))[: CLAIM_POOL_FACTOR * limit]
+    moved, marks = ([], {}) if scope.past else newest_claims_first(ranked, scores, nodes)
+    report["reordered"] = len(moved)
+    if moved:
+        run.mechanisms.append("newest_claim")
+    for node_id, score in scores.items():
+        run.entries[node_id].score = score
+    report["flags"] = dict(sorted(marks.items()))
+    return report
+
+
+def _window_bounds(run: _Run, window: TimeWindow) -> tuple[datetime | None, datetime | None]:
+    """A date window's bounds, or an event window resolved through the event's own node
+    (the best keyword match of the event phrase: "after the charity race" → after
+    the moment that race was told of)."""
+    if window.event is None:
+        return window.start, window.end
+    tokens = bm25_tokens(window.event)
+    hits, _ = run.text_index().top_k(tokens, 1) if tokens else ([], {})
+    event = run.reader.node(hits[0][0]) if hits else None
+    if event is None:
+        return None, None
+    moment = parse_time(event.valid_from or event.created_at)
+    return (moment, None) if window.direction == "after" else (None, moment)
+
+
 def _documents(run: _Run, limit: int) -> bool:
     """Do the best `limit` stage-1 candidates mostly come from files? (auto_effort.py)"""
     top = sorted(run.entries.values(), key=lambda e: (-e.score, e.node_id))[:limit]
@@ -1559,6 +1617,8 @@ def retrieve_context(
     effort: int | None = None,
     deep: bool = False,
     settings: RetrievalSettings | None = None,
+    as_of: str | None = None,
+    include_superseded: bool = False,
 ) -> dict[str, Any]:
     """Ranked, graph-aware context for a query, with its topology (seed 003 + 000 + 004 + 002).
 
@@ -1581,6 +1641,7 @@ def retrieve_context(
     plan = effort_plan(effort, deep, expansion_hops)
     total_started = time.perf_counter()
     text, truncated = cap_query(query, settings.max_query_chars)
+    scope = time_scope(text, graph.clock.now(), as_of, include_superseded)
     tokens = bm25_tokens(text)
     started = time.perf_counter()
     vector = graph.embed_texts([text])[0] if tokens else None
@@ -1595,7 +1656,11 @@ def retrieve_context(
         )
 
         def returnable(node: Node) -> bool:
-            return reader.is_visible(node) and (node_type is None or node.node_type == node_type)
+            return (
+                reader.is_visible(node)
+                and (node_type is None or node.node_type == node_type)
+                and scope.admits(node)
+            )
 
         run = _Run(graph, reader, settings, plan, returnable)
         run.timings["embed"] = embed_ms
@@ -1635,6 +1700,7 @@ def retrieve_context(
             _content_stage(run, text)
         started = time.perf_counter()
         _utility_rerank(run, vector, tokens)
+        time_report = _time_stage(run, scope, limit)
         chosen = _select(run, limit, min_score)
         run.timings["rerank"] = _ms(started)
         result_ids = [entry.node_id for entry in chosen]
@@ -1658,6 +1724,9 @@ def retrieve_context(
             superseded = [n for n, node in nodes.items() if node.superseded_by is not None]
             flags = contradiction_flags(result_ids, window_edges, superseded)
             run.mechanisms.append("contradiction_check")
+        for node_id, mark in time_report["flags"].items():
+            if node_id in flags:
+                flags[node_id] = sorted({*flags[node_id], mark})
         results = _result_rows(graph, chosen, nodes, flags, vector, run.cosines)
         started = time.perf_counter()
         record_access(graph, result_ids)
@@ -1687,6 +1756,7 @@ def retrieve_context(
         "utility_rerank": run.stats["utility_rerank"],
         "experience": run.stats["experience"],
         "superseded_demoted": run.stats["superseded_demoted"],
+        "time": time_report,
         "returned": len(results),
         "topology_window": len(universe),
         "timings_ms": run.timings,

@@ -729,6 +729,18 @@ def asks_for_current_state(text: str) -> bool:
     return _PRESENT_CUES.search(text) is not None and _PAST_CUES.search(text) is None
 
 
+def asks_about_the_past(text: str) -> bool:
+    """Whether `text` points at an earlier state ("used to", "before", "originally",
+    "the old …").  O(len(text)).
+
+    >>> asks_about_the_past("Which database did staging use before?")
+    True
+    >>> asks_about_the_past("Which database does staging use?")
+    False
+    """
+    return _PAST_CUES.search(text) is not None
+
+
 def parse_as_of(value: str, now: datetime, field_name: str = "as_of") -> datetime:
     """An ``--as-of`` argument as a UTC-aware moment.
 

@@ -1,0 +1,141 @@
+"""What changed wins: the update rule and the ranking of current facts, on real text.
+
+Data: ``benchmarks/data/time`` (statements written from public release notes, each
+with its source; split once by a hash of its id into *tune* and *validate*; the
+update rule was built on *tune* only).  Two measurements, per split:
+
+1. **Conflict pairs** — does ``claims.detect_update(first, second)`` say the second
+   statement updates the first?  Precision / recall against the labels, next to the
+   older cue detector (``learning.cues.contradiction_cues``) on the same pairs.
+2. **Update cases** — an agent stores a fact, two or three other true statements
+   about the same subject, and days later the fact's new value, all with plain
+   ``store_node``; then asks the question the fact answers.  Reported: the current
+   fact ranked first, the current fact above the superseded one, the pair linked,
+   the superseded fact absent from the default results, and present in an
+   ``as_of`` query before the change.
+
+Usage::
+
+    python benchmarks/eval_updates.py [--split tune|validate|both] [--json FILE]
+
+Standard library only; the graph clock is a ``ManualClock`` (a day between writes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from graphonomous import Graphonomous  # noqa: E402
+from graphonomous.clock import ManualClock  # noqa: E402
+from graphonomous.learning.cues import contradiction_cues  # noqa: E402
+from graphonomous.retrieval.claims import detect_update  # noqa: E402
+
+DATA = ROOT / "benchmarks" / "data" / "time"
+START = "2026-01-05T09:00:00Z"
+
+
+def load(name: str, split: str) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines()]
+    return [row for row in rows if split == "both" or row["split"] == split]
+
+
+def _scores(predicted: list[bool], actual: list[bool]) -> dict[str, Any]:
+    tp = sum(p and a for p, a in zip(predicted, actual, strict=True))
+    fp = sum(p and not a for p, a in zip(predicted, actual, strict=True))
+    fn = sum(a and not p for p, a in zip(predicted, actual, strict=True))
+    return {
+        "pairs": len(actual),
+        "conflicts": sum(actual),
+        "true_positives": tp,
+        "false_positives": fp,
+        "false_negatives": fn,
+        "precision": round(tp / (tp + fp), 3) if tp + fp else None,
+        "recall": round(tp / (tp + fn), 3) if tp + fn else None,
+    }
+
+
+def pair_figures(split: str) -> dict[str, Any]:
+    rows = load("conflict_pairs.jsonl", split)
+    actual = [row["label"] == "conflict" for row in rows]
+    rule = [detect_update(row["first"], row["second"]) is not None for row in rows]
+    cues = [bool(contradiction_cues(row["first"], row["second"])) for row in rows]
+    by_kind: dict[str, list[int]] = {}
+    for row, predicted in zip(rows, rule, strict=True):
+        if row["label"] == "conflict":
+            found = by_kind.setdefault(row["kind"], [0, 0])
+            found[0] += predicted
+            found[1] += 1
+    return {
+        "update_rule": _scores(rule, actual),
+        "contradiction_cues": _scores(cues, actual),
+        "recall_by_kind": {
+            kind: f"{hit}/{total}" for kind, (hit, total) in sorted(by_kind.items())
+        },
+    }
+
+
+def run_case(case: dict[str, Any]) -> dict[str, bool]:
+    clock = ManualClock(START)
+    with Graphonomous(":memory:", clock=clock) as graph:
+        old = graph.store_node(case["old"])["node"]["id"]
+        for text in case["distractors"]:
+            clock.advance(hours=2)
+            graph.store_node(text)
+        clock.advance(days=1)
+        before = graph.now()
+        clock.advance(days=1)
+        stored = graph.store_node(case["new"])
+        new = stored["node"]["id"]
+        linked = any(u.get("supersedes") == old and u.get("by") == new for u in stored["updates"])
+        ids = [r["node_id"] for r in graph.retrieve_context(case["question"], limit=5)["results"]]
+        past = graph.retrieve_context(case["question"], limit=5, as_of=before)["results"]
+        every = graph.retrieve_context(case["question"], limit=10, include_superseded=True)
+        ranked = [r["node_id"] for r in every["results"]]
+    above = new in ranked and (old not in ranked or ranked.index(new) < ranked.index(old))
+    return {
+        "current_first": bool(ids) and ids[0] == new,
+        "current_above_superseded": above,
+        "linked": linked,
+        "superseded_hidden": old not in ids,
+        "as_of_finds_old": old in [r["node_id"] for r in past],
+    }
+
+
+def case_figures(split: str) -> dict[str, Any]:
+    cases = load("update_cases.jsonl", split)
+    outcomes = [run_case(case) for case in cases]
+    keys = list(outcomes[0]) if outcomes else []
+    return {
+        "cases": len(cases),
+        **{key: round(sum(o[key] for o in outcomes) / len(outcomes), 3) for key in keys},
+        "missed_current_first": [
+            c["id"] for c, o in zip(cases, outcomes, strict=True) if not o["current_first"]
+        ],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--split", choices=("tune", "validate", "both"), default="both")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    splits = ("tune", "validate") if args.split == "both" else (args.split,)
+    report = {
+        split: {"pairs": pair_figures(split), "cases": case_figures(split)} for split in splits
+    }
+    text = json.dumps(report, indent=2, sort_keys=True)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
