@@ -224,6 +224,26 @@ def test_non_loopback_needs_a_token(graph: Graphonomous, monkeypatch: pytest.Mon
     server.server_close()
 
 
+def test_a_short_token_is_refused_off_loopback(
+    graph: Graphonomous, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphonomous.mcp.http import MIN_TOKEN_CHARS, check_bind_token
+
+    def never_bind(self: McpHttpServer) -> None:
+        raise AssertionError("a public address was bound")
+
+    monkeypatch.setattr(McpHttpServer, "server_bind", never_bind)
+    assert MIN_TOKEN_CHARS >= 16
+    for host in ("0.0.0.0", "::", "192.0.2.1"):
+        with pytest.raises(ValueError, match=r"GRAPHONOMOUS_HTTP_TOKEN is too short.*1 of"):
+            check_bind_token(host, "t")
+        check_bind_token(host, "x" * MIN_TOKEN_CHARS)
+    check_bind_token("127.0.0.1", "t")  # loopback: the token is optional, any is accepted
+    monkeypatch.setenv("GRAPHONOMOUS_HTTP_TOKEN", "x" * (MIN_TOKEN_CHARS - 1))
+    with pytest.raises(ValueError, match="GRAPHONOMOUS_HTTP_TOKEN is too short"):
+        make_http_server(lambda: build_server(graph), "0.0.0.0", 0)
+
+
 def test_host_helpers() -> None:
     assert [host_name(h) for h in ("[::1]:80", "LocalHost:1", "127.0.0.1", "[::1]")] == [
         "::1",

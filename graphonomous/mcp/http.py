@@ -12,8 +12,9 @@ One endpoint (default ``/mcp``):
 Safety: binds 127.0.0.1 by default; checks ``Host`` and ``Origin`` against
 the loopback names (DNS-rebinding protection: a foreign Origin gets 403); a
 bearer token from ``GRAPHONOMOUS_HTTP_TOKEN`` is checked with
-``hmac.compare_digest`` and is mandatory on a non-loopback address; bodies
-over 16 MiB get 413.  Requests run in threads; every session shares one
+``hmac.compare_digest`` and is mandatory on a non-loopback address, where it
+must have at least 16 characters (refused before binding); bodies over 16 MiB
+get 413.  Requests run in threads; every session shares one
 graph, whose lock serialises writes.
 """
 
@@ -70,6 +71,9 @@ READ_DEADLINE_S: Final = 30.0
 # Open connections served at once, in all and per client address; more get 503 at once.
 MAX_CONNECTIONS: Final = 256
 MAX_CONNECTIONS_PER_CLIENT: Final = 64
+# A token guarding a non-loopback bind: at least what `secrets.token_urlsafe(12)` prints
+# (16 characters, 96 random bits), beyond guessing over a network.
+MIN_TOKEN_CHARS: Final = 16
 # Sessions per client address (each holds its tool list, ~200 KB).
 MAX_SESSIONS_PER_CLIENT: Final = 128
 # A session unused this long is dropped.
@@ -550,6 +554,25 @@ class McpRequestHandler(BaseHTTPRequestHandler):
     do_PATCH = _not_allowed
 
 
+def check_bind_token(host: str, token: str | None) -> None:
+    """Refuse a non-loopback `host` without a bearer token of MIN_TOKEN_CHARS or more.
+
+    Raises ValueError naming the variable.  Loopback binds need no token (any is accepted).
+    """
+    if is_loopback(host):
+        return
+    if token is None:
+        raise ValueError(
+            f"binding {host!r} (not loopback) needs a bearer token: set {HTTP_TOKEN_ENV_VAR}"
+        )
+    if len(token) < MIN_TOKEN_CHARS:
+        raise ValueError(
+            f"{HTTP_TOKEN_ENV_VAR} is too short to bind {host!r} (not loopback): {len(token)} "
+            f"of at least {MIN_TOKEN_CHARS} characters; make one with "
+            "python -c 'import secrets; print(secrets.token_urlsafe(12))'"
+        )
+
+
 def make_http_server(
     new_session: Callable[[], McpServer],
     host: str = "127.0.0.1",
@@ -565,14 +588,11 @@ def make_http_server(
     required off loopback.  Host/Origin may name the loopback names, the bound
     host and `allowed_hosts`; a wildcard bind (0.0.0.0, ::) accepts any.
     `limits` are McpHttpServer's bounds (read_deadline_s, max_connections, …).
-    Raises ValueError when a non-loopback bind lacks a token.
+    Raises ValueError, before binding, when a non-loopback bind lacks a long enough token.
     """
     if token is None:
         token = os.environ.get(HTTP_TOKEN_ENV_VAR) or None
-    if not is_loopback(host) and token is None:
-        raise ValueError(
-            f"binding {host!r} (not loopback) needs a bearer token: set {HTTP_TOKEN_ENV_VAR}"
-        )
+    check_bind_token(host, token)
     names: frozenset[str] | None = LOOPBACK_NAMES | {h.lower() for h in allowed_hosts}
     if _is_wildcard(host):
         names = None
