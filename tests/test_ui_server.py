@@ -198,6 +198,18 @@ def test_host_origin_and_token_rules_of_the_mcp_transport(
         assert client.request("GET", "/", headers={"Host": "evil.example:4200"})[0] == 403
 
 
+def test_a_deeply_nested_body_is_a_400_naming_the_nesting(client: Client) -> None:
+    for depth, message in [(100_000, "nested too deeply"), (100, "nested deeper than 64")]:
+        conn = http.client.HTTPConnection("127.0.0.1", client.port, timeout=30)
+        body = ("[" * depth + "]" * depth).encode()
+        conn.request("POST", "/api/topology", body, {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        answer = json.loads(response.read())
+        conn.close()
+        assert response.status == 400 and answer["error"]["code"] == "bad_body"
+        assert message in answer["error"]["message"]
+
+
 def test_large_graphs_are_capped_with_a_message(tmp_path: Path) -> None:
     with Graphonomous(tmp_path / "big.db") as graph:
         ops = [

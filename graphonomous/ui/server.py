@@ -15,7 +15,8 @@ Rules of this file:
   ``allow_writes``; a write otherwise gets 403 ``read_only``.  POST bodies must
   be ``application/json`` (so another origin cannot post without a CORS
   preflight, which is never granted).  Errors are JSON
-  ``{"error": {"code", "message", "field"?}}``, never a traceback.
+  ``{"error": {"code", "message", "field"?}}``, never a traceback; a body is parsed by
+  ``hygiene.loads_strict`` (a body nested too deeply is a 400 naming that, not a crash).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qs, urlsplit
 
+from ..hygiene import HostileInput, loads_strict
 from ..mcp.http import LOOPBACK_NAMES, MAX_BODY_BYTES, admission_error
 from ..model import HTTP_TOKEN_ENV_VAR, GraphonomousError, NotFoundError, ValidationError
 from ..store import BatchError, StoreError
@@ -294,16 +296,16 @@ class CanvasRequestHandler(BaseHTTPRequestHandler):
             )
         raw = self.rfile.read(length)
         try:
-            value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ApiError(HTTPStatus.BAD_REQUEST, "bad_body", f"body is not JSON: {exc}") from None
+            value = loads_strict(raw.decode("utf-8"), "body")
+        except UnicodeDecodeError as exc:
+            raise ApiError(
+                HTTPStatus.BAD_REQUEST, "bad_body", f"body is not UTF-8: {exc}"
+            ) from None
+        except HostileInput as exc:
+            raise ApiError(HTTPStatus.BAD_REQUEST, "bad_body", str(exc)) from None
         if not isinstance(value, dict):
             raise ApiError(HTTPStatus.BAD_REQUEST, "bad_body", "body must be a JSON object")
         return value
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 # -- routes: (method, path) → (handler, writes?) ----------------------------------
