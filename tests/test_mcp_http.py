@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import http.client
+import io
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +18,7 @@ from graphonomous import Graphonomous
 from graphonomous.mcp import build_server
 from graphonomous.mcp.http import (
     SESSION_HEADER,
+    VERSION_HEADER,
     McpHttpServer,
     host_name,
     is_loopback,
@@ -222,6 +225,52 @@ def test_non_loopback_needs_a_token(graph: Graphonomous, monkeypatch: pytest.Mon
     server = make_http_server(lambda: build_server(graph), "127.0.0.1", 0)
     assert server.token == "t"
     server.server_close()
+
+
+def test_a_short_token_is_refused_off_loopback(
+    graph: Graphonomous, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphonomous.mcp.http import MIN_TOKEN_CHARS, check_bind_token
+
+    def never_bind(self: McpHttpServer) -> None:
+        raise AssertionError("a public address was bound")
+
+    monkeypatch.setattr(McpHttpServer, "server_bind", never_bind)
+    assert MIN_TOKEN_CHARS >= 16
+    for host in ("0.0.0.0", "::", "192.0.2.1"):
+        with pytest.raises(ValueError, match=r"GRAPHONOMOUS_HTTP_TOKEN is too short.*1 of"):
+            check_bind_token(host, "t")
+        check_bind_token(host, "x" * MIN_TOKEN_CHARS)
+    check_bind_token("127.0.0.1", "t")  # loopback: the token is optional, any is accepted
+    monkeypatch.setenv("GRAPHONOMOUS_HTTP_TOKEN", "x" * (MIN_TOKEN_CHARS - 1))
+    with pytest.raises(ValueError, match="GRAPHONOMOUS_HTTP_TOKEN is too short"):
+        make_http_server(lambda: build_server(graph), "0.0.0.0", 0)
+
+
+def test_each_response_is_one_send_on_a_nodelay_socket(
+    server: McpHttpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Head and body apart meet Nagle's algorithm and a delayed ACK (≈ 40 ms a request)."""
+    port = server.server_address[1]
+    sends: list[tuple[int, int]] = []  # (TCP_NODELAY, bytes) of each server-side sendall
+    original = socket.socket.sendall
+
+    def counted(sock: socket.socket, data: Any, *args: Any) -> None:
+        if sock.getsockname()[1] == port:
+            nodelay = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+            sends.append((nodelay, len(data)))
+        original(sock, data, *args)
+
+    monkeypatch.setattr(socket.socket, "sendall", counted)
+    client = Client(server)
+    client.initialize()  # two responses: initialize, then 202 to the notification
+    for _ in range(3):
+        assert client.call("ping")["result"] == {}
+    assert client.call("tools/list")["result"]["tools"]
+    bad = client.post({"jsonrpc": "2.0", "id": 9, "method": "ping"}, {VERSION_HEADER: "1999"})
+    assert bad[0] == 400
+    assert len(sends) == 7 and all(nodelay for nodelay, _ in sends)
+    assert sends[5][1] > io.DEFAULT_BUFFER_SIZE  # tools/list: over a buffer, still one send
 
 
 def test_host_helpers() -> None:

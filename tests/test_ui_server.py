@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -198,6 +200,66 @@ def test_host_origin_and_token_rules_of_the_mcp_transport(
         assert client.request("GET", "/", headers={"Host": "evil.example:4200"})[0] == 403
 
 
+def test_each_response_is_one_send_on_a_nodelay_socket(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sends: list[int] = []  # TCP_NODELAY of each server-side sendall
+    original = socket.socket.sendall
+
+    def counted(sock: socket.socket, data: Any, *args: Any) -> None:
+        if sock.getsockname()[1] == client.port:
+            sends.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        original(sock, data, *args)
+
+    monkeypatch.setattr(socket.socket, "sendall", counted)
+    conn = http.client.HTTPConnection("127.0.0.1", client.port, timeout=30)  # kept alive
+    json_body = {"Content-Type": "application/json"}
+    requests = [
+        ("GET", "/", None, {}),
+        ("GET", "/api/config", None, {}),
+        ("GET", "/api/node", None, {}),  # 400
+        ("POST", "/api/topology", b'{"edges": [["a", "b"]]}', json_body),
+        ("GET", "/relationships.json", None, {}),
+    ]
+    for method, path, body, headers in requests:
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        response.read()
+        assert response.status in (200, 400)
+    conn.close()
+    assert len(sends) == len(requests) and all(sends)
+
+
+def test_idle_sockets_hold_bounded_threads(client: Client) -> None:
+    from graphonomous.ui.server import MAX_CONNECTIONS
+
+    before = threading.active_count()
+    idle = [socket.create_connection(("127.0.0.1", client.port), timeout=5) for _ in range(300)]
+    try:
+        deadline = time.monotonic() + 10
+        while threading.active_count() - before > MAX_CONNECTIONS and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert threading.active_count() - before <= MAX_CONNECTIONS
+        started = time.monotonic()
+        assert client.json("GET", "/api/config")[0] == 200
+        assert time.monotonic() - started < 1.0
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_a_deeply_nested_body_is_a_400_naming_the_nesting(client: Client) -> None:
+    for depth, message in [(100_000, "nested too deeply"), (100, "nested deeper than 64")]:
+        conn = http.client.HTTPConnection("127.0.0.1", client.port, timeout=30)
+        body = ("[" * depth + "]" * depth).encode()
+        conn.request("POST", "/api/topology", body, {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        answer = json.loads(response.read())
+        conn.close()
+        assert response.status == 400 and answer["error"]["code"] == "bad_body"
+        assert message in answer["error"]["message"]
+
+
 def test_large_graphs_are_capped_with_a_message(tmp_path: Path) -> None:
     with Graphonomous(tmp_path / "big.db") as graph:
         ops = [
@@ -213,8 +275,6 @@ def test_large_graphs_are_capped_with_a_message(tmp_path: Path) -> None:
 
 
 def test_cli_reports_a_busy_port(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import socket
-
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()

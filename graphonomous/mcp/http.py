@@ -12,21 +12,22 @@ One endpoint (default ``/mcp``):
 Safety: binds 127.0.0.1 by default; checks ``Host`` and ``Origin`` against
 the loopback names (DNS-rebinding protection: a foreign Origin gets 403); a
 bearer token from ``GRAPHONOMOUS_HTTP_TOKEN`` is checked with
-``hmac.compare_digest`` and is mandatory on a non-loopback address; bodies
-over 16 MiB get 413.  Requests run in threads; every session shares one
-graph, whose lock serialises writes.
+``hmac.compare_digest`` and is mandatory on a non-loopback address, where it
+must have at least 16 characters (refused before binding); bodies over 16 MiB
+get 413.  Connections obey ``http_base`` (one write per response, TCP_NODELAY,
+head and request deadlines, a bounded table where slow and idle connections
+make room first).  Requests run in threads; every session shares one graph,
+whose lock serialises writes.
 """
 
 from __future__ import annotations
 
 import hmac
-import io
 import ipaddress
 import logging
 import os
 import secrets
 import signal
-import socket
 import sys
 import threading
 import time
@@ -34,12 +35,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from email.message import Message as Headers
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
 from typing import Any, Final
 from urllib.parse import urlsplit
 
 from ..model import HTTP_TOKEN_ENV_VAR
+from .http_base import (
+    HEAD_DEADLINE_S,
+    RETRY_AFTER_S,
+    BoundedHTTPServer,
+    BoundedRequestHandler,
+)
 from .jsonrpc import (
     INVALID_REQUEST,
     ErrorEvent,
@@ -60,16 +66,21 @@ VERSION_HEADER: Final = "MCP-Protocol-Version"
 SESSION_NOT_FOUND: Final = -32001  # the code the official SDKs use
 LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 REQUEST_TIMEOUT_S: Final = 60.0
-# The listen backlog: the stdlib default (5) reset connections of 20 concurrent clients
-# (issue #12); 128 is Linux's historical SOMAXCONN.
-LISTEN_BACKLOG: Final = 128
-# A whole request (line, headers and body) must arrive within this many seconds of the
-# server starting to read it; a keep-alive connection idle that long is closed.  Bounds
-# slow senders ("slowloris"), who otherwise hold a thread each forever.
+# A whole request (line, headers and body) must arrive within this many seconds of its first
+# byte, and a keep-alive connection idle that long is closed.  Bounds slow senders
+# ("slowloris") together with http_base.HEAD_DEADLINE_S (the head alone, from accept).
 READ_DEADLINE_S: Final = 30.0
-# Open connections served at once, in all and per client address; more get 503 at once.
+# Open connections served at once, in all and per client address (each holds a thread).
+# When full, a newcomer takes a waiting connection's slot (http_base); 503 only when every
+# candidate is busy.
 MAX_CONNECTIONS: Final = 256
 MAX_CONNECTIONS_PER_CLIENT: Final = 64
+# Slots that connections which never sent a complete request cannot take: however many
+# sit silent, this many stay for clients being served (an eighth of the table).
+RESERVED_CONNECTIONS: Final = 32
+# A token guarding a non-loopback bind: at least what `secrets.token_urlsafe(12)` prints
+# (16 characters, 96 random bits), beyond guessing over a network.
+MIN_TOKEN_CHARS: Final = 16
 # Sessions per client address (each holds its tool list, ~200 KB).
 MAX_SESSIONS_PER_CLIENT: Final = 128
 # A session unused this long is dropped.
@@ -77,7 +88,6 @@ SESSION_IDLE_S: Final = 3600.0
 # When a table is full, only a session idle at least this long may be evicted for a new
 # one; otherwise initialize gets 503 (a flood of initialize must not end active sessions).
 EVICT_MIN_IDLE_S: Final = 60.0
-RETRY_AFTER_S: Final = 1
 # A refused body up to DRAIN_FACTOR × the size limit is read and dropped so the
 # client can read the error (closing a socket with unread data resets it);
 # larger ones are cut off.
@@ -138,17 +148,13 @@ def admission_error(
     return None
 
 
-class McpHttpServer(ThreadingHTTPServer):
+class McpHttpServer(BoundedHTTPServer):
     """A threading HTTP server holding the MCP sessions.
 
     `new_session` builds the McpServer of a new session.  `allowed_hosts`
     None accepts any Host/Origin (only for wildcard binds, where the token is
     mandatory); otherwise host names (lower case) that Host and Origin may name.
     """
-
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = LISTEN_BACKLOG
 
     def __init__(
         self,
@@ -163,12 +169,12 @@ class McpHttpServer(ThreadingHTTPServer):
         max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT,
         session_idle_s: float = SESSION_IDLE_S,
         evict_min_idle_s: float = EVICT_MIN_IDLE_S,
+        head_deadline_s: float = HEAD_DEADLINE_S,
         read_deadline_s: float = READ_DEADLINE_S,
         max_connections: int = MAX_CONNECTIONS,
         max_connections_per_client: int = MAX_CONNECTIONS_PER_CLIENT,
+        reserved_connections: int = RESERVED_CONNECTIONS,
     ) -> None:
-        if ":" in address[0]:
-            self.address_family = socket.AF_INET6
         self.new_session = new_session
         self.token = token
         self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
@@ -178,71 +184,21 @@ class McpHttpServer(ThreadingHTTPServer):
         self.max_sessions_per_client = max_sessions_per_client
         self.session_idle_s = session_idle_s
         self.evict_min_idle_s = evict_min_idle_s
-        self.read_deadline_s = read_deadline_s
-        self.max_connections = max_connections
-        self.max_connections_per_client = max_connections_per_client
         # session id -> (session, client address, last use (monotonic)), least recent first
         self._sessions: OrderedDict[str, tuple[McpServer, str, float]] = OrderedDict()
         self._sessions_lock = threading.Lock()
-        self._connections: dict[str, int] = {}
-        self._connections_lock = threading.Lock()
-        super().__init__(address, McpRequestHandler)
+        super().__init__(
+            address,
+            McpRequestHandler,
+            head_deadline_s=head_deadline_s,
+            read_deadline_s=read_deadline_s,
+            max_connections=max_connections,
+            max_connections_per_client=max_connections_per_client,
+            reserved_connections=min(reserved_connections, max_connections - 1),
+        )
 
-    # -- connections ------------------------------------------------------------
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        """Serve a connection in its own thread unless a connection bound is reached;
-        then answer 503 at once (with Retry-After) instead of queueing or resetting."""
-        client = str(client_address[0])
-        with self._connections_lock:
-            total = sum(self._connections.values())
-            mine = self._connections.get(client, 0)
-            admitted = total < self.max_connections and mine < self.max_connections_per_client
-            if admitted:
-                self._connections[client] = mine + 1
-        if not admitted:
-            self._turn_away(request)
-            return
-        super().process_request(request, client_address)
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            client = str(client_address[0])
-            with self._connections_lock:
-                left = self._connections.get(client, 1) - 1
-                if left > 0:
-                    self._connections[client] = left
-                else:
-                    self._connections.pop(client, None)
-
-    def _turn_away(self, request: Any) -> None:
-        body = encode(error_response(None, INVALID_REQUEST, "Server busy: too many connections"))
-        head = (
-            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\nRetry-After: {RETRY_AFTER_S}\r\n"
-            "Connection: close\r\n\r\n"
-        ).encode("ascii")
-        try:
-            request.settimeout(1.0)
-            request.sendall(head + body)
-        except OSError:
-            pass
-        self.shutdown_request(request)
-
-    @property
-    def connection_count(self) -> int:
-        with self._connections_lock:
-            return sum(self._connections.values())
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Log a failed exchange to stderr (a peer hanging up is routine, not an error)."""
-        exc = sys.exc_info()[1]
-        if isinstance(exc, (ConnectionError, TimeoutError)):
-            log.debug("connection from %s ended: %r", client_address, exc)
-        else:
-            log.exception("error while serving %s", client_address)
+    def busy_body(self) -> bytes:
+        return encode(error_response(None, INVALID_REQUEST, "Server busy: too many connections"))
 
     @property
     def url(self) -> str:
@@ -312,48 +268,12 @@ class McpHttpServer(ThreadingHTTPServer):
             return len(self._sessions)
 
 
-class _DeadlineReader(io.RawIOBase):
-    """The socket's read side, failing with TimeoutError once `deadline` (monotonic) passed:
-    each receive waits at most the time left, so a request arriving byte by byte cannot
-    outlive the deadline however regular its bytes."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        super().__init__()
-        self.sock = sock
-        self.deadline = time.monotonic() + READ_DEADLINE_S
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("read deadline passed")
-        self.sock.settimeout(left)
-        return self.sock.recv_into(buffer)
-
-
-class McpRequestHandler(BaseHTTPRequestHandler):
+class McpRequestHandler(BoundedRequestHandler):
     """One HTTP exchange on the MCP endpoint."""
 
-    protocol_version = "HTTP/1.1"
     server_version = "graphonomous-mcp"
     timeout = REQUEST_TIMEOUT_S
     server: McpHttpServer
-
-    def setup(self) -> None:
-        super().setup()
-        self.rfile.close()  # the stdlib's reader; the socket stays open
-        self._reader = _DeadlineReader(self.connection)
-        self.rfile = io.BufferedReader(self._reader)
-
-    def handle_one_request(self) -> None:
-        """Each request (line, headers, body) must arrive within the read deadline."""
-        self._reader.deadline = time.monotonic() + self.server.read_deadline_s
-        try:
-            super().handle_one_request()
-        except TimeoutError:
-            self.close_connection = True
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s - %s", self.address_string(), format % args)
@@ -361,7 +281,6 @@ class McpRequestHandler(BaseHTTPRequestHandler):
     # -- replies ------------------------------------------------------------------
 
     def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
-        self.connection.settimeout(self.timeout)  # reads shortened it to the deadline's rest
         self.send_response(status)
         if self.close_connection:
             self.send_header("Connection", "close")
@@ -432,7 +351,9 @@ class McpRequestHandler(BaseHTTPRequestHandler):
                 f"Request body larger than {self.server.max_body_bytes} bytes",
             )
             return None
-        body = self.rfile.read(length)
+        body = self.read_body(length)
+        if body is None:
+            return None
         if len(body) != length:
             self.close_connection = True
             self._send_error(HTTPStatus.BAD_REQUEST, "Request body shorter than Content-Length")
@@ -550,6 +471,25 @@ class McpRequestHandler(BaseHTTPRequestHandler):
     do_PATCH = _not_allowed
 
 
+def check_bind_token(host: str, token: str | None) -> None:
+    """Refuse a non-loopback `host` without a bearer token of MIN_TOKEN_CHARS or more.
+
+    Raises ValueError naming the variable.  Loopback binds need no token (any is accepted).
+    """
+    if is_loopback(host):
+        return
+    if token is None:
+        raise ValueError(
+            f"binding {host!r} (not loopback) needs a bearer token: set {HTTP_TOKEN_ENV_VAR}"
+        )
+    if len(token) < MIN_TOKEN_CHARS:
+        raise ValueError(
+            f"{HTTP_TOKEN_ENV_VAR} is too short to bind {host!r} (not loopback): {len(token)} "
+            f"of at least {MIN_TOKEN_CHARS} characters; make one with "
+            "python -c 'import secrets; print(secrets.token_urlsafe(12))'"
+        )
+
+
 def make_http_server(
     new_session: Callable[[], McpServer],
     host: str = "127.0.0.1",
@@ -565,14 +505,11 @@ def make_http_server(
     required off loopback.  Host/Origin may name the loopback names, the bound
     host and `allowed_hosts`; a wildcard bind (0.0.0.0, ::) accepts any.
     `limits` are McpHttpServer's bounds (read_deadline_s, max_connections, …).
-    Raises ValueError when a non-loopback bind lacks a token.
+    Raises ValueError, before binding, when a non-loopback bind lacks a long enough token.
     """
     if token is None:
         token = os.environ.get(HTTP_TOKEN_ENV_VAR) or None
-    if not is_loopback(host) and token is None:
-        raise ValueError(
-            f"binding {host!r} (not loopback) needs a bearer token: set {HTTP_TOKEN_ENV_VAR}"
-        )
+    check_bind_token(host, token)
     names: frozenset[str] | None = LOOPBACK_NAMES | {h.lower() for h in allowed_hosts}
     if _is_wildcard(host):
         names = None

@@ -15,7 +15,11 @@ Rules of this file:
   ``allow_writes``; a write otherwise gets 403 ``read_only``.  POST bodies must
   be ``application/json`` (so another origin cannot post without a CORS
   preflight, which is never granted).  Errors are JSON
-  ``{"error": {"code", "message", "field"?}}``, never a traceback.
+  ``{"error": {"code", "message", "field"?}}``, never a traceback; a body is parsed by
+  ``hygiene.loads_strict`` (a body nested too deeply is a 400 naming that, not a crash).
+* Connections obey ``mcp.http_base`` like the MCP transport's: TCP_NODELAY and one write
+  per response, a head deadline and a request deadline, at most `MAX_CONNECTIONS` open
+  (each holds a thread), slow and idle ones closed first to make room for a newcomer.
 """
 
 from __future__ import annotations
@@ -29,13 +33,14 @@ import threading
 import webbrowser
 from collections.abc import Callable
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qs, urlsplit
 
-from ..mcp.http import LOOPBACK_NAMES, MAX_BODY_BYTES, admission_error
+from ..hygiene import HostileInput, loads_strict
+from ..mcp.http import LOOPBACK_NAMES, MAX_BODY_BYTES, READ_DEADLINE_S, admission_error
+from ..mcp.http_base import HEAD_DEADLINE_S, BoundedHTTPServer, BoundedRequestHandler
 from ..model import HTTP_TOKEN_ENV_VAR, GraphonomousError, NotFoundError, ValidationError
 from ..store import BatchError, StoreError
 from . import views
@@ -65,6 +70,11 @@ SECURITY_HEADERS: Final = {
     "Cache-Control": "no-store",
 }
 REQUEST_TIMEOUT_S: Final = 60.0
+# Open connections (each holds a thread).  A browser opens at most 6 per host; 64 serves
+# several tabs and scripts, and a flood of idle sockets costs at most 64 threads.
+MAX_CONNECTIONS: Final = 64
+# Slots that connections which never sent a complete request cannot take.
+RESERVED_CONNECTIONS: Final = 8
 
 log = logging.getLogger("graphonomous.ui")
 
@@ -110,11 +120,11 @@ def _str_arg(query: Query, name: str) -> str:
     return value
 
 
-class CanvasServer(ThreadingHTTPServer):
-    """The canvas server: one graph shared by every request (its lock serialises writes)."""
+class CanvasServer(BoundedHTTPServer):
+    """The canvas server: one graph shared by every request (its lock serialises writes).
 
-    daemon_threads = True
-    block_on_close = False
+    Every client is local, so the connection bound is one for all (no per-client share).
+    """
 
     def __init__(
         self,
@@ -123,13 +133,28 @@ class CanvasServer(ThreadingHTTPServer):
         *,
         allow_writes: bool = False,
         token: str | None = None,
+        head_deadline_s: float = HEAD_DEADLINE_S,
+        read_deadline_s: float = READ_DEADLINE_S,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         self.graph = graph
         self.allow_writes = allow_writes
         self.token = token
         self.allowed_hosts = frozenset(LOOPBACK_NAMES)
         self.static_files = _static_files()
-        super().__init__(address, CanvasRequestHandler)
+        super().__init__(
+            address,
+            CanvasRequestHandler,
+            head_deadline_s=head_deadline_s,
+            read_deadline_s=read_deadline_s,
+            max_connections=max_connections,
+            max_connections_per_client=max_connections,
+            reserved_connections=min(RESERVED_CONNECTIONS, max_connections - 1),
+        )
+
+    def busy_body(self) -> bytes:
+        error = {"code": "busy", "message": "server busy: too many connections"}
+        return json.dumps({"error": error}).encode("utf-8")
 
     @property
     def url(self) -> str:
@@ -137,19 +162,10 @@ class CanvasServer(ThreadingHTTPServer):
         text = host.decode() if isinstance(host, bytes) else str(host)
         return f"http://{text}:{port}/"
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A peer hanging up is routine; anything else is logged to stderr."""
-        exc = sys.exc_info()[1]
-        if isinstance(exc, (ConnectionError, TimeoutError)):
-            log.debug("connection from %s ended: %r", client_address, exc)
-        else:
-            log.exception("error while serving %s", client_address)
 
-
-class CanvasRequestHandler(BaseHTTPRequestHandler):
+class CanvasRequestHandler(BoundedRequestHandler):
     """One HTTP exchange: a static file or one JSON API call."""
 
-    protocol_version = "HTTP/1.1"
     server_version = "graphonomous-ui"
     timeout = REQUEST_TIMEOUT_S
     server: CanvasServer
@@ -292,18 +308,20 @@ class CanvasRequestHandler(BaseHTTPRequestHandler):
             raise ApiError(
                 HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "bad_body", f"body over {MAX_BODY_BYTES} bytes"
             )
-        raw = self.rfile.read(length)
+        raw = self.read_body(length)
+        if raw is None:  # closed for a newcomer: nothing is sent
+            raise ApiError(HTTPStatus.SERVICE_UNAVAILABLE, "busy", "connection closed")
         try:
-            value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ApiError(HTTPStatus.BAD_REQUEST, "bad_body", f"body is not JSON: {exc}") from None
+            value = loads_strict(raw.decode("utf-8"), "body")
+        except UnicodeDecodeError as exc:
+            raise ApiError(
+                HTTPStatus.BAD_REQUEST, "bad_body", f"body is not UTF-8: {exc}"
+            ) from None
+        except HostileInput as exc:
+            raise ApiError(HTTPStatus.BAD_REQUEST, "bad_body", str(exc)) from None
         if not isinstance(value, dict):
             raise ApiError(HTTPStatus.BAD_REQUEST, "bad_body", "body must be a JSON object")
         return value
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 # -- routes: (method, path) → (handler, writes?) ----------------------------------
