@@ -23,6 +23,9 @@ Cues (callers also require embedding similarity):
   a month name before either counts as the same word: "Jan 18" / "Feb 3").
   Digits inside identifiers ("PS-2", "E-47", "v1") are not numbers; number
   words one..twelve are;
+- ``value`` — when no other cue fires, the update rule
+  (`retrieval.claims.detect_update`, either order): the same claim with another
+  value ("90 °C" / "95 °C", "blue" / "green");
 - ``entity`` — token sets overlap >= `ENTITY_SWAP_MIN_OVERLAP` (Jaccard) and
   each side has a capitalised inner word the other lacks ("lives in Paris" /
   "lives in Berlin").
@@ -34,6 +37,7 @@ import re
 from typing import Final
 
 from ..embed import tokenize
+from ..retrieval.claims import detect_update
 from ..retrieval.keywords import content_words, fold
 
 NEGATIONS: Final = frozenset(
@@ -253,4 +257,6 @@ def contradiction_cues(first: str, second: str) -> list[str]:
         only_b = (tokens_b - tokens_a) & _capitalised_inner_words(second)
         if only_a and only_b:
             cues.add("entity")
+    if not cues and (detect_update(first, second) or detect_update(second, first)):
+        cues.add("value")
     return sorted(cues)
