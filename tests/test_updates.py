@@ -168,15 +168,15 @@ def test_a_question_s_dates_narrow_the_candidates(
 ) -> None:
     clock, graph = clocked
     march = graph.store_node("I fixed the garden fence", "episodic")["node"]["id"]
-    clock.advance(days=40)
-    april = graph.store_node("I fixed the kitchen fence and the garden gate", "episodic")
+    clock.advance(days=70)  # May: outside March widened by a month on each side
+    may = graph.store_node("I fixed the kitchen fence and the garden gate", "episodic")
     clock.advance(days=1)
     answer = graph.retrieve_context("what did I fix in March", limit=5)
     assert answer["results"][0]["node_id"] == march
     assert answer["stats"]["time"]["window"]["candidates_inside"] == 1
     yesterday = graph.retrieve_context("what did I fix yesterday", limit=5)
-    assert yesterday["results"][0]["node_id"] == april["node"]["id"]
+    assert yesterday["results"][0]["node_id"] == may["node"]["id"]
     nothing = graph.retrieve_context("what did I fix in 1999", limit=5)
     assert nothing["stats"]["time"]["window"]["candidates_inside"] == 0  # changes nothing
     episodes = graph.retrieve_episodic(since="last week")["results"]
-    assert [e["id"] for e in episodes] == [april["node"]["id"]]
+    assert [e["id"] for e in episodes] == [may["node"]["id"]]

@@ -91,12 +91,24 @@ def is_duplicate(similarity: float, first: Node, second: Node, merge_threshold: 
 
 
 def is_conflict(similarity: float, first: Node, second: Node, config: ConsolidationConfig) -> bool:
-    """The stage 4.5 test (module docstring).  O(text)."""
+    """The stage 4.5 test (module docstring).  O(text).
+
+    Two episodes are never a conflict: they are two events, both true (as stage 5
+    never merges them).  The gap is between what was *learned* of each
+    (`base_confidence`, the retention anchor), not between their decayed values:
+    an older statement that time has faded does not disagree with a newer one."""
+    if first.node_type == EPISODE_TYPE or second.node_type == EPISODE_TYPE:
+        return False
+    gap = abs(_learned(first) - _learned(second))
     return (
         similarity >= config.conflict_similarity_threshold
-        and abs(first.confidence - second.confidence) >= config.conflict_confidence_gap
+        and gap >= config.conflict_confidence_gap
         and not is_duplicate(similarity, first, second, config.merge_similarity_threshold)
     )
+
+
+def _learned(node: Node) -> float:
+    return node.confidence if node.base_confidence is None else node.base_confidence
 
 
 def judged(store: Store, a: str, b: str) -> bool:

@@ -151,9 +151,10 @@ def _report(entry: dict[str, Any]) -> None:
         forgotten = stage.get("forgotten") if stage["name"] == "prune_nodes" else None
         if forgotten:
             _log.warning(
-                "idle consolidation forgot %d learned node(s) (%s policy, max_nodes %s): %s",
+                "idle consolidation soft-forgot %d learned node(s) (%s, max_nodes %s; "
+                "graphonomous restore ID brings one back): %s",
                 len(forgotten),
-                stage.get("policy"),
+                "faded by decay" if stage.get("policy") == "threshold" else "over budget",
                 stage.get("max_nodes"),
                 ", ".join(forgotten[:REPORTED_IDS])
                 + (" …" if len(forgotten) > REPORTED_IDS else ""),

@@ -113,7 +113,14 @@ from .provenance import provenance
 from .speakers import speaker_index
 from .spread import spread_by_file
 from .time_expressions import TimeWindow
-from .time_scope import CLAIM_POOL_FACTOR, TimeScope, newest_claims_first, time_scope, window_order
+from .time_scope import (
+    CLAIM_POOL_FACTOR,
+    TimeScope,
+    admitted,
+    newest_claims_first,
+    time_scope,
+    window_order,
+)
 
 if TYPE_CHECKING:
     from .graph_view import GraphEngine
@@ -1371,11 +1378,13 @@ def _time_stage(run: _Run, scope: TimeScope, limit: int) -> dict[str, Any]:
     window = scope.window
     if window is not None:
         start, end = _window_bounds(run, window)
-        inside = window_order(scores, nodes, start, end) if start or end else 0
+        low, high = admitted(start, end)
+        inside = window_order(scores, nodes, low, high) if start or end else 0
         report["window"] = {
             "expression": window.expression,
             "start": format_time(start) if start else None,
             "end": format_time(end) if end else None,
+            "admitted": [format_time(low) if low else None, format_time(high) if high else None],
             "event": window.event,
             "candidates_inside": inside,
         }

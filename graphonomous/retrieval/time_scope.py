@@ -11,8 +11,9 @@ query and the graph clock's `now` (never the system clock):
   the change, not its successor).  ``include_superseded`` returns everything.
 - **Dates in the question** (`time_expressions`): a window ("last week", "in
   March 2024", "after the charity race", resolved against the clock) orders the
-  candidates — those whose valid_from falls inside rank before those outside,
-  which keep their order after them.  A question naming a time asks about that
+  candidates — those stated within it (`admitted`: widened by its own length on
+  each side, since statements report events after and plan them before) rank
+  before the others, which keep their order after them.  A question naming a time asks about that
   time; when no candidate falls inside, the window says nothing about this
   memory and changes nothing.
 - **Newest of one claim.**  Two state statements (semantic, procedural) among the
@@ -97,12 +98,33 @@ def in_window(node: Node, start: datetime | None, end: datetime | None) -> bool:
     return (start is None or moment >= start) and (end is None or moment < end)
 
 
+def admitted(
+    start: datetime | None, end: datetime | None
+) -> tuple[datetime | None, datetime | None]:
+    """The statement times a question's window admits: a bounded window widened by its
+    own length on each side.  Reason: a statement about a time is made around it —
+    reports after the event ("I had dinner with her on Wednesday", told on Friday),
+    plans before it ("in September I will visit…") — and `valid_from` dates the
+    statement, not the event.  Open windows (since, before, after) stay as they are.
+
+    >>> from datetime import datetime, timezone
+    >>> day = datetime(2023, 5, 3, tzinfo=timezone.utc)
+    >>> [m.day for m in admitted(day, day.replace(day=4))]
+    [2, 5]
+    """
+    if start is None or end is None:
+        return start, end
+    span = end - start
+    return start - span, end + span
+
+
 def window_order(
     scores: dict[str, float], nodes: dict[str, Node], start: datetime | None, end: datetime | None
 ) -> int:
-    """Rank the in-window candidates before the others (each group keeps its order):
-    the out-of-window scores are scaled below the lowest in-window score.  Returns how
-    many candidates are in the window (0: nothing changed).  O(n)."""
+    """Rank the candidates stated within the window (`admitted` bounds, given by the
+    caller) before the others (each group keeps its order): the other scores are scaled
+    below the lowest admitted score.  Returns how many candidates were admitted (0:
+    nothing changed).  O(n)."""
     inside = {i for i, node in nodes.items() if i in scores and in_window(node, start, end)}
     outside = [i for i in scores if i not in inside]
     if not inside or not outside:
