@@ -1153,10 +1153,14 @@ def _print_forgotten(entry: dict[str, Any], out: TextIO) -> None:
     prune = [s for s in entry["stages"] if s["name"] == "prune_nodes"]
     forgotten: list[str] = list(prune[0].get("forgotten", [])) if prune else []
     verb = "would forget" if entry["dry_run"] else "forgot"
+    why = "faded" if prune and prune[0].get("policy") == "threshold" else "over budget"
     shown = ", ".join(forgotten[:SHOWN_FORGOTTEN])
     more = len(forgotten) - SHOWN_FORGOTTEN
     tail = f" and {more} more (--json lists all)" if more > 0 else ""
-    out.write(f"  {verb} {len(forgotten)} node(s){': ' + shown if shown else ''}{tail}\n")
+    back = " — soft: `graphonomous restore ID` brings one back" if forgotten else ""
+    out.write(
+        f"  {verb} {len(forgotten)} node(s) ({why}){': ' + shown if shown else ''}{tail}{back}\n"
+    )
 
 
 def cmd_consolidate(args: argparse.Namespace, out: TextIO) -> int:

@@ -115,7 +115,7 @@ def test_a_plain_write_supersedes_what_it_updates(
     question = "which PostgreSQL version does the staging database run on which host"
     assert _ids(graph, question)[0] == new_id and old_id not in _ids(graph, question)
     past = _ids(graph, question, as_of=before)
-    assert old_id in past and new_id not in past
+    assert past[0] == old_id and new_id not in past  # current then: first, not demoted
     every = _ids(graph, question, include_superseded=True)
     assert every.index(new_id) < every.index(old_id)
     assert stored["confidence"] == 0.5  # an update ends validity; it does not doubt the past

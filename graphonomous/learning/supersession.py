@@ -106,7 +106,7 @@ def link_updates(
     with graph.lock:
         store = graph.store
         rows = store.get_nodes(list(node_ids))
-        backed = store.source_backed_ids()
+        backed = store.source_backed_among(list(rows))
         fresh = [rows[i] for i in node_ids if i in rows]
         fresh = [n for n in fresh if _eligible(n, n.agent_id, backed)]
         if unchecked is not None:
@@ -118,15 +118,16 @@ def link_updates(
         with store.transaction():
             now = graph.now()
             for node, vector in zip(fresh, vectors, strict=True):
-                found += _link_one(graph, node, vector, backed, now)
+                found += _link_one(graph, node, vector, now)
     return found
 
 
 def _link_one(
-    graph: GraphEngine, node: Node, vector: list[float], backed: set[str], now: str
+    graph: GraphEngine, node: Node, vector: list[float], now: str
 ) -> list[dict[str, Any]]:
     found = []
     neighbours = graph.store.get_nodes(_candidates(graph, node, vector))
+    backed = graph.store.source_backed_among(list(neighbours))
     for other in neighbours.values():
         current = graph.store.get_node(node.id)
         if current is None or current.superseded_by is not None:

@@ -395,6 +395,8 @@ class _Run:
     keywords: KeywordIndex | None = None
     # The candidates out of the query's context (`_participant_stage`).
     out_of_context: set[str] = field(default_factory=set)
+    # False for an `as_of` retrieval: a fact superseded since held then, undemoted.
+    answers_now: bool = True
 
     def text_index(self) -> KeywordIndex:
         """The keyword index of this retrieval: a context's statistics or the whole index's."""
@@ -1348,7 +1350,7 @@ def _utility_rerank(run: _Run, vector: list[float] | None, tokens: Sequence[str]
             continue
         if learned:
             entry.score = (1.0 - alpha) * entry.score + alpha * node.q_value
-        if node.superseded_by is not None:
+        if node.superseded_by is not None and run.answers_now:
             entry.score *= run.settings.superseded_factor
             demoted += 1
     if learned:
@@ -1671,7 +1673,7 @@ def retrieve_context(
                 and scope.admits(node)
             )
 
-        run = _Run(graph, reader, settings, plan, returnable)
+        run = _Run(graph, reader, settings, plan, returnable, answers_now=scope.as_of is None)
         run.timings["embed"] = embed_ms
         run.stats.update(limit=limit, agent_id=agent_id)
         pool = max(settings.min_candidates, settings.candidate_multiplier * limit)

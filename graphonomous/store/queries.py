@@ -197,6 +197,17 @@ class GraphQueries:
         rows = self.query(f"SELECT id FROM nodes WHERE {SOURCE_BACKED_SQL}")
         return {str(row[0]) for row in rows}
 
+    def source_backed_among(self: _Sql, node_ids: Sequence[str]) -> set[str]:
+        """Those of `node_ids` backed by an ingested file.  One query per `ID_CHUNK` ids."""
+        found: set[str] = set()
+        for chunk in _chunked(sorted(set(node_ids))):
+            rows = self.query(
+                f"SELECT id FROM nodes WHERE id IN ({_marks(len(chunk))}) AND {SOURCE_BACKED_SQL}",
+                tuple(chunk),
+            )
+            found.update(str(row[0]) for row in rows)
+        return found
+
     def budget_count(self: _Sql) -> int:
         """Live nodes that count against ``max_nodes`` (not pinned, not source-backed)."""
         rows = self.query(
