@@ -80,13 +80,18 @@ TEMPORAL = (
 ASKED_DAY = 24
 
 
+def _code(kind: str, n: int) -> str:
+    """A word only this note and its question share, so asking reinforces exactly it."""
+    return f"{kind.replace('.', '').replace('_', '')}{'abcdefgh'[n]}tag"
+
+
 def _statement(kind: str, n: int) -> str:
     subject = SUBJECTS[n % len(SUBJECTS)].format(n=n)
-    return f"Note {kind} {n}: {subject} needs attention item {kind}-{n}"
+    return f"Note about {subject}: it needs attention ({_code(kind, n)})"
 
 
 def _question(kind: str, n: int) -> str:
-    return f"what needs attention about {SUBJECTS[n % len(SUBJECTS)].format(n=n)} {kind}-{n}"
+    return f"what needs attention about {SUBJECTS[n % len(SUBJECTS)].format(n=n)} {_code(kind, n)}"
 
 
 class Server:
@@ -179,28 +184,41 @@ def temporal_run(server: Server) -> dict[str, Any]:
         window = answer["stats"]["time"]["window"]
         top = answer["results"][0] if answer["results"] else None
         written = graph.get_node(top["node_id"])["node"]["valid_from"] if top else None
-        inside = (
-            window is not None
-            and written is not None
-            and (window["start"] is None or written >= window["start"])
-            and (window["end"] is None or written < window["end"])
-        )
         rows.append(
             {
                 "expression": expression,
                 "window": None if window is None else [window["start"], window["end"]],
+                "admitted": None if window is None else window["admitted"],
                 "top_written": written,
-                "hit": inside if known else None,
+                "hit": _within(written, window, "start", "end") if known else None,
+                "hit_admitted": _within(written, window, *ADMITTED) if known else None,
                 "unchanged": (window is None) if not known else None,
             }
         )
     server.act()
     scored = [row["hit"] for row in rows if row["hit"] is not None]
+    banded = [row["hit_admitted"] for row in rows if row["hit_admitted"] is not None]
+    live = sum(_live(graph, node_id) for node_id in notes.values())
     return {
         "accuracy": round(sum(scored) / len(scored), 3),
+        "accuracy_admitted": round(sum(banded) / len(banded), 3),
         "notes": len(notes),
+        "notes_live": live,
         "questions": rows,
     }
+
+
+ADMITTED = (0, 1)
+
+
+def _within(written: str | None, window: dict[str, Any] | None, low: Any, high: Any) -> bool:
+    """Whether `written` falls in the window's [low, high) (keys, or positions in
+    ``admitted``: the band the retrieval admits)."""
+    if window is None or written is None:
+        return False
+    bounds = window["admitted"] if isinstance(low, int) else window
+    start, end = bounds[low], bounds[high]
+    return (start is None or written >= start) and (end is None or written < end)
 
 
 def update_run(path: Path, split: str) -> dict[str, Any]:
