@@ -265,6 +265,8 @@ class Node:
     reinforced_at: str | None = None
     base_confidence: float | None = None
     base_q_value: float | None = None
+    # Why it was soft-forgotten: "faded" (decay), "budget", "asked" (forget_node).
+    forgotten_reason: str | None = None
     embedding: list[float] | None = None
 
     def to_dict(self, include_embedding: bool = False) -> dict[str, Any]:
@@ -297,6 +299,7 @@ class Node:
             "reinforced_at": self.reinforced_at,
             "base_confidence": self.base_confidence,
             "base_q_value": self.base_q_value,
+            "forgotten_reason": self.forgotten_reason,
         }
         if include_embedding:
             out["embedding"] = self.embedding

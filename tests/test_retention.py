@@ -152,3 +152,28 @@ def test_the_forecast_is_exact(month: Any) -> None:
 def test_the_retention_modules_doctests() -> None:
     for module in (retention, clock_module, records):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_a_time_cue_recalls_what_faded_then_but_not_what_was_forgotten_on_request(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock("2026-02-02T09:00:00Z")  # a Monday
+    with Graphonomous(tmp_path / "g.db", clock=clock) as graph:
+        diary = graph.store_node("Fixed the greenhouse sensor cable", "episodic")["node"]["id"]
+        other = graph.store_node("Fixed the greenhouse door hinge", "episodic")["node"]["id"]
+        graph.forget_node(other, reason="the user asked")
+        clock.advance(days=9)
+        graph.run_consolidation()
+        assert not _live(graph, diary)  # faded: an episode unused for 3.5 days
+        answer = graph.retrieve_context("what did I fix in the greenhouse last week", limit=5)
+        assert answer["stats"]["time"]["recalled"] == [diary]
+        assert answer["results"][0]["node_id"] == diary and _live(graph, diary)
+        assert not _live(graph, other)  # forgotten on request stays forgotten
+        (entry,) = [e for e in graph.store.audit_entries() if e["action"] == "recall"]
+        assert entry["details"]["node_ids"] == [diary]
+        # No time named: nothing is recalled.
+        graph.run_consolidation()
+        clock.advance(days=30)
+        graph.run_consolidation()
+        plain = graph.retrieve_context("what did I fix in the greenhouse", limit=5)
+        assert plain["stats"]["time"]["recalled"] == [] and not _live(graph, diary)

@@ -203,7 +203,7 @@ def stage_prune_nodes(run: Run) -> dict[str, Any]:
         }
     faded = run.store.weak_unprotected_ids(PROTECTION, run.config.min_confidence_threshold)
     if faded:
-        run.store.soft_forget(faded, run.now)
+        run.store.soft_forget(faded, run.now, retention.FADED_REASON)
         run.store.audit(
             run.now,
             "fade",

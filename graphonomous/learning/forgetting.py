@@ -192,7 +192,9 @@ def forget_node(
             if mode == "soft":
                 ids = [] if already else [node_id]
                 if not already:
-                    store.update_node(node_id, forgotten_at=now, updated_at=now)
+                    store.update_node(
+                        node_id, forgotten_at=now, updated_at=now, forgotten_reason="asked"
+                    )
             else:
                 ids = cascade_set(store, node_id) if mode == "cascade" else [node_id]
                 edges_removed = _hard_delete(store, ids)
@@ -340,7 +342,9 @@ def forget_by_policy(
                 now = graph.now()
                 if mode == "soft":
                     for node_id in ids:
-                        store.update_node(node_id, forgotten_at=now, updated_at=now)
+                        store.update_node(
+                            node_id, forgotten_at=now, updated_at=now, forgotten_reason="budget"
+                        )
                 else:
                     _hard_delete(store, ids)
                 store.audit(
@@ -393,6 +397,7 @@ def restore_nodes(graph: GraphEngine, node_ids: Iterable[str], reason: str) -> l
                 store.update_node(
                     node.id,
                     forgotten_at=None,
+                    forgotten_reason=None,
                     updated_at=now,
                     confidence=base,
                     q_value=node.base_q_value if node.base_q_value is not None else node.q_value,

@@ -274,6 +274,7 @@ NODE_OUTPUT: Final[dict[str, Any]] = out_obj(
         "reinforced_at": nullable("string"),
         "base_confidence": nullable("number"),
         "base_q_value": nullable("number"),
+        "forgotten_reason": nullable("string"),
     },
     ("id", "node_type", "content", "confidence", "created_at"),
 )

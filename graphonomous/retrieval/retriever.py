@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..algorithms import louvain_communities
 from ..algorithms.push import PUSH_EPSILON, ppr_push
-from ..embed import exact_score
+from ..embed import exact_score, pack_f32
 from ..embed.index import normalized_f32
 from ..index.bm25 import KeywordIndex
 from ..model import (
@@ -1403,6 +1403,43 @@ def _time_stage(run: _Run, scope: TimeScope, limit: int) -> dict[str, Any]:
     return report
 
 
+def recall_faded(
+    graph: GraphEngine, scope: TimeScope, tokens: Sequence[str], agent_id: str | None
+) -> list[str]:
+    """Cue-dependent recall (`time_scope`): a question naming a bounded time brings back
+    the faded statements made then (`admitted` band) that share a word with it — at most
+    `RECALL_POOL`, oldest first — re-anchored now, with an audit entry ``recall``.  Best
+    effort: a file that takes no write recalls nothing.  Returns the recalled ids."""
+    window = scope.window
+    if window is None or window.start is None or window.end is None or scope.as_of is not None:
+        return []
+    span = window.end - window.start
+    low, high = format_time(window.start - span), format_time(window.end + span)  # `admitted`
+    ids = graph.store.faded_between(low, high, agent_id, RECALL_POOL)
+    if not ids or not tokens:
+        return []
+    wanted = set(tokens)
+    rows = graph.store.get_nodes(ids)
+    chosen = [i for i in ids if i in rows and wanted & set(bm25_tokens(rows[i].content))]
+    if not chosen:
+        return []
+    vectors = graph.embed_texts([rows[i].content for i in chosen])
+    now = graph.now()
+
+    def restore() -> None:
+        graph.store.recall_faded(chosen, now)
+        for node_id, vector in zip(chosen, vectors, strict=True):
+            graph.store.set_embedding(node_id, pack_f32(vector), graph.embedding_model)
+        graph.store.audit(now, "recall", None, {"node_ids": chosen, "cue": window.expression})
+
+    return chosen if graph.store.try_write(restore) else []
+
+
+# Faded statements one question may recall: a time cue brings back a handful of
+# memories; more than a page of them is not a recall but a restore (`restore`).
+RECALL_POOL: Final = 50
+
+
 def _window_bounds(run: _Run, window: TimeWindow) -> tuple[datetime | None, datetime | None]:
     """A date window's bounds, or an event window resolved through the event's own node
     (the best keyword match of the event phrase: "after the charity race" → after
@@ -1654,6 +1691,7 @@ def retrieve_context(
     text, truncated = cap_query(query, settings.max_query_chars)
     scope = time_scope(text, graph.clock.now(), as_of, include_superseded)
     tokens = bm25_tokens(text)
+    recalled = recall_faded(graph, scope, tokens, agent_id)
     started = time.perf_counter()
     vector = graph.embed_texts([text])[0] if tokens else None
     embed_ms = _ms(started)
@@ -1767,7 +1805,7 @@ def retrieve_context(
         "utility_rerank": run.stats["utility_rerank"],
         "experience": run.stats["experience"],
         "superseded_demoted": run.stats["superseded_demoted"],
-        "time": time_report,
+        "time": {**time_report, "recalled": recalled},
         "returned": len(results),
         "topology_window": len(universe),
         "timings_ms": run.timings,

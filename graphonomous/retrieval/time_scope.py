@@ -16,6 +16,12 @@ query and the graph clock's `now` (never the system clock):
   before the others, which keep their order after them.  A question naming a time asks about that
   time; when no candidate falls inside, the window says nothing about this
   memory and changes nothing.
+- **Recall by a time cue.**  Fading is soft: a question naming a bounded time
+  brings back the faded statements made then (the `admitted` band) that share a
+  word with it, re-anchored as reinforced, audited (``recall``) and reported in
+  ``stats.time.recalled`` — as a person recalls a faded episode when asked about
+  its day (`retriever.recall_faded`).  Only nodes that faded by decay; never ones
+  forgotten on request or over budget.
 - **Newest of one claim.**  Two state statements (semantic, procedural) among the
   best candidates that the update rule pairs (`claims.detect_update`) but no
   write linked (made within `CONCURRENT_WITHIN_S` of each other, by another

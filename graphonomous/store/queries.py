@@ -302,12 +302,38 @@ class GraphQueries:
             (str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), str(r[5])) for r in rows
         ]
 
-    def soft_forget(self: _Sql, node_ids: Sequence[str], now: str) -> None:
-        """forgotten_at = updated_at = `now` on the given live nodes (the caller audits)."""
+    def soft_forget(self: _Sql, node_ids: Sequence[str], now: str, reason: str) -> None:
+        """forgotten_at = updated_at = `now`, forgotten_reason = `reason` on the given live
+        nodes (the caller audits)."""
         for chunk in _chunked(sorted(set(node_ids))):
             self.execute(
-                "UPDATE nodes SET forgotten_at = ?, updated_at = ? WHERE forgotten_at IS NULL "
-                f"AND id IN ({_marks(len(chunk))})",
+                "UPDATE nodes SET forgotten_at = ?, updated_at = ?, forgotten_reason = ? "
+                f"WHERE forgotten_at IS NULL AND id IN ({_marks(len(chunk))})",
+                (now, now, reason, *chunk),
+            )
+
+    def faded_between(
+        self: _Sql, start: str | None, end: str | None, agent_id: str | None, limit: int
+    ) -> list[str]:
+        """Ids of faded nodes (soft-forgotten by decay) stated in [start, end), oldest
+        first, at most `limit`.  One query on idx_nodes_valid_from."""
+        rows = self.query(
+            "SELECT id FROM nodes WHERE forgotten_reason = 'faded' AND forgotten_at IS NOT NULL "
+            "AND (? IS NULL OR valid_from >= ?) AND (? IS NULL OR valid_from < ?) "
+            "AND (? IS NULL OR agent_id = ?) ORDER BY valid_from, id LIMIT ?",
+            (start, start, end, end, agent_id, agent_id, limit),
+        )
+        return [str(row[0]) for row in rows]
+
+    def recall_faded(self: _Sql, node_ids: Sequence[str], now: str) -> None:
+        """Bring faded nodes back as reinforced now (their anchor values restored)."""
+        for chunk in _chunked(sorted(set(node_ids))):
+            self.execute(
+                "UPDATE nodes SET forgotten_at = NULL, forgotten_reason = NULL, "
+                "reinforced_at = ?, updated_at = ?, "
+                "confidence = COALESCE(base_confidence, confidence), "
+                "q_value = COALESCE(base_q_value, q_value) "
+                f"WHERE forgotten_reason = 'faded' AND id IN ({_marks(len(chunk))})",
                 (now, now, *chunk),
             )
 

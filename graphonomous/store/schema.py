@@ -267,13 +267,15 @@ _MIGRATION_6: Final = [
 # retention anchor: the confidence and Q-value it had when last reinforced (written,
 # learned from, retrieved) and when.  Decay recomputes confidence from the anchor, so
 # it depends on elapsed time alone, never on how often consolidation runs, and a
-# reinforcement resets it.  Existing rows start anchored at their last use.
+# reinforcement resets it.  Existing rows start anchored at their last use.  Why a
+# node was soft-forgotten (faded, budget, asked): only a faded one may be recalled.
 _MIGRATION_7: Final = [
     "ALTER TABLE nodes ADD COLUMN valid_from TEXT",
     "ALTER TABLE nodes ADD COLUMN valid_to TEXT",
     "ALTER TABLE nodes ADD COLUMN reinforced_at TEXT",
     "ALTER TABLE nodes ADD COLUMN base_confidence REAL",
     "ALTER TABLE nodes ADD COLUMN base_q_value REAL",
+    "ALTER TABLE nodes ADD COLUMN forgotten_reason TEXT",
     "UPDATE nodes SET valid_from = created_at, "
     "reinforced_at = COALESCE(last_accessed_at, updated_at, created_at), "
     "base_confidence = confidence, base_q_value = q_value",
@@ -319,6 +321,7 @@ NODE_COLUMNS: Final = (
     "reinforced_at",
     "base_confidence",
     "base_q_value",
+    "forgotten_reason",
 )
 EDGE_COLUMNS: Final = (
     "id",
