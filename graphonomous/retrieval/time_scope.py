@@ -22,8 +22,8 @@ query and the graph clock's `now` (never the system clock):
   ``stats.time.recalled`` — as a person recalls a faded episode when asked about
   its day (`retriever.recall_faded`).  Only nodes that faded by decay; never ones
   forgotten on request or over budget.
-- **Newest of one claim.**  Two state statements (semantic, procedural) among the
-  best candidates that the update rule pairs (`claims.detect_update`) but no
+- **Newest of one claim.**  Two state statements (semantic, procedural; not chunks
+  of ingested files) among the best candidates that the update rule pairs (`claims.detect_update`) but no
   write linked (made within `CONCURRENT_WITHIN_S` of each other, by another
   agent's batch, an ingest, an older version): the later one takes the earlier's
   place unless the question asks about the past; the earlier is flagged
@@ -39,6 +39,7 @@ from typing import Final
 
 from ..model import CONCURRENT_WITHIN_S, Node, ValidationError, parse_time
 from .claims import detect_update
+from .provenance import INGESTED_KINDS
 from .time_expressions import TimeWindow, asks_about_the_past, parse_as_of, query_window
 
 # Node types whose statements describe a state that a later statement can replace.
@@ -160,7 +161,7 @@ def newest_claims_first(
     """
     moved: list[tuple[str, str]] = []
     flags: dict[str, str] = {}
-    states = [i for i in ranked if i in nodes and nodes[i].node_type in STATE_TYPES]
+    states = [i for i in ranked if i in nodes and _stated(nodes[i])]
     for position, first in enumerate(states):
         for second in states[position + 1 :]:
             a, b = nodes[first], nodes[second]
@@ -184,6 +185,12 @@ def newest_claims_first(
 
 def _moment(node: Node) -> datetime:
     return parse_time(node.valid_from or node.created_at)
+
+
+def _stated(node: Node) -> bool:
+    """A state statement someone made: not a chunk of an ingested file, whose file is
+    its truth (two files may well say different things)."""
+    return node.node_type in STATE_TYPES and node.metadata.get("kind") not in INGESTED_KINDS
 
 
 def _stamp(node: Node) -> tuple[str, str]:
