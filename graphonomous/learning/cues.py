@@ -37,7 +37,7 @@ import re
 from typing import Final
 
 from ..embed import tokenize
-from ..retrieval.claims import detect_update
+from ..retrieval.claims import NUMBER_WORDS, detect_update
 from ..retrieval.keywords import content_words, fold
 
 NEGATIONS: Final = frozenset(
@@ -114,26 +114,6 @@ ANTONYM_PAIRS: Final = (
     ("flat", "steep"),
 )
 _ANTONYM_WORDS: Final = frozenset(word for pair in ANTONYM_PAIRS for word in pair)
-NUMBER_WORDS: Final = {
-    word: str(value)
-    for value, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-        ]
-    )
-}
 # A standalone number: not preceded by a letter, digit, '.', '-' (so "PS-2", "v1" are
 # identifiers), not followed by a letter except an ordinal suffix; "12-test" is a number.
 _NUMBER: Final = re.compile(r"(?<![\w.-])(\d+(?:[.,:]\d+)*)(?:st|nd|rd|th)?(?![\w])")

@@ -254,24 +254,11 @@ _CONTRACTION: Final = re.compile(r"n['’]t\b", re.IGNORECASE)
 _VERB_ENDING: Final = re.compile(r"^[a-z]{3,}[^s's]s$")
 # The fewest shared frame tokens that make "the same claim": a subject and a predicate.
 MIN_SHARED: Final = 2
-_NUMBER_WORDS: Final = {
+# Number words one..twelve (the values statements spell out), one home for the package.
+NUMBER_WORDS: Final = {
     word: str(value)
     for value, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-        ]
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
     )
 }
 _EQUIVALENT: Final = {"midnight": "00:00", "noon": "12:00", "once": "1", "single": "1"}
@@ -329,7 +316,7 @@ def frame(text: str) -> Frame:
         if guessed is None and tokens and _VERB_ENDING.match(word):
             guessed = len(tokens)
         additive = additive or word in ADDITIVE_VERBS
-        word = _NUMBER_WORDS.get(word, _EQUIVALENT.get(word, word))
+        word = NUMBER_WORDS.get(word, _EQUIVALENT.get(word, word))
         if word in NEUTRAL or (word in STOPWORDS and word not in WITHDRAWN):
             continue
         tokens.append(WITHDRAWN_MARK if word in WITHDRAWN else _stem(word))
