@@ -258,7 +258,21 @@ MIN_SHARED: Final = 2
 NUMBER_WORDS: Final = {
     word: str(value)
     for value, word in enumerate(
-        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
     )
 }
 _EQUIVALENT: Final = {"midnight": "00:00", "noon": "12:00", "once": "1", "single": "1"}
