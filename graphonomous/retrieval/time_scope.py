@@ -24,8 +24,8 @@ query and the graph clock's `now` (never the system clock):
   forgotten on request or over budget.
 - **Newest of one claim.**  Two state statements (semantic, procedural; not chunks
   of ingested files) among the best candidates that the update rule pairs
-  (`claims.detect_update`) but no write linked (made within `CONCURRENT_WITHIN_S` of each other, by another
-  agent's batch, an ingest, an older version): the later one takes the earlier's
+  (`claims.detect_update`) but no write linked (made within `CONCURRENT_WITHIN_S`
+  of each other, by another agent's batch, an older version): the later one takes the earlier's
   place unless the question asks about the past; the earlier is flagged
   ``outdated``, or both ``contradicted`` when they are concurrent — shown, so the
   agent can judge.
