@@ -129,6 +129,8 @@ def test_learning_does_not_lower_unseen_question_recall() -> None:
             "0,3",
             "--modes",
             "both",
+            "--credit",
+            "bundle",
             "--bootstrap",
             "100",
             "--quiet",
