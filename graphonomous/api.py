@@ -126,6 +126,12 @@ class Graphonomous:
         """Vectors of texts, rounded through float32 like stored vectors."""
         return self.engine.embed_texts(texts)
 
+    def reembed(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Build this embedder's missing vectors now (other models' vectors stay), in
+        batches; `progress(done, total)` after each.  Returns ``{"model", "missing",
+        "embedded", "vectors"}`` (see `Engine.embed_missing`)."""
+        return self.engine.embed_missing(progress)
+
     # -- nodes ----------------------------------------------------------------
 
     def store_node(

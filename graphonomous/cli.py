@@ -140,10 +140,19 @@ def _read_json_arg(path: str, what: str) -> Any:
         raise CliError(str(exc), EXIT_USAGE) from None
 
 
-# Commands that only read: on a database file that does not exist they exit 2
-# and create nothing (a typo in --db must not leave an empty database behind).
+# Commands that only read (or, like `reembed`, only derive from what is stored): on a
+# database file that does not exist they exit 2 and create nothing (a typo in --db
+# must not leave an empty database behind).
 READ_ONLY_COMMANDS = frozenset(
-    {"cmd_stats", "cmd_node_show", "cmd_node_list", "cmd_edge_list", "cmd_recall", "cmd_coverage"}
+    {
+        "cmd_stats",
+        "cmd_node_show",
+        "cmd_node_list",
+        "cmd_edge_list",
+        "cmd_recall",
+        "cmd_coverage",
+        "cmd_reembed",
+    }
 )
 
 
@@ -182,6 +191,8 @@ def _check_creatable(path: str) -> None:
 
 
 MAX_NODES_ENV = "GRAPHONOMOUS_MAX_NODES"
+# `reembed` reports progress at most this often (seconds): a line per second of work.
+REEMBED_PROGRESS_S = 1.0
 MAX_PORT = 65_535  # TCP
 
 
@@ -254,7 +265,13 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"relations  {rels or '-'}\n")
     mean = stats["mean_confidence"]
     out.write(f"confidence {'-' if mean is None else f'{mean:.3f} mean'}\n")
-    out.write(f"embedder   {stats['embedder']} ({stats['embedding_count']} vectors)\n")
+    others = ", ".join(
+        f"{model} {count}"
+        for model, count in stats["embedding_models"].items()
+        if model != stats["embedder"]
+    )
+    also = f"; also stored: {others}" if others else ""
+    out.write(f"embedder   {stats['embedder']} ({stats['embedding_count']} vectors{also})\n")
     budget = stats["budget"]
     out.write(
         f"budget     {budget['counted_nodes']} of {budget['max_nodes']} learned nodes "
@@ -267,6 +284,47 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
         f"{stats['retention']['fading_next_day']} fade in the next unless used\n"
     )
     return EXIT_OK
+
+
+def cmd_reembed(args: argparse.Namespace, out: TextIO) -> int:
+    """Build the current (or --embedder) model's missing vectors, progress on stderr."""
+    import time
+
+    started = time.perf_counter()
+    with _open(args) as graph:
+        result = graph.reembed(_ReembedProgress(graph.embedding_model, sys.stderr))
+        result["embedding_models"] = graph.graph_stats()["embedding_models"]
+    result["seconds"] = round(time.perf_counter() - started, 3)
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    kept = ", ".join(f"{m} {n}" for m, n in result["embedding_models"].items())
+    out.write(
+        f"{result['model']}: embedded {result['embedded']} of {result['missing']} missing "
+        f"in {result['seconds']:.1f}s; {result['vectors']} vectors now\n"
+        f"stored     {kept or '-'}\n"
+    )
+    return EXIT_OK
+
+
+class _ReembedProgress:
+    """`reembed`'s progress on stderr: a line at most every `REEMBED_PROGRESS_S` seconds
+    and at the end ("graphonomous: reembed MODEL: done/total nodes")."""
+
+    def __init__(self, model: str, stream: TextIO) -> None:
+        self._model = model
+        self._stream = stream
+        self._last = float("-inf")
+
+    def __call__(self, done: int, total: int) -> None:
+        import time
+
+        now = time.perf_counter()
+        if now - self._last < REEMBED_PROGRESS_S and done < total:
+            return
+        self._last = now
+        self._stream.write(f"graphonomous: reembed {self._model}: {done}/{total} nodes\n")
+        self._stream.flush()
 
 
 def cmd_config(args: argparse.Namespace, out: TextIO) -> int:
@@ -1494,6 +1552,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     _max_nodes_option(serve)
     command("stats", cmd_stats, "counts and facts about the graph")
+    command(
+        "reembed",
+        cmd_reembed,
+        "build the vectors the embedder (--embedder) lacks now; other models' vectors stay",
+    )
     from .ui.names import DEFAULT_UI_PORT
 
     ui = command("ui", cmd_ui, "explore the graph in the browser: the κ canvas on 127.0.0.1")

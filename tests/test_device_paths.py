@@ -370,7 +370,7 @@ def test_a_writer_that_never_searched_leaves_the_indexes_saved(
         assert graph.store.load_derived("bm25", "") is None  # nothing searched yet
     with Graphonomous(db) as graph:
         assert graph.store.load_derived("bm25", "") is not None
-        assert graph.store.derived_nonce("vectors") is not None
+        assert graph.store.derived_nonce("vectors", graph.embedding_model) is not None
         with monkeypatch.context() as patch:
             patch.setattr(Bm25Index, "add_many", _no_build)
             patch.setattr(VectorIndex, "bulk_load", _no_build)

@@ -165,3 +165,67 @@ def test_hnsw_mode_builds_and_uses_its_index(
     monkeypatch.setenv(VECTOR_INDEX_ENV_VAR, "ivf")
     with pytest.raises(StoreError, match=VECTOR_INDEX_ENV_VAR):
         Graphonomous(url)
+
+
+# -- vectors per embedding model (migration 8) ---------------------------------------------
+
+MODEL_A, MODEL_B = "hashing-384", "hashing-128"
+NOTES = ("pump seal leaks under pressure", "valve sticks when cold", "turbine bearing hums")
+
+
+def _top(graph: Graphonomous, query: str) -> str:
+    return str(graph.similarity_search(query, limit=1)["results"][0]["id"])
+
+
+def test_two_embedders_share_a_database_and_erase_removes_both(
+    pg_url: str, pg_cluster: Cluster
+) -> None:
+    with Graphonomous(pg_url, embedder=MODEL_A) as a, Graphonomous(pg_url, embedder=MODEL_B) as b:
+        for i, text in enumerate(NOTES):
+            a.store_node(text, node_id=f"m{i}")
+        assert _top(a, "pump seal") == _top(b, "pump seal") == "m0"  # B embeds its own
+        assert a.graph_stats()["embedding_models"] == {MODEL_A: 3, MODEL_B: 3}
+        generation = a.engine.generation
+        b.store_node("the kettle whistles", node_id="kettle")  # B's vector only
+        assert _top(a, "kettle whistles") == "kettle"  # A embeds the one it lacks
+        assert a.engine.generation > generation
+        rows = "SELECT model, count(*) FROM node_embeddings GROUP BY model ORDER BY model"
+        assert pg_cluster.sql(pg_url, rows) == [(MODEL_B, 4), (MODEL_A, 4)]
+        logged = "SELECT count(*) FROM node_changes WHERE model = 'hashing-128'"
+        assert pg_cluster.sql(pg_url, logged) == [(4,)]
+        a.gdpr_erase("m0", "request")
+        gone = "SELECT count(*) FROM node_embeddings WHERE node_id = 'm0'"
+        assert pg_cluster.sql(pg_url, gone) == [(0,)]
+        assert "m0" not in {r["id"] for r in b.similarity_search("pump seal", 5)["results"]}
+
+
+def test_a_version_7_database_upgrades_keeping_its_vectors(
+    pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphonomous.store import postgres
+
+    url = pg_cluster.new_database(empty=True)
+    with monkeypatch.context() as old:
+        old.setattr(postgres, "SCHEMA_VERSION", 7)
+        postgres.PostgresStore(url).close()
+    assert pg_cluster.sql(url, "SELECT max(version) FROM graphonomous_schema") == [(7,)]
+    with Graphonomous(":memory:", embedder=MODEL_A) as fresh:
+        blob = pack_f32(fresh.embed_texts([NOTES[0]])[0])
+    pg_cluster.sql(
+        url,
+        "INSERT INTO nodes (id, node_type, content, created_at, updated_at) "
+        f"VALUES ('m0', 'semantic', '{NOTES[0]}', 't', 't')",
+    )
+    pg_cluster.sql(
+        url,
+        "INSERT INTO node_embeddings (node_id, embedding, model) "
+        f"VALUES ('m0', '\\x{blob.hex()}', '{MODEL_A}')",
+    )
+    with Graphonomous(url, embedder=MODEL_B) as b, Graphonomous(url, embedder=MODEL_A) as a:
+        assert pg_cluster.sql(url, "SELECT max(version) FROM graphonomous_schema") == [(8,)]
+        assert a.store.get_embedding("m0", MODEL_A) == blob  # kept, with its model
+        assert _top(b, "pump seal") == "m0"  # B adds its own vector beside A's
+        assert a.store.embedding_counts() == {MODEL_B: 1, MODEL_A: 1}
+        assert _top(a, "pump seal") == "m0"
+    stale = "SELECT count(*) FROM node_embeddings WHERE vec IS NULL"
+    assert pg_cluster.sql(url, stale) == [(0,)]  # the rebuilt column was filled

@@ -19,6 +19,12 @@ Rules of this module:
   (`derived_indexes`, `VectorIndex.dump`, `Bm25Index.dump`, a `SavedMirror`'s `dump`)
   when its generation is still in the log, else built from rows; a built index is
   saved back, best effort.
+- Vectors are per embedding model (`embedding_model`): the engine reads, builds, saves
+  and writes only its own model's vectors and saved vector index, never another's.
+  Log rows of another model's vector writes are skipped (`changes_since(.., model)`)
+  and do not count towards a resave.  Nodes lacking this model's vector are embedded
+  on first need (said once per engine when other models' vectors exist), or ahead
+  of use by `embed_missing`.
 Layer: imports model, store, embed and index only (never retrieval, learning
 or the facade); the graph snapshot's builder is handed in by the facade.
 """
@@ -32,6 +38,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final, Generic, Protocol, TypeVar
 
+from .. import telemetry
 from ..clock import Clock, SystemClock
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
 from ..embed.vectors import StaleDumpError
@@ -67,9 +74,10 @@ class SavedSections:
     newer copy, or a GDPR erase dropped it).
     """
 
-    def __init__(self, store: GraphStorage, name: str, data: bytes) -> None:
+    def __init__(self, store: GraphStorage, name: str, model: str, data: bytes) -> None:
         self._store = store
         self._name = name
+        self._model = model
         self._nonce = data[:_NONCE_BYTES]
         header = json.loads(data[_NONCE_BYTES:].decode("utf-8"))
         self._header: dict[str, Any] = header if isinstance(header, dict) else {}
@@ -79,14 +87,14 @@ class SavedSections:
         return self._header
 
     def read_sections(self, indices: Sequence[int]) -> list[memoryview]:
-        found = self._store.load_derived_sections(self._name, indices)
+        found = self._store.load_derived_sections(self._name, self._model, indices)
         nonce = self._nonce
         if found is None or any(section[:_NONCE_BYTES] != nonce for section in found):
             raise StaleDumpError("the saved copy was replaced")
         return [memoryview(section)[_NONCE_BYTES:] for section in found]  # no copy
 
     def check(self) -> None:
-        if self._store.derived_nonce(self._name) != self._nonce:
+        if self._store.derived_nonce(self._name, self._model) != self._nonce:
             raise StaleDumpError("the saved copy was replaced")
 
 
@@ -102,9 +110,20 @@ PartT = TypeVar("PartT")
 
 # Changes above this many nodes since the saved vector index was written make
 # the engine save a fresh copy after the next load (a cold process then
-# applies at most this many changes instead of all of them).
+# applies at most this many changes instead of all of them).  Another model's
+# vector writes do not count: they change nothing this engine's indexes hold.
 RESAVE_AFTER_CHANGES: Final = 2_000
+# The saved vector index: one per embedding model (`derived_indexes` is keyed by
+# name and model), so switching embedders never overwrites another model's copy.
 VECTORS_NAME: Final = "vectors"
+# Nodes embedded per embedder call and per write transaction by `embed_missing`
+# (`graphonomous reembed`): progress is reported after each batch, and no write
+# transaction holds the file longer than one batch's embedding takes.
+REEMBED_BATCH: Final = 256
+# Said once per engine when nodes lack this embedder's vector but another model's
+# are stored (`_note_missing_vectors`): the telemetry event and the logger.
+VECTORS_MISSING_EVENT: Final = "graphonomous.engine.vectors_missing"
+LOGGER_NAME: Final = "graphonomous.engine"
 _NONCE_BYTES: Final = 8
 TEXT_NAME: Final = "bm25"
 # A text mirror's saved copy is the derived index "mirror/<name>" (the entity
@@ -139,6 +158,7 @@ class Engine(Generic[StorageT, SnapshotT]):
         self._text_saved_at = 0
         self._generation = 0  # change-log seq both loaded indexes reflect
         self._pending_vectors: set[str] = set()  # live nodes lacking a vector
+        self._missing_noted = False  # `_note_missing_vectors` spoke (once per engine)
         self._snapshot: SnapshotT | None = None
         self._snapshot_fingerprint: tuple[int, int] | None = None
         self._last_activity = 0.0
@@ -248,7 +268,7 @@ class Engine(Generic[StorageT, SnapshotT]):
             return  # nothing committed since the last sync: the log has nothing new
         self._syncing = True
         try:
-            generation, changed = self.store.changes_since(self._generation)
+            generation, changed = self.store.changes_since(self._generation, self.embedding_model)
             if changed is None:  # the log no longer reaches back: reload lazily
                 self._vectors, self._text = None, None
                 self._pending_vectors.clear()
@@ -336,17 +356,18 @@ class Engine(Generic[StorageT, SnapshotT]):
             self._vectors_saved_at = generation
             self._pending_vectors = set(missing)
             self._sync()
+            self._note_missing_vectors()
             return
         index: VectorIndex | None = None
         with store.read_snapshot():
             generation = store.change_generation()
             copy = store.load_derived(VECTORS_NAME, model) if self._persist else None
-            if copy is not None and store.changes_since(copy[0])[1] is None:
+            if copy is not None and store.changes_since(copy[0], model)[1] is None:
                 copy = None  # the log no longer reaches back to the copy
             if copy is not None:
                 # Read lazily: ids now, columns and row blocks as queries need them.
                 try:
-                    reader = SavedSections(store, VECTORS_NAME, copy[1])
+                    reader = SavedSections(store, VECTORS_NAME, model, copy[1])
                 except (ValueError, UnicodeDecodeError):
                     reader = None  # a copy of another format: rebuilt and saved again
                 index = (
@@ -370,8 +391,38 @@ class Engine(Generic[StorageT, SnapshotT]):
         self._vectors_saved_at = generation_saved
         self._pending_vectors = set(missing)
         self._sync()
-        if self._persist and (not reusable or generation - generation_saved > RESAVE_AFTER_CHANGES):
+        self._note_missing_vectors()
+        if self._persist and (
+            not reusable or self._changes_after(generation_saved) > RESAVE_AFTER_CHANGES
+        ):
             self.save_indexes()
+
+    def _note_missing_vectors(self) -> None:
+        """Say once per engine, on stderr (logging) and as a telemetry event, that nodes
+        lack a vector of this embedder while other models' vectors are stored: an
+        embedder switch, whose vectors are now built (the others' are kept)."""
+        if self._missing_noted or not self._pending_vectors:
+            return
+        model = self.embedding_model
+        others = {m: n for m, n in self.store.embedding_counts().items() if m != model}
+        if not others:
+            return  # no switch: vectors deferred by a bulk writer, embedded as always
+        self._missing_noted = True
+        count = len(self._pending_vectors)
+        kept = ", ".join(f"{m} {n}" for m, n in others.items())
+        telemetry.emit(VECTORS_MISSING_EVENT, {"count": count}, {"model": model, "kept": others})
+        import logging
+
+        logging.getLogger(LOGGER_NAME).warning(
+            "%s: %d %s no vector of this embedder yet; embedding them now (the other "
+            "embedders' vectors are kept: %s; `graphonomous reembed --embedder %s` builds "
+            "them ahead of use)",
+            model,
+            count,
+            "node has" if count == 1 else "nodes have",
+            kept,
+            model,
+        )
 
     def _stored_vectors(self, ids: Sequence[str | None]) -> list[bytes | None]:
         """The stored vector of each searchable id (None otherwise): what a lazily
@@ -404,6 +455,50 @@ class Engine(Generic[StorageT, SnapshotT]):
         for node, vector in zip(live, vectors, strict=True):
             index.add(node.id, vector)
 
+    def embed_missing(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Store a vector of the current embedder for every live searchable node lacking
+        one (`graphonomous reembed`); other models' vectors are left alone.
+
+        Batches of `REEMBED_BATCH` nodes are embedded with no lock held, then written in
+        a transaction of their own; a node erased, forgotten or rewritten meanwhile is
+        skipped (its vector is the next search's to build).  `progress(done, total)`
+        after each batch.  Then the vector index is loaded (and saved when built), so
+        the next process's first search reads it instead of building it.
+        Output: ``{"model", "missing", "embedded", "vectors"}`` (vectors: this model's
+        stored vectors afterwards).  Complexity: O(missing) embeddings.
+        """
+        model = self.embedding_model
+        missing = self.store.live_ids_without_embedding(model)
+        embedded = 0
+        for start in range(0, len(missing), REEMBED_BATCH):
+            embedded += self._embed_batch(missing[start : start + REEMBED_BATCH])
+            if progress is not None:
+                progress(min(start + REEMBED_BATCH, len(missing)), len(missing))
+        self.vector_index()
+        vectors = self.store.embedding_counts().get(model, 0)
+        return {"model": model, "missing": len(missing), "embedded": embedded, "vectors": vectors}
+
+    def _embed_batch(self, ids: Sequence[str]) -> int:
+        """Embed the live nodes among `ids` and store the vectors of those whose content
+        is still the embedded one; returns how many were stored."""
+        found = self.store.get_nodes(ids)
+        live = [found[i] for i in ids if i in found and found[i].forgotten_at is None]
+        if not live:
+            return 0
+        vectors = self.embed_texts([node.content for node in live])
+        with self.write() as store:
+            now = store.get_nodes([node.id for node in live])
+            stored = 0
+            for node, vector in zip(live, vectors, strict=True):
+                current = now.get(node.id)
+                if current is None or current.forgotten_at is not None:
+                    continue
+                if current.content != node.content:
+                    continue
+                store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
+                stored += 1
+        return stored
+
     # -- text mirrors -----------------------------------------------------------------------
 
     def text_mirror(self, name: str, factory: Callable[[], TextMirror]) -> TextMirror:
@@ -421,7 +516,7 @@ class Engine(Generic[StorageT, SnapshotT]):
                     self._mirrors[name] = mirror
                     self._mirrors_saved_at[name] = -1
                     self._save_mirror(name)
-                elif self._generation - self._mirrors_saved_at[name] > RESAVE_AFTER_CHANGES:
+                elif self._changes_after(self._mirrors_saved_at[name]) > RESAVE_AFTER_CHANGES:
                     self._save_mirror(name)
             return mirror
 
@@ -436,7 +531,7 @@ class Engine(Generic[StorageT, SnapshotT]):
             saved = store.load_derived(MIRROR_PREFIX + name, "")
             if saved is None:
                 return None
-            changed = store.changes_since(saved[0])[1]
+            changed = store.changes_since(saved[0], self.embedding_model)[1]
         mirror: TextMirror | None = load(saved[1]) if changed is not None else None
         if mirror is None or changed is None:
             return None
@@ -491,7 +586,7 @@ class Engine(Generic[StorageT, SnapshotT]):
                 self._text_saved_at = generation_saved
                 self._sync()
                 if self._persist and (
-                    not reusable or generation - generation_saved > RESAVE_AFTER_CHANGES
+                    not reusable or self._changes_after(generation_saved) > RESAVE_AFTER_CHANGES
                 ):
                     self.save_indexes()
             return self._text
@@ -502,6 +597,18 @@ class Engine(Generic[StorageT, SnapshotT]):
         the changes after it to every loaded index (re-applying a change is
         harmless: each index is set to the row's current state)."""
         self._generation = min(self._generation, loaded_at) if other_loaded else loaded_at
+
+    def _changes_after(self, saved_at: int) -> int:
+        """How many nodes changed for this engine's indexes between a saved copy's
+        generation and the engine's (another model's vector writes are not counted):
+        what a process loading that copy would apply.  One indexed read, and only when
+        the log moved more than `RESAVE_AFTER_CHANGES` rows; past the log's reach it is
+        `RESAVE_AFTER_CHANGES + 1` (resave)."""
+        moved = self._generation - saved_at
+        if moved <= RESAVE_AFTER_CHANGES:
+            return max(moved, 0)
+        changed = self.store.changes_since(saved_at, self.embedding_model)[1]
+        return RESAVE_AFTER_CHANGES + 1 if changed is None else len(changed)
 
     # -- persistence ------------------------------------------------------------------------
 
@@ -653,7 +760,7 @@ class Engine(Generic[StorageT, SnapshotT]):
             if (
                 self._persist
                 and saved_at
-                and self._generation - min(saved_at) > RESAVE_AFTER_CHANGES
+                and self._changes_after(min(saved_at)) > RESAVE_AFTER_CHANGES
             ):
                 self.save_indexes()
             self.store.close()

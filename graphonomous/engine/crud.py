@@ -346,8 +346,10 @@ def graph_stats(engine: GraphStoreEngine) -> dict[str, Any]:
                 r: by_relationship[r] for r in RELATIONSHIPS if r in by_relationship
             },
             "mean_confidence": round(mean_confidence, 6) if mean_confidence is not None else None,
+            # the current embedder's vectors; every model's stored vectors per model
             "embedding_count": store.embedding_count(engine.embedding_model),
             "embedder": engine.embedding_model,
+            "embedding_models": store.embedding_counts(),
             "agents": sorted(store.grouped_counts("nodes", "agent_id")),
             "schema_version": SCHEMA_VERSION,
             "db_path": engine.store.path,

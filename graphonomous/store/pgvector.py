@@ -140,8 +140,8 @@ def upsert_sql() -> str:
     return (
         "INSERT INTO node_embeddings (node_id, embedding, model, vec) "
         "VALUES (?, ?, ?, CAST(? AS vector)) "
-        "ON CONFLICT(node_id) DO UPDATE SET embedding = excluded.embedding, "
-        "model = excluded.model, vec = excluded.vec"
+        "ON CONFLICT(node_id, model) DO UPDATE SET embedding = excluded.embedding, "
+        "vec = excluded.vec"
     )
 
 
@@ -151,8 +151,8 @@ def fill_missing(store: Store) -> int:
     filled = 0
     while True:
         rows = store.query(
-            "SELECT node_id, embedding FROM node_embeddings WHERE vec IS NULL "
-            "ORDER BY node_id LIMIT ?",
+            "SELECT node_id, model, embedding FROM node_embeddings WHERE vec IS NULL "
+            "ORDER BY node_id, model LIMIT ?",
             (_FILL_BATCH,),
         )
         if not rows:
@@ -160,8 +160,8 @@ def fill_missing(store: Store) -> int:
         with store.transaction():
             store.execute_many(
                 "UPDATE node_embeddings SET vec = CAST(? AS vector) "
-                "WHERE node_id = ? AND embedding = ?",
-                [(blob_literal(bytes(r[1])), r[0], bytes(r[1])) for r in rows],
+                "WHERE node_id = ? AND model = ? AND embedding = ?",
+                [(blob_literal(bytes(r[2])), r[0], r[1], bytes(r[2])) for r in rows],
             )
         filled += len(rows)
 

@@ -63,21 +63,30 @@ def redact(url: str) -> str:
 
 # -- DDL ----------------------------------------------------------------------------------
 
+# A change-log trigger: the node id column, and (vector rows, migration 8) the model column.
 _TRIGGER: Final = re.compile(
     r"CREATE TRIGGER (\w+) AFTER (INSERT|DELETE|UPDATE(?: OF [\w, ]+)?) ON (\w+) BEGIN "
-    r"INSERT INTO node_changes \(node_id\) VALUES \((NEW|OLD)\.(\w+)\); END"
+    r"INSERT INTO node_changes \(node_id(?:, model)?\) "
+    r"VALUES \((?:NEW|OLD)\.(\w+)(?:, (?:NEW|OLD)\.(\w+))?\); END"
 )
+# One function for every change-log trigger: its arguments name the row's node id
+# column and, when given, its model column.
 _LOG_FUNCTION_TEMPLATE: Final = """
 CREATE OR REPLACE FUNCTION graphonomous_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE changed text;
+DECLARE changed jsonb;
 BEGIN
     PERFORM pg_advisory_xact_lock({key});
     IF TG_OP = 'DELETE' THEN
-        changed := to_jsonb(OLD) ->> TG_ARGV[0];
+        changed := to_jsonb(OLD);
     ELSE
-        changed := to_jsonb(NEW) ->> TG_ARGV[0];
+        changed := to_jsonb(NEW);
     END IF;
-    INSERT INTO node_changes (node_id) VALUES (changed);
+    IF TG_NARGS > 1 THEN
+        INSERT INTO node_changes (node_id, model)
+        VALUES (changed ->> TG_ARGV[0], changed ->> TG_ARGV[1]);
+    ELSE
+        INSERT INTO node_changes (node_id) VALUES (changed ->> TG_ARGV[0]);
+    END IF;
     RETURN NULL;
 END $$
 """
@@ -114,11 +123,12 @@ def pg_ddl(statement: str) -> list[str]:
     """The PostgreSQL statements for one SQLite migration statement."""
     trigger = _TRIGGER.fullmatch(" ".join(statement.split()))
     if trigger is not None:
-        name, event, table, _, column = trigger.groups()
+        name, event, table, *columns = trigger.groups()
+        arguments = ", ".join(f"'{column}'" for column in columns if column is not None)
         return [
             _LOG_FUNCTION,
             f"CREATE TRIGGER {name} AFTER {event} ON {table} FOR EACH ROW "
-            f"EXECUTE FUNCTION graphonomous_log_change('{column}')",
+            f"EXECUTE FUNCTION graphonomous_log_change({arguments})",
         ]
     text = re.sub(
         r"\bINTEGER PRIMARY KEY AUTOINCREMENT\b",

@@ -175,6 +175,13 @@ class GraphQueries:
         rows = self.query("SELECT count(*) FROM node_embeddings WHERE model = ?", (model,))
         return int(rows[0][0])
 
+    def embedding_counts(self: _Sql) -> dict[str, int]:
+        """Stored embeddings per model, by model name (one index scan)."""
+        rows = self.query(
+            "SELECT model, count(*) FROM node_embeddings GROUP BY model ORDER BY model"
+        )
+        return {str(row[0]): int(row[1]) for row in rows}
+
     def nodes_created_since(self: _Sql, since: str) -> int:
         """Nodes (live or forgotten) created at or after `since`."""
         rows = self.query("SELECT count(*) FROM nodes WHERE created_at >= ?", (since,))

@@ -13,7 +13,9 @@ ingestion.  Migration 5 adds the change log that keeps every process's
 in-memory indexes fresh (triggers write it in the same transaction as the
 change, whichever process or statement made it) and the table of persisted
 derived indexes.  Migration 6 indexes entity names (metadata.entity_name) for
-the memory-compat view.
+the memory-compat view.  Migration 7 adds validity and the retention anchor.
+Migration 8 keys vectors and saved derived indexes by model (one vector per node
+and model) and logs which model's vector changed.
 """
 
 from __future__ import annotations
@@ -282,6 +284,56 @@ _MIGRATION_7: Final = [
     "CREATE INDEX idx_nodes_valid_from ON nodes(valid_from)",
 ]
 
+# Vectors per model: a node keeps at most one vector per embedding model, so a
+# process with another embedder adds its own vectors instead of replacing (and a
+# later switch back re-embedding) the others'.  SQLite cannot change a primary key
+# in place: the table is rebuilt (existing rows keep their model) and its change-log
+# triggers are created again, now also logging which model's vector changed (NULL:
+# a change of the node itself), so a process skips the rows of other models' vectors.
+# Saved derived indexes are keyed by (name, model) likewise: each model keeps its
+# saved vector index.  Portable SQL (PostgreSQL runs it through store/postgres.py).
+_EMBEDDING_LOG_TRIGGERS: Final = (
+    ("embeddings_log_insert", "AFTER INSERT ON node_embeddings", "NEW"),
+    ("embeddings_log_update", "AFTER UPDATE ON node_embeddings", "NEW"),
+    ("embeddings_log_delete", "AFTER DELETE ON node_embeddings", "OLD"),
+)
+_MIGRATION_8: Final = [
+    """
+    CREATE TABLE node_embeddings_v8 (
+        node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+        embedding BLOB NOT NULL,
+        model TEXT NOT NULL,
+        PRIMARY KEY (node_id, model)
+    )
+    """,
+    "INSERT INTO node_embeddings_v8 (node_id, embedding, model) "
+    "SELECT node_id, embedding, model FROM node_embeddings",
+    "DROP TABLE node_embeddings",
+    "ALTER TABLE node_embeddings_v8 RENAME TO node_embeddings",
+    # One model's vectors in id order (index loads, counts per model); lookups by
+    # node (the cascade from nodes, the joins) use the primary key.
+    "CREATE INDEX idx_embeddings_model ON node_embeddings(model, node_id)",
+    "ALTER TABLE node_changes ADD COLUMN model TEXT",
+    *(
+        f"CREATE TRIGGER {name} {event} BEGIN "
+        f"INSERT INTO node_changes (node_id, model) VALUES ({row}.node_id, {row}.model); END"
+        for name, event, row in _EMBEDDING_LOG_TRIGGERS
+    ),
+    """
+    CREATE TABLE derived_indexes_v8 (
+        name TEXT NOT NULL,
+        model TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (name, model)
+    )
+    """,
+    "INSERT INTO derived_indexes_v8 (name, model, generation, data) "
+    "SELECT name, model, generation, data FROM derived_indexes",
+    "DROP TABLE derived_indexes",
+    "ALTER TABLE derived_indexes_v8 RENAME TO derived_indexes",
+]
+
 MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_1,
     _MIGRATION_2,
@@ -290,6 +342,7 @@ MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_5,
     _MIGRATION_6,
     _MIGRATION_7,
+    _MIGRATION_8,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -575,22 +575,29 @@ class Store(GraphQueries):
         """The newest change-log seq visible to this connection (0: no change yet).  O(log n)."""
         return int(self.query("SELECT coalesce(max(seq), 0) FROM node_changes")[0][0])
 
-    def changes_since(self, generation: int) -> tuple[int, list[str] | None]:
+    def changes_since(
+        self, generation: int, model: str | None = None
+    ) -> tuple[int, list[str] | None]:
         """Node ids changed after `generation`: ``(new generation, sorted ids)``.
 
+        With `model`, a row that records another model's vector being written or
+        dropped is skipped (that process's vectors are none of this one's indexes);
+        changes of the node itself and of `model`'s vectors are kept.  The new
+        generation is the newest row either way, so skipped rows are read once.
         The ids are None when the log no longer reaches back that far (pruned,
         or a GDPR erase scrubbed it): the caller must reload in full.
         Complexity: O(changes since `generation`).
         """
         with self.read_snapshot():
             rows = self.query(
-                "SELECT seq, node_id FROM node_changes WHERE seq > ? ORDER BY seq", (generation,)
+                "SELECT seq, node_id, model FROM node_changes WHERE seq > ? ORDER BY seq",
+                (generation,),
             )
             if not rows:
                 return generation, []
             floor = int(self.query("SELECT min(seq) FROM node_changes")[0][0])
         newest = int(rows[-1][0])
-        ids = {str(row[1]) for row in rows}
+        ids = {str(row[1]) for row in rows if model is None or row[2] is None or row[2] == model}
         if floor > generation + 1 or "" in ids:
             return newest, None
         return newest, sorted(ids)
@@ -647,7 +654,8 @@ class Store(GraphQueries):
 
         The node's log rows are replaced by one resync marker (empty id), so
         every process reloads its indexes in full instead of missing the
-        removal; saved derived indexes are dropped (rebuilt on next use).
+        removal; saved derived indexes of every model are dropped (rebuilt on
+        next use).
         Inside the caller's transaction.
         """
         self.execute("DELETE FROM node_changes WHERE node_id = ?", (node_id,))
@@ -664,12 +672,17 @@ class Store(GraphQueries):
         )
         return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
-    def derived_nonce(self, name: str) -> bytes | None:
+    def derived_nonce(self, name: str, model: str) -> bytes | None:
         """The first 8 bytes of a saved index (the nonce of a sectioned save), or None."""
-        rows = self.query("SELECT substr(data, 1, 8) FROM derived_indexes WHERE name = ?", (name,))
+        rows = self.query(
+            "SELECT substr(data, 1, 8) FROM derived_indexes WHERE name = ? AND model = ?",
+            (name, model),
+        )
         return bytes(rows[0][0]) if rows else None
 
-    def load_derived_sections(self, name: str, indices: Sequence[int]) -> list[bytes] | None:
+    def load_derived_sections(
+        self, name: str, model: str, indices: Sequence[int]
+    ) -> list[bytes] | None:
         """Sections of an index saved with `save_derived_sections`, each still
         prefixed by its save's nonce (the caller compares); None when one is
         missing.  One primary-key read per section, all from one state."""
@@ -677,7 +690,8 @@ class Store(GraphQueries):
         with self.read_snapshot():
             for index in indices:
                 rows = self.query(
-                    "SELECT data FROM derived_indexes WHERE name = ?", (f"{name}{_PART}{index}",)
+                    "SELECT data FROM derived_indexes WHERE name = ? AND model = ?",
+                    (f"{name}{_PART}{index}", model),
                 )
                 if not rows:
                     return None
@@ -703,15 +717,18 @@ class Store(GraphQueries):
             [(name, model, generation, header)],
             ((f"{name}{_PART}{i}", model, generation, nonce + s) for i, s in enumerate(sections)),
         )
-        return self._save_rows(name, rows)
+        return self._save_rows(name, model, rows)
 
     def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool:
         """Save a derived index, best effort: False (nothing written) when the file
         cannot take writes now (read-only, disk full, locked by another process)."""
-        return self._save_rows(name, [(name, model, generation, data)])
+        return self._save_rows(name, model, [(name, model, generation, data)])
 
-    def _save_rows(self, name: str, rows: Iterable[tuple[str, str, int, bytes]]) -> bool:
-        """Replace `name` and its sections by `rows` in one cache write."""
+    def _save_rows(
+        self, name: str, model: str, rows: Iterable[tuple[str, str, int, bytes]]
+    ) -> bool:
+        """Replace `name` of `model` and its sections by `rows` in one cache write
+        (another model's copy of `name` stays)."""
         try:
             with self._lock:
                 if self._conn.in_transaction:
@@ -722,8 +739,9 @@ class Store(GraphQueries):
                     self._conn.execute("BEGIN IMMEDIATE")
                     try:
                         self._conn.execute(
-                            "DELETE FROM derived_indexes WHERE name = ? OR (name > ? AND name < ?)",
-                            (name, f"{name}{_PART}", f"{name}{chr(ord(_PART) + 1)}"),
+                            "DELETE FROM derived_indexes WHERE model = ? "
+                            "AND (name = ? OR (name > ? AND name < ?))",
+                            (model, name, f"{name}{_PART}", f"{name}{chr(ord(_PART) + 1)}"),
                         )
                         self._conn.executemany(
                             "INSERT INTO derived_indexes (name, model, generation, data) "
@@ -781,14 +799,27 @@ class Store(GraphQueries):
         A learned `confidence` / `q_value` is also the node's new retention anchor
         (`base_confidence` / `base_q_value`, and `reinforced_at` = `updated_at` when
         given): time decays from what was last learned, so no writer can have its
-        update undone by the next decay (SPEC "Retention")."""
+        update undone by the next decay (SPEC "Retention").  Changed `content` drops
+        the node's vectors of every model in the same transaction."""
         if "confidence" in fields:
             fields.setdefault("base_confidence", fields["confidence"])
         if "q_value" in fields:
             fields.setdefault("base_q_value", fields["q_value"])
         if {"confidence", "q_value"} & set(fields) and "updated_at" in fields:
             fields.setdefault("reinforced_at", fields["updated_at"])
-        self._update_row("node", node_id, fields, NODE_COLUMNS[1:])
+        if "content" not in fields:
+            self._update_row("node", node_id, fields, NODE_COLUMNS[1:])
+            return
+        with self.transaction():
+            # Every model's vector embeds the old text: none may outlive it (the
+            # caller stores its own model's new vector after this; the others are
+            # built again by their processes, `Engine.vector_index`).
+            self.execute(
+                "DELETE FROM node_embeddings WHERE node_id = ? AND EXISTS "
+                "(SELECT 1 FROM nodes WHERE id = ? AND content <> ?)",
+                (node_id, node_id, fields["content"]),
+            )
+            self._update_row("node", node_id, fields, NODE_COLUMNS[1:])
 
     def bump_access(self, node_ids: Sequence[str], now: str) -> None:
         """access_count += 1 and last_accessed_at = `now` on each existing node, once per id.
@@ -925,23 +956,28 @@ class Store(GraphQueries):
     # -- embeddings --------------------------------------------------------
 
     def set_embedding(self, node_id: str, blob: bytes, model: str) -> None:
+        """Store the node's vector of `model` (its other models' vectors stay)."""
         self.execute(
             "INSERT INTO node_embeddings (node_id, embedding, model) VALUES (?, ?, ?) "
-            "ON CONFLICT(node_id) DO UPDATE SET embedding = excluded.embedding, "
-            "model = excluded.model",
+            "ON CONFLICT(node_id, model) DO UPDATE SET embedding = excluded.embedding",
             (node_id, blob, model),
         )
 
     def delete_embeddings(self, node_ids: Sequence[str]) -> None:
-        """Drop the stored vectors of these nodes (absent ones are ignored)."""
+        """Drop the stored vectors of these nodes, of every model (absent ones are ignored)."""
         for chunk in _chunks(sorted(set(node_ids))):
             self.execute(
                 f"DELETE FROM node_embeddings WHERE node_id IN ({_placeholders(len(chunk))})",
                 chunk,
             )
 
-    def get_embedding(self, node_id: str) -> bytes | None:
-        rows = self.query("SELECT embedding FROM node_embeddings WHERE node_id = ?", (node_id,))
+    def get_embedding(self, node_id: str, model: str | None = None) -> bytes | None:
+        """The node's stored vector of `model` (None: of any model, the first by name)."""
+        rows = self.query(
+            "SELECT embedding FROM node_embeddings WHERE node_id = ? AND (? IS NULL OR model = ?) "
+            "ORDER BY model LIMIT 1",
+            (node_id, model, model),
+        )
         return bytes(rows[0][0]) if rows else None
 
     def iter_embeddings(
