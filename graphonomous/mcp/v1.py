@@ -896,6 +896,7 @@ GRAPH_STATS: Final = ToolSpec(
             "edges_by_relationship": OBJECT,
             "mean_confidence": nullable("number"),
             "embedding_count": COUNT,
+            "embedding_models": OBJECT,
             "embedder": STRING,
             "agents": STRINGS,
             "schema_version": INTEGER,

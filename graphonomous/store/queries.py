@@ -272,7 +272,12 @@ class GraphQueries:
         not decay); Q by `q_share` of that rate.  Returns the rows decayed.  O(N)."""
         cases = " ".join("WHEN ? THEN ?" for _ in rate_per_day)
         case_params: list[Any] = [x for item in rate_per_day.items() for x in item]
-        days = "max(0.0, julianday(?) - julianday(COALESCE(reinforced_at, created_at)))"
+        # Days since the anchor (the creation time for a row written without one); each
+        # julianday() takes a bare column or mark, which the PostgreSQL dialect translates.
+        days = (
+            "max(0.0, COALESCE(julianday(?) - julianday(reinforced_at), "
+            "julianday(?) - julianday(created_at)))"
+        )
         exponent = f"(CASE timescale {cases} ELSE 0.0 END) * decay_rate * {days}"
         protected, protected_params = protection.sql()
         cursor = self.execute(
@@ -284,8 +289,10 @@ class GraphQueries:
             [
                 *case_params,
                 now,
+                now,
                 q_share,
                 *case_params,
+                now,
                 now,
                 *protected_params,
                 *rate_per_day,
