@@ -4,7 +4,7 @@ Rules of this module (SPEC "Updates"):
 - After a write of state knowledge (`UPDATABLE_TYPES`: facts and procedures the
   agent or the user stated; not episodes, which are events that stay true,
   and not ingested file chunks, whose file is their truth), each new node is
-  compared with its nearest live statements of the same agent (hybrid search,
+  compared with its nearest live statements of the same agent (by embedding,
   `NEIGHBOURS`) by `claims.detect_update` — one frame, one changed value.
 - The statement with the later ``valid_from`` is the current one.  The earlier
   one gets ``superseded_by``, ``valid_to`` = the later one's ``valid_from`` and
@@ -26,9 +26,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from ..model import CONCURRENT_WITHIN_S, JUDGEMENT_RELATIONSHIPS, Node, parse_time
-from ..retrieval.bm25 import bm25_tokens
 from ..retrieval.claims import Update, detect_update
-from ..retrieval.retriever import hybrid_search
 from .writes import link
 
 if TYPE_CHECKING:
@@ -85,12 +83,13 @@ def _record(graph: GraphEngine, old: Node, new: Node, update: Update, now: str) 
     return {"supersedes": old.id, "by": new.id, **evidence}
 
 
-def _candidates(graph: GraphEngine, node: Node, vector: list[float] | None) -> list[str]:
-    tokens = bm25_tokens(node.content)
-    if not tokens:
-        return []
-    fused, _, _ = hybrid_search(graph, vector, tokens, NEIGHBOURS, allow=lambda i: i != node.id)
-    return [node_id for node_id, _ in fused[:NEIGHBOURS]]
+def _candidates(graph: GraphEngine, node: Node, vector: list[float]) -> list[str]:
+    """The node's nearest stored statements by embedding (one more asked, itself dropped).
+    The vector side alone: an update restates its subject, which the embedding of its
+    words carries, and a keyword search over a statement's common words costs a write
+    as much as a whole retrieval."""
+    hits = graph.vector_index().search(vector, NEIGHBOURS + 1)
+    return [node_id for node_id, score in hits if node_id != node.id and score > 0.0][:NEIGHBOURS]
 
 
 def link_updates(
