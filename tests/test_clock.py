@@ -105,55 +105,28 @@ def test_the_process_clock_needs_the_test_switch() -> None:
         assert error.value.field == "GRAPHONOMOUS_CLOCK"
 
 
-def test_the_cli_refuses_a_stray_clock_with_exit_2(tmp_path: Path) -> None:
-    env = {**os.environ, "GRAPHONOMOUS_CLOCK": "2026-01-01T00:00:00Z+600x"}
-    env.pop("GRAPHONOMOUS_TEST_CLOCK", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "graphonomous", "--db", str(tmp_path / "g.db"), "remember", "x"],
+def _cli(db: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "graphonomous", "--db", str(db), "--json", *args],
         env=env,
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_the_cli_refuses_a_stray_clock_with_exit_2(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    env = {**os.environ, "GRAPHONOMOUS_CLOCK": "2026-01-01T00:00:00Z+600x"}
+    env.pop("GRAPHONOMOUS_TEST_CLOCK", None)
+    done = _cli(db, env, "remember", "x")
     assert done.returncode == 2, done.stderr
     assert "GRAPHONOMOUS_CLOCK" in done.stderr and "Traceback" not in done.stderr
     env["GRAPHONOMOUS_TEST_CLOCK"] = "1"
     env["GRAPHONOMOUS_CLOCK"] = "2030-05-05T00:00:00Z"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "graphonomous",
-            "--db",
-            str(tmp_path / "g.db"),
-            "--json",
-            "remember",
-            "a fact from the future",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = _cli(db, env, "remember", "a fact from the future")
     assert done.returncode == 0, done.stderr
-    node_id = json.loads(done.stdout)["node_id"]
-    shown = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "graphonomous",
-            "--db",
-            str(tmp_path / "g.db"),
-            "--json",
-            "node",
-            "show",
-            node_id,
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    shown = _cli(db, env, "node", "show", json.loads(done.stdout)["node_id"])
     assert json.loads(shown.stdout)["node"]["created_at"].startswith("2030-05-05T00:00:0")
 
 
