@@ -71,9 +71,9 @@ def _cascade_root_only() -> list[tuple[Any, str, Any]]:
 
 
 def _decay_off() -> list[tuple[Any, str, Any]]:
-    from ..learning import consolidator
+    from ..learning import retention
 
-    return [(consolidator, "node_decay_per_day", lambda: {})]
+    return [(retention, "node_decay_per_day", lambda: {})]
 
 
 def _cues_off() -> list[tuple[Any, str, Any]]:

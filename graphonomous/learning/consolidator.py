@@ -58,7 +58,7 @@ from .conflicts import merge_duplicates, resolve_conflicts
 from .consolidation_config import DEFAULT_CONFIG, ConsolidationConfig
 from .consolidation_config import with_config as with_config
 from .forgetting import PROTECTION, forget_by_policy
-from .retention import DAY_S, Q_DECAY_SHARE, TTL_S, budget_count
+from .retention import DAY_S, Q_DECAY_SHARE, SLOW_TTL_S, budget_count
 from .similarity import NearPair, Watermark, changed_nodes, neighbour_pairs
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ CONSOLIDATION_TRIGGERS: Final = ("manual", "idle", "attention")
 # floors it there (`decay_edges`), so only a learned weakening prunes an edge.
 EDGE_DECAY_PER_DAY: Final = math.log(
     DEFAULT_EDGE_STRENGTH / DEFAULT_CONFIG.min_edge_strength_threshold
-) / (DEFAULT_EDGE_DECAY_RATE * (TTL_S["slow"] or 0.0) / DAY_S)
+) / (DEFAULT_EDGE_DECAY_RATE * SLOW_TTL_S / DAY_S)
 
 # Promotion (seed 003: "when access_count exceeds a threshold relative to
 # age"): from a tier to the next when access_count >= the minimum count AND
@@ -134,16 +134,6 @@ def _graph_began(store: Store) -> str | None:
     return store.oldest_live_creation()
 
 
-def node_decay_per_day() -> dict[str, float]:
-    """Per expiring timescale: λ per day for a unit decay_rate (λ = this × decay_rate;
-    `retention.decay_per_second` × 86400 / decay_rate).  O(timescales)."""
-    return {
-        scale: retention.DECAY_CONSTANT * DAY_S / ttl
-        for scale, ttl in retention.TTL_S.items()
-        if ttl is not None
-    }
-
-
 def stage_decay(run: Run) -> dict[str, Any]:
     """Stage 1: confidence and Q from each node's retention anchor; edges by elapsed time.
 
@@ -154,7 +144,9 @@ def stage_decay(run: Run) -> dict[str, Any]:
     ``{"nodes_decayed", "edges_decayed", "elapsed_days"}``.  Complexity: two
     UPDATE statements, O(N + E) rows.
     """
-    nodes = run.store.decay_nodes(PROTECTION, node_decay_per_day(), run.now, Q_DECAY_SHARE)
+    nodes = run.store.decay_nodes(
+        PROTECTION, retention.node_decay_per_day(), run.now, Q_DECAY_SHARE
+    )
     days = elapsed_days(run.since or _graph_began(run.store), run.now)
     edges = run.store.decay_edges(
         PROTECTION, EDGE_DECAY_PER_DAY, days, run.config.min_edge_strength_threshold

@@ -58,6 +58,7 @@ from ..retrieval.experience import retrieval_trace
 from ..store import Store
 from ..store.queries import Protection
 from . import erasure, rests_on, retention, tables
+from .thresholds import PRUNE_CONFIDENCE
 
 if TYPE_CHECKING:
     from ..retrieval.graph_view import GraphEngine
@@ -422,8 +423,13 @@ def retention_status(graph: GraphEngine) -> dict[str, Any]:
     now = graph.clock.now()
     with graph.lock:
         taken = retention.faded_since(graph.store, format_time(now - timedelta(days=1)))
-        coming = retention.fade_forecast(graph.store, PROTECTION, now, 1.0)
-    return {"faded_last_day": taken, "fading_next_day": len(coming["fading"])}
+        coming = graph.store.count_fading(
+            PROTECTION,
+            retention.node_decay_per_day(),
+            format_time(now + timedelta(days=1)),
+            PRUNE_CONFIDENCE,
+        )
+    return {"faded_last_day": taken, "fading_next_day": coming}
 
 
 def budget_status(graph: GraphEngine) -> dict[str, Any]:

@@ -67,10 +67,11 @@ from .thresholds import PRUNE_CONFIDENCE
 
 DAY_S: Final = 86400.0
 # Seed 003's "TTL without reinforcement" per timescale; None: never expires.
+SLOW_TTL_S: Final = 90 * DAY_S
 TTL_S: Final[Mapping[str, float | None]] = {
     "fast": 3600.0,
     "medium": 7 * DAY_S,
-    "slow": 90 * DAY_S,
+    "slow": SLOW_TTL_S,
     "glacial": None,
 }
 assert set(TTL_S) == set(TIMESCALES)
@@ -82,6 +83,13 @@ DECAY_CONSTANT: Final = math.log(DEFAULT_NODE_CONFIDENCE / PRUNE_CONFIDENCE) / (
 Q_DECAY_SHARE: Final = 0.5
 # The reason an audit entry gives for a faded node.
 FADED_REASON: Final = "faded"
+
+
+def node_decay_per_day() -> dict[str, float]:
+    """Per expiring timescale: λ per day for a unit decay_rate (λ = this × decay_rate;
+    `decay_per_second` × 86400 / decay_rate) — what the store's decay SQL takes.
+    O(timescales)."""
+    return {scale: DECAY_CONSTANT * DAY_S / ttl for scale, ttl in TTL_S.items() if ttl is not None}
 
 
 def decay_per_second(timescale: str, decay_rate: float) -> float:

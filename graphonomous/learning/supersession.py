@@ -25,8 +25,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from ..model import CONCURRENT_WITHIN_S, JUDGEMENT_RELATIONSHIPS, Node, parse_time
+from ..model import CONCURRENT_WITHIN_S, Node, parse_time
 from ..retrieval.claims import Update, detect_update
+from .conflicts import judged
 from .writes import link
 
 if TYPE_CHECKING:
@@ -54,14 +55,6 @@ def _eligible(node: Node | None, agent_id: str, backed: set[str]) -> bool:
         and node.node_type in UPDATABLE_TYPES
         and node.agent_id == agent_id
         and node.id not in backed
-    )
-
-
-def _judged(graph: GraphEngine, first: str, second: str) -> bool:
-    return any(
-        edge.relationship in JUDGEMENT_RELATIONSHIPS
-        and {edge.source_id, edge.target_id} == {first, second}
-        for edge in graph.store.edges_of(first)
     )
 
 
@@ -99,7 +92,8 @@ def link_updates(
     docstring).  Output: one entry per pair linked, ``{"supersedes", "by", "cue", "old",
     "new", "rule"}``; the ids of eligible nodes beyond `CHECK_BUDGET` are appended to
     `unchecked`.  One transaction.
-    Complexity: per node one hybrid search of `NEIGHBOURS` and as many rule checks.
+    Complexity: per node one vector search of `NEIGHBOURS` + 1 and as many rule checks;
+    the new nodes' vectors are the index's (embedded only when the write deferred them).
     """
     found: list[dict[str, Any]] = []
     with graph.lock:
@@ -113,12 +107,22 @@ def link_updates(
         fresh = fresh[:CHECK_BUDGET]
         if not fresh:
             return found
-        vectors = graph.embed_texts([n.content for n in fresh])
-        with store.transaction():
+        with store.transaction():  # the index as the write left it (nothing else embedded)
+            vectors = _vectors(graph, fresh)
             now = graph.now()
             for node, vector in zip(fresh, vectors, strict=True):
                 found += _link_one(graph, node, vector, now)
     return found
+
+
+def _vectors(graph: GraphEngine, nodes: Sequence[Node]) -> list[list[float]]:
+    """The stored vectors of freshly written nodes (the write embedded them), embedding
+    only those the index lacks."""
+    index = graph.vector_index()
+    stored = [index.get(node.id) for node in nodes]
+    missing = [node.content for node, vector in zip(nodes, stored, strict=True) if vector is None]
+    embedded = iter(graph.embed_texts(missing) if missing else [])
+    return [vector if vector is not None else next(embedded) for vector in stored]
 
 
 def _link_one(
@@ -131,7 +135,7 @@ def _link_one(
         current = graph.store.get_node(node.id)
         if current is None or current.superseded_by is not None:
             break  # a later statement already replaced this one in this batch
-        if not _eligible(other, node.agent_id, backed) or _judged(graph, node.id, other.id):
+        if not _eligible(other, node.agent_id, backed) or judged(graph.store, node.id, other.id):
             continue
         ordered = _order(other, current)
         if ordered is None:

@@ -1411,11 +1411,12 @@ def recall_faded(
     `RECALL_POOL`, oldest first — re-anchored now, with an audit entry ``recall``.  Best
     effort: a file that takes no write recalls nothing.  Returns the recalled ids."""
     window = scope.window
-    if window is None or window.start is None or window.end is None or scope.as_of is not None:
+    if window is None or scope.as_of is not None:
         return []
-    span = window.end - window.start
-    low, high = format_time(window.start - span), format_time(window.end + span)  # `admitted`
-    ids = graph.store.faded_between(low, high, agent_id, RECALL_POOL)
+    low, high = admitted(window.start, window.end)
+    if low is None or high is None:  # an open window (since, before, after) names no time
+        return []
+    ids = graph.store.faded_between(format_time(low), format_time(high), agent_id, RECALL_POOL)
     if not ids or not tokens:
         return []
     wanted = set(tokens)

@@ -13,9 +13,9 @@ query and the graph clock's `now` (never the system clock):
   March 2024", "after the charity race", resolved against the clock) orders the
   candidates — those stated within it (`admitted`: widened by its own length on
   each side, since statements report events after and plan them before) rank
-  before the others, which keep their order after them.  A question naming a time asks about that
-  time; when no candidate falls inside, the window says nothing about this
-  memory and changes nothing.
+  before the others, which keep their order after them.  A question naming a
+  time asks about that time; when no candidate falls inside, the window says
+  nothing about this memory and changes nothing.
 - **Recall by a time cue.**  Fading is soft: a question naming a bounded time
   brings back the faded statements made then (the `admitted` band) that share a
   word with it, re-anchored as reinforced, audited (``recall``) and reported in
@@ -25,8 +25,8 @@ query and the graph clock's `now` (never the system clock):
 - **Newest of one claim.**  Two state statements (semantic, procedural; not chunks
   of ingested files) among the best candidates that the update rule pairs
   (`claims.detect_update`) but no write linked (made within `CONCURRENT_WITHIN_S`
-  of each other, by another agent's batch, an older version): the later one takes the earlier's
-  place unless the question asks about the past; the earlier is flagged
+  of each other, by another agent's batch, an older version): the later one takes
+  the earlier's place unless the question asks about the past; the earlier is flagged
   ``outdated``, or both ``contradicted`` when they are concurrent — shown, so the
   agent can judge.
 """

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, NamedTuple, Protocol
 
 # SQL condition on a nodes row: "this node is backed by an ingested file"
@@ -52,6 +52,20 @@ class _Sql(Protocol):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor: ...
 
     def execute_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
+
+
+def _decay_exponent(rate_per_day: Mapping[str, float], now: str) -> tuple[str, list[Any]]:
+    """SQL of λ·t for a nodes row at `now` (`decay_nodes`), and its parameters: the
+    timescale's rate × decay_rate × days since the anchor (the creation time for a row
+    written without one).  Each julianday() takes a bare column or mark, which the
+    PostgreSQL dialect translates."""
+    cases = " ".join("WHEN ? THEN ?" for _ in rate_per_day)
+    days = (
+        "max(0.0, COALESCE(julianday(?) - julianday(reinforced_at), "
+        "julianday(?) - julianday(created_at)))"
+    )
+    params: list[Any] = [x for item in rate_per_day.items() for x in item]
+    return f"(CASE timescale {cases} ELSE 0.0 END) * decay_rate * {days}", [*params, now, now]
 
 
 class Protection(NamedTuple):
@@ -270,15 +284,7 @@ class GraphQueries:
         from their retention anchor: value = base × exp(−rate × decay_rate × days since
         `reinforced_at`), rate = `rate_per_day[timescale]` (a timescale not listed does
         not decay); Q by `q_share` of that rate.  Returns the rows decayed.  O(N)."""
-        cases = " ".join("WHEN ? THEN ?" for _ in rate_per_day)
-        case_params: list[Any] = [x for item in rate_per_day.items() for x in item]
-        # Days since the anchor (the creation time for a row written without one); each
-        # julianday() takes a bare column or mark, which the PostgreSQL dialect translates.
-        days = (
-            "max(0.0, COALESCE(julianday(?) - julianday(reinforced_at), "
-            "julianday(?) - julianday(created_at)))"
-        )
-        exponent = f"(CASE timescale {cases} ELSE 0.0 END) * decay_rate * {days}"
+        exponent, params = _decay_exponent(rate_per_day, now)
         protected, protected_params = protection.sql()
         cursor = self.execute(
             f"UPDATE nodes SET confidence = COALESCE(base_confidence, confidence) "
@@ -286,19 +292,28 @@ class GraphQueries:
             f"q_value = COALESCE(base_q_value, q_value) * exp(-? * ({exponent})) "
             f"WHERE forgotten_at IS NULL AND NOT {protected} "
             f"AND timescale IN ({_marks(len(rate_per_day))})",
-            [
-                *case_params,
-                now,
-                now,
-                q_share,
-                *case_params,
-                now,
-                now,
-                *protected_params,
-                *rate_per_day,
-            ],
+            [*params, q_share, *params, *protected_params, *rate_per_day],
         )
         return int(cursor.rowcount)
+
+    def count_fading(
+        self: _Sql,
+        protection: Protection,
+        rate_per_day: dict[str, float],
+        moment: str,
+        below: float,
+    ) -> int:
+        """How many unprotected live nodes will have decayed below `below` by `moment`
+        if nothing reinforces them (the decay of `decay_nodes`, evaluated then).  O(N)."""
+        exponent, params = _decay_exponent(rate_per_day, moment)
+        protected, protected_params = protection.sql()
+        rows = self.query(
+            f"SELECT count(*) FROM nodes WHERE forgotten_at IS NULL AND NOT {protected} "
+            f"AND timescale IN ({_marks(len(rate_per_day))}) "
+            f"AND COALESCE(base_confidence, confidence) * exp(-({exponent})) < ?",
+            [*protected_params, *rate_per_day, *params, below],
+        )
+        return int(rows[0][0])
 
     def fade_facts(
         self: _Sql, protection: Protection
