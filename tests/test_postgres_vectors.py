@@ -229,3 +229,25 @@ def test_a_version_7_database_upgrades_keeping_its_vectors(
         assert _top(a, "pump seal") == "m0"
     stale = "SELECT count(*) FROM node_embeddings WHERE vec IS NULL"
     assert pg_cluster.sql(url, stale) == [(0,)]  # the rebuilt column was filled
+
+
+def test_time_runs_the_same_on_postgres(pg_url: str) -> None:
+    """Decay, fading, tomorrow's count, recall by a time cue and supersession through the
+    PostgreSQL dialect (the decay SQL's julianday/exp forms), on a manual clock."""
+    from graphonomous.clock import ManualClock
+
+    clock = ManualClock("2026-02-02T09:00:00Z")
+    with Graphonomous(pg_url, clock=clock) as graph:
+        episode = graph.store_node("Fixed the greenhouse sensor cable", "episodic")["node"]["id"]
+        old = graph.store_node("The staging database runs PostgreSQL 16.")["node"]["id"]
+        clock.advance(days=3)
+        assert graph.retention_status()["fading_next_day"] == 1  # the episode, at 3.5 days
+        new = graph.store_node("The staging database now runs PostgreSQL 17.")
+        assert new["updates"][0]["supersedes"] == old
+        clock.advance(days=6)
+        graph.run_consolidation()
+        node = graph.get_node(episode, include_forgotten=True)["node"]
+        assert node["forgotten_at"] is not None and node["forgotten_reason"] == "faded"
+        assert graph.get_node(old)["node"]["confidence"] > 0.3  # slow tier: barely decayed
+        answer = graph.retrieve_context("what did I fix in the greenhouse last week", limit=5)
+        assert answer["stats"]["time"]["recalled"] == [episode]
