@@ -12,7 +12,12 @@ update rule was built on *tune* only).  Two measurements, per split:
    ``store_node``; then asks the question the fact answers.  Reported: the current
    fact ranked first, the current fact above the superseded one, the pair linked,
    the superseded fact absent from the default results, and present in an
-   ``as_of`` query before the change.
+   ``as_of`` query before the change.  Two memories: *isolated* (one store per
+   case: the fact, its distractors, its update) and *shared* (a month of one
+   agent's memory: every case of the split in one store, the first statements and
+   distractors over days 1–14, the updates over days 15–28, in a hash order, then
+   every question), where newer statements about other subjects are everywhere and
+   only what concerns the question may reorder it.
 
 Usage::
 
@@ -24,6 +29,7 @@ Standard library only; the graph clock is a ``ManualClock`` (a day between write
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -94,10 +100,58 @@ def run_case(case: dict[str, Any]) -> dict[str, bool]:
         stored = graph.store_node(case["new"])
         new = stored["node"]["id"]
         linked = any(u.get("supersedes") == old and u.get("by") == new for u in stored["updates"])
-        ids = [r["node_id"] for r in graph.retrieve_context(case["question"], limit=5)["results"]]
-        past = graph.retrieve_context(case["question"], limit=5, as_of=before)["results"]
-        every = graph.retrieve_context(case["question"], limit=10, include_superseded=True)
-        ranked = [r["node_id"] for r in every["results"]]
+        return _outcome(graph, case["question"], old, new, before, linked)
+
+
+def _order(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def run_shared(cases: list[dict[str, Any]]) -> list[dict[str, bool]]:
+    """Every case in one memory over a month (module docstring); outcomes per case."""
+    clock = ManualClock(START)
+    firsts = sorted(
+        [(c["id"], "old", c["old"]) for c in cases]
+        + [(c["id"], f"d{i}", t) for c in cases for i, t in enumerate(c["distractors"])],
+        key=lambda row: _order(row[0] + row[1]),
+    )
+    updates = sorted(cases, key=lambda c: _order(c["id"] + "new"))
+    ids: dict[tuple[str, str], str] = {}
+    step = 14 * 86400 / max(1, len(firsts))
+    with Graphonomous(":memory:", clock=clock) as graph:
+        for case_id, role, text in firsts:
+            ids[case_id, role] = graph.store_node(text)["node"]["id"]
+            clock.advance(seconds=step)
+        before = graph.now()
+        clock.advance(days=1)
+        linked: dict[str, bool] = {}
+        step = 13 * 86400 / max(1, len(updates))
+        for case in updates:
+            stored = graph.store_node(case["new"])
+            ids[case["id"], "new"] = stored["node"]["id"]
+            old = ids[case["id"], "old"]
+            linked[case["id"]] = any(u.get("supersedes") == old for u in stored["updates"])
+            clock.advance(seconds=step)
+        return [
+            _outcome(
+                graph,
+                case["question"],
+                ids[case["id"], "old"],
+                ids[case["id"], "new"],
+                before,
+                linked[case["id"]],
+            )
+            for case in cases
+        ]
+
+
+def _outcome(
+    graph: Graphonomous, question: str, old: str, new: str, before: str, linked: bool
+) -> dict[str, bool]:
+    ids = [r["node_id"] for r in graph.retrieve_context(question, limit=5)["results"]]
+    past = graph.retrieve_context(question, limit=5, as_of=before)["results"]
+    every = graph.retrieve_context(question, limit=10, include_superseded=True)
+    ranked = [r["node_id"] for r in every["results"]]
     above = new in ranked and (old not in ranked or ranked.index(new) < ranked.index(old))
     return {
         "current_first": bool(ids) and ids[0] == new,
@@ -108,9 +162,9 @@ def run_case(case: dict[str, Any]) -> dict[str, bool]:
     }
 
 
-def case_figures(split: str) -> dict[str, Any]:
+def case_figures(split: str, memory: str = "isolated") -> dict[str, Any]:
     cases = load("update_cases.jsonl", split)
-    outcomes = [run_case(case) for case in cases]
+    outcomes = run_shared(cases) if memory == "shared" else [run_case(case) for case in cases]
     keys = list(outcomes[0]) if outcomes else []
     return {
         "cases": len(cases),
@@ -128,7 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     splits = ("tune", "validate") if args.split == "both" else (args.split,)
     report = {
-        split: {"pairs": pair_figures(split), "cases": case_figures(split)} for split in splits
+        split: {
+            "pairs": pair_figures(split),
+            "cases": case_figures(split),
+            "cases_shared_memory": case_figures(split, "shared"),
+        }
+        for split in splits
     }
     text = json.dumps(report, indent=2, sort_keys=True)
     print(text)

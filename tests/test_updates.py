@@ -180,3 +180,92 @@ def test_a_question_s_dates_narrow_the_candidates(
     assert nothing["stats"]["time"]["window"]["candidates_inside"] == 0  # changes nothing
     episodes = graph.retrieve_episodic(since="last week")["results"]
     assert [e["id"] for e in episodes] == [may["node"]["id"]]
+
+
+def _rivals(
+    clock: ManualClock, graph: Graphonomous, old: str, others: list[str], new: str
+) -> tuple[str, str]:
+    first = graph.store_node(old)["node"]["id"]
+    for text in others:
+        clock.advance(hours=2)
+        graph.store_node(text)
+    clock.advance(days=2)
+    stored = graph.store_node(new)
+    assert stored["updates"] == []  # the write's rule cannot tell: other words
+    return first, stored["node"]["id"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question"),
+    [
+        (  # a colour asked for, given in other words
+            "Haskell shows up as green #29b544 in GitHub's language statistics.",
+            "Haskell's Linguist colour is #5e5086 from its official branding.",
+            "What colour does Haskell show up as in GitHub's language statistics?",
+        ),
+        (  # yes or no: one denies what the other affirms
+            "A stale Redis replica with replica-serve-stale-data=no still answers PING.",
+            "With replica-serve-stale-data=no, Redis rejects PING with -MASTERDOWN.",
+            "Does a stale Redis replica with replica-serve-stale-data=no still answer PING?",
+        ),
+        (  # both mostly about what is asked
+            "BaseCommand is the base class for all Click commands.",
+            "Click commands derive from Command; the older base class is deprecated.",
+            "What is the base class for all Click commands?",
+        ),
+    ],
+)
+def test_the_later_of_two_answers_to_a_question_ranks_first(
+    clocked: tuple[ManualClock, Graphonomous], old: str, new: str, question: str
+) -> None:
+    clock, graph = clocked
+    others = ["GitHub Linguist colours Elixir #6e4a7e.", "Redis listens on port 6379 by default."]
+    first, later = _rivals(clock, graph, old, others, new)
+    answer = graph.retrieve_context(question, limit=5)
+    ranked = [r["node_id"] for r in answer["results"]]
+    assert ranked[0] == later and first in ranked  # both shown, the later first
+    flags = {r["node_id"]: r["flags"] for r in answer["results"]}
+    assert flags[first] == ["possibly_outdated"] and flags[later] == []
+    assert "newest_claim" in answer["stats"]["mechanisms"]
+    past = graph.retrieve_context(f"{question[:-1]}, originally?", limit=5)
+    assert past["stats"]["time"]["reordered"] == 0  # a question about the past: as found
+
+
+def test_answers_about_another_named_subject_are_not_rivals(
+    clocked: tuple[ManualClock, Graphonomous],
+) -> None:
+    clock, graph = clocked
+    vala = graph.store_node("Vala is drawn in a pale #fbe5cd in GitHub language bars.")["node"][
+        "id"
+    ]
+    clock.advance(days=2)
+    graph.store_node("GitHub Linguist colours Elixir #6e4a7e.")
+    graph.store_node("Haskell shows up as green #29b544 in GitHub's language statistics.")
+    answer = graph.retrieve_context(
+        "Which colour is Vala drawn in on GitHub language bars?", limit=5
+    )
+    assert answer["results"][0]["node_id"] == vala
+    assert answer["stats"]["time"]["reordered"] == 0 and answer["stats"]["time"]["flags"] == {}
+
+
+def test_rival_answers_within_the_hour_are_left_in_their_order(
+    clocked: tuple[ManualClock, Graphonomous],
+) -> None:
+    clock, graph = clocked
+    first = graph.store_node("Haskell shows up as green #29b544 in GitHub's language statistics.")
+    clock.advance(minutes=5)
+    graph.store_node("Haskell's Linguist colour is #5e5086 from its official branding.")
+    question = "What colour does Haskell show up as in GitHub's language statistics?"
+    answer = graph.retrieve_context(question, limit=5)
+    assert answer["results"][0]["node_id"] == first["node"]["id"]
+    assert answer["stats"]["time"]["reordered"] == 0
+
+
+def test_the_question_rule_s_parts() -> None:
+    asked = claims.question("Does Werkzeug's dump_cookie set path='/' by default?")
+    assert asked.asks == "polarity" and asked.names == {"werkzeug", "dump_cookie"}
+    assert claims.question("How many databases does Redis have?").asks == "number"
+    assert claims.question("Which colour is the logo?").asks == "hex"
+    assert claims.question("Where does Flask keep its metadata?").asks is None
+    held = [frozenset({"redi", "ping"}), frozenset({"redi", "ping"}), frozenset({"redi"})]
+    assert claims.anchors(claims.question("Does Redis answer PING?"), held) == {"ping"}

@@ -485,3 +485,179 @@ def _withdrawal(
     ):
         return None
     return Update("withdrawn", " ".join(gone), " ".join(added))
+
+
+# ---------------------------------------------------------------------------
+# Two answers to one question (read-time; SPEC "Newest of one claim").
+#
+# At read time a question is extra evidence the write did not have: two statements
+# that both answer it about the same subject are rival answers, whatever words each
+# uses.  The rule, no tuned constant:
+#
+# - The question's *terms* are its frame tokens (`frame`), the words the question
+#   asks with ("what", "which", ...) being function words.
+# - The pair names the asked subject: both hold one of the *anchors*.  Of the
+#   question's terms, take those that exactly two of the compared statements hold
+#   (the pair they name) or more but no more than half (a term most of them hold is
+#   what the whole memory is about, not the subject of one claim); of those its
+#   *names* when there are any (a word written with a capital or with the marks of
+#   an identifier: "Vala", "replica-serve-stale-data", "Response.reason"; a question
+#   asks about a named thing); and of those the ones the fewest statements hold (the
+#   most specific thing asked about).
+# - And both answer it: each holds a strict majority of the question's terms (each
+#   is mostly about what is asked); or the question asks for a value of a kind (a
+#   colour, a number: `Question.asks`) and each gives a different value of that kind
+#   ("Haskell's Linguist colour is #5e5086" answers "What colour does Haskell show
+#   up as in GitHub's language statistics?" in other words); or the question asks
+#   yes or no and one statement denies what the other affirms (an odd number of
+#   denying words, `NEGATING`, on one side only: "rejects PING" / "still answers
+#   PING").  These last two need the anchor to be a name: with few words in common,
+#   only a name says that the two are about one thing.
+# ---------------------------------------------------------------------------
+
+# A question that asks for a colour names it; the value is a hex code.
+_ASKS_COLOUR: Final = re.compile(r"\b(?:colou?rs?|hex)\b", re.I)
+# A question that asks for a number, a version, a date or a time of day.
+_ASKS_NUMBER: Final = re.compile(
+    r"\b(?:how (?:many|much|long|often|big|large|old)|versions?|years?|ports?|numbers?|"
+    r"when|dates?|what time|codes?|limits?|sizes?|rates?|prices?|costs?)\b",
+    re.I,
+)
+
+
+# A question that asks yes or no opens with an auxiliary verb.
+_ASKS_POLARITY: Final = re.compile(
+    r"^\W*(?:does|do|did|is|are|was|were|can|could|will|would|has|have|had|should|must)\b",
+    re.I,
+)
+# Words that deny or reverse what a sentence would otherwise affirm: the withdrawing
+# words and the verbs and prepositions of their opposite ("hides" / "shows",
+# "rejects" / "answers", "without tomli" / "depends on tomli"), and the negative values.
+NEGATING: Final = WITHDRAWN | frozenset(
+    [
+        "without",
+        "hides",
+        "hide",
+        "hidden",
+        "rejects",
+        "reject",
+        "rejected",
+        "refuses",
+        "refused",
+        "skips",
+        "skipped",
+        "excludes",
+        "excluded",
+        "omits",
+        "omitted",
+        "ignores",
+        "ignored",
+        "false",
+        "off",
+    ]
+)
+# Marks of an identifier inside a word: a name even when written in lower case.
+_IDENTIFIER: Final = re.compile(r"[\d._/#\-]")
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a question asks with: its terms, its names, the kind of answer it asks."""
+
+    terms: frozenset[str]
+    names: frozenset[str]
+    asks: str | None  # "hex" | "number" | "polarity" | None
+
+
+def question(text: str) -> Question:
+    """The terms of `text` and the value kind it asks for.  O(len).
+
+    >>> q = question("What colour does Haskell show up as in GitHub's statistics?")
+    >>> sorted(q.terms), sorted(q.names), q.asks
+    (['colour', 'github', 'haskell', 'show', 'statistic'], ['github', 'haskell'], 'hex')
+    """
+    terms = frozenset(t for t in frame(text).tokens if t != WITHDRAWN_MARK)
+    names = frozenset(
+        _stem(word.lower())
+        for match in _TOKEN.finditer(re.sub(r"['’]s\b", "", text))
+        if (word := match.group(0).rstrip(".:/-")).lower() not in STOPWORDS
+        and (word[0].isupper() or _IDENTIFIER.search(word))
+    )
+    if _ASKS_COLOUR.search(text):
+        asks: str | None = "hex"
+    elif _ASKS_NUMBER.search(text):
+        asks = "number"
+    else:
+        asks = "polarity" if _ASKS_POLARITY.match(text) else None
+    return Question(terms, names & terms, asks)
+
+
+def held_terms(asked: Question, text: str) -> frozenset[str]:
+    """The question's terms `text` holds.  O(len)."""
+    return asked.terms & frozenset(frame(text).tokens)
+
+
+def anchors(asked: Question, held: Sequence[frozenset[str]]) -> frozenset[str]:
+    """The question's most specific terms among the statements: of the terms two of
+    them hold, or more but no more than half, the names if any, and of those the ones
+    the fewest hold.  Module section above.  O(total terms).
+
+    >>> q = question("Which colour is Vala drawn in on GitHub language bars?")
+    >>> sorted(anchors(q, [frozenset({"vala", "github", "language"}), frozenset({"vala"}),
+    ...                    frozenset({"github", "language"}), frozenset({"github"})]))
+    ['vala']
+    >>> anchors(q, [frozenset({"vala", "github"}), frozenset({"github"}),
+    ...             frozenset({"github"}), frozenset({"language"})])
+    frozenset()
+    """
+    counts = Counter(term for terms in held for term in terms)
+    # Shared by exactly two statements (the pair it names), or by no more than half of
+    # them: a name most of them hold is what the whole memory is about, not the subject
+    # of one claim.
+    shared = {term: n for term, n in counts.items() if n == 2 or 2 <= n <= len(held) / 2}
+    named = {term: n for term, n in shared.items() if term in asked.names}
+    candidates = named or shared
+    fewest = min(candidates.values(), default=0)
+    return frozenset(term for term, n in candidates.items() if n == fewest)
+
+
+def values_of(text: str, kind: str) -> frozenset[str]:
+    """The values of `kind` ("hex" | "number") a statement gives.  O(len)."""
+    return frozenset(t for t in frame(text).tokens if _kind(t) == kind)
+
+
+def rival_answers(
+    asked: Question,
+    anchor: frozenset[str],
+    first: tuple[str, frozenset[str]],
+    second: tuple[str, frozenset[str]],
+) -> bool:
+    """Whether two statements ((text, held terms) each) answer the question about
+    the same subject (module section above).  O(len).
+
+    >>> q = question("Which port does the cache listen on?")
+    >>> a = ("The cache listens on port 6379.", held_terms(q, "The cache listens on port 6379."))
+    >>> b = ("Port 6380 is where the cache is.", held_terms(q, "Port 6380 is where the cache is."))
+    >>> rival_answers(q, anchors(q, [a[1], b[1]]), a, b)
+    True
+    """
+    (first_text, first_held), (second_text, second_held) = first, second
+    if not anchor & first_held & second_held:
+        return False
+    if min(len(first_held), len(second_held)) * 2 > len(asked.terms):
+        return True
+    if asked.asks is None or not anchor <= asked.names:
+        return False  # fewer words in common: only a shared name says it is one subject
+    if asked.asks == "polarity":
+        return _denies(first_text) != _denies(second_text)
+    first_values, second_values = (
+        values_of(first_text, asked.asks),
+        values_of(second_text, asked.asks),
+    )
+    return bool(first_values) and bool(second_values) and first_values != second_values
+
+
+def _denies(text: str) -> bool:
+    """An odd number of denying words (`NEGATING`; "n't" counts as "not").  O(len)."""
+    text = _CONTRACTION.sub(" not", text.lower())
+    return sum(match.group(0) in NEGATING for match in _TOKEN.finditer(text)) % 2 == 1

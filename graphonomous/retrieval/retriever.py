@@ -1363,7 +1363,7 @@ def _utility_rerank(run: _Run, vector: list[float] | None, tokens: Sequence[str]
     run.stats["superseded_demoted"] = demoted
 
 
-def _time_stage(run: _Run, scope: TimeScope, limit: int) -> dict[str, Any]:
+def _time_stage(run: _Run, scope: TimeScope, limit: int, query: str) -> dict[str, Any]:
     """Stage 5.5 (`time_scope`): the question's time window orders the candidates, then
     the newest of one claim ranks first.  Output: the ``time`` stats and the ids to flag
     (``{"flags": {id: flag}}``).  O(candidates) + O((2·limit)²) rule checks."""
@@ -1393,7 +1393,7 @@ def _time_stage(run: _Run, scope: TimeScope, limit: int) -> dict[str, Any]:
         if inside:
             run.mechanisms.append("time_window")
     ranked = sorted(scores, key=lambda i: (-scores[i], i))[: CLAIM_POOL_FACTOR * limit]
-    moved, marks = ([], {}) if scope.past else newest_claims_first(ranked, scores, nodes)
+    moved, marks = ([], {}) if scope.past else newest_claims_first(ranked, scores, nodes, query)
     report["reordered"] = len(moved)
     if moved:
         run.mechanisms.append("newest_claim")
@@ -1750,7 +1750,7 @@ def retrieve_context(
             _content_stage(run, text)
         started = time.perf_counter()
         _utility_rerank(run, vector, tokens)
-        time_report = _time_stage(run, scope, limit)
+        time_report = _time_stage(run, scope, limit, text)
         chosen = _select(run, limit, min_score)
         run.timings["rerank"] = _ms(started)
         result_ids = [entry.node_id for entry in chosen]

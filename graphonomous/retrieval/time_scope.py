@@ -23,12 +23,15 @@ query and the graph clock's `now` (never the system clock):
   its day (`retriever.recall_faded`).  Only nodes that faded by decay; never ones
   forgotten on request or over budget.
 - **Newest of one claim.**  Two state statements (semantic, procedural; not chunks
-  of ingested files) among the best candidates that the update rule pairs
-  (`claims.detect_update`) but no write linked (made within `CONCURRENT_WITHIN_S`
-  of each other, by another agent's batch, an older version): the later one takes
-  the earlier's place unless the question asks about the past; the earlier is flagged
-  ``outdated``, or both ``contradicted`` when they are concurrent — shown, so the
-  agent can judge.
+  of ingested files) among the best candidates that no write linked, and that
+  either the update rule pairs (`claims.detect_update`: made within
+  `CONCURRENT_WITHIN_S` of each other, by another agent's batch, an older version)
+  or the question shows to be rival answers to it (`claims.rival_answers`: the same
+  named subject, each answering what is asked, at least `CONCURRENT_WITHIN_S`
+  apart): the later one takes the earlier's place unless the question asks about
+  the past; the earlier is flagged ``outdated`` (update rule) or
+  ``possibly_outdated`` (rival answers), or both ``contradicted`` when the update
+  rule pairs concurrent statements — shown, so the agent can judge.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from datetime import datetime
 from typing import Final
 
 from ..model import CONCURRENT_WITHIN_S, Node, ValidationError, parse_time
-from .claims import detect_update
+from .claims import anchors, detect_update, held_terms, question, rival_answers
 from .provenance import INGESTED_KINDS
 from .time_expressions import TimeWindow, asks_about_the_past, parse_as_of, query_window
 
@@ -150,36 +153,45 @@ OUTSIDE_MARGIN: Final = 0.999
 
 
 def newest_claims_first(
-    ranked: list[str], scores: dict[str, float], nodes: dict[str, Node]
+    ranked: list[str], scores: dict[str, float], nodes: dict[str, Node], query: str = ""
 ) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """The newest-claim rule over `ranked` ids (best first; module docstring).
 
     Returns (the (earlier, later) pairs reordered, {id: flag} — ``outdated`` for the
-    earlier of an ordered pair, ``contradicted`` for both of a concurrent one).
-    Scores of a reordered pair are swapped, so the later statement takes the
-    earlier's place.  O(len(ranked)²) rule checks.
+    earlier of a pair the update rule links, ``contradicted`` for both of a concurrent
+    one, ``possibly_outdated`` for the earlier of two rival answers to `query`
+    (`claims.rival_answers`)).  Scores of a reordered pair are swapped, so the later
+    statement takes the earlier's place.  O(len(ranked)²) rule checks.
     """
     moved: list[tuple[str, str]] = []
     flags: dict[str, str] = {}
     states = [i for i in ranked if i in nodes and _stated(nodes[i])]
+    asked = question(query)
+    held = {i: held_terms(asked, nodes[i].content) for i in states}
+    anchor = anchors(asked, list(held.values()))
     for position, first in enumerate(states):
         for second in states[position + 1 :]:
             a, b = nodes[first], nodes[second]
-            if a.agent_id != b.agent_id:
+            if a.agent_id != b.agent_id or _stamp(a) == _stamp(b):
                 continue
             earlier, later = (a, b) if _stamp(a) <= _stamp(b) else (b, a)
-            if _stamp(earlier) == _stamp(later):
-                continue
-            if detect_update(earlier.content, later.content) is None:
+            gap = (_moment(later) - _moment(earlier)).total_seconds()
+            if detect_update(earlier.content, later.content) is not None:
+                concurrent = gap < CONCURRENT_WITHIN_S
+                flag = "contradicted" if concurrent else "outdated"
+            elif gap >= CONCURRENT_WITHIN_S and rival_answers(
+                asked, anchor, (earlier.content, held[earlier.id]), (later.content, held[later.id])
+            ):
+                concurrent, flag = False, "possibly_outdated"
+            else:
                 continue
             if scores[earlier.id] > scores[later.id]:
                 scores[earlier.id], scores[later.id] = scores[later.id], scores[earlier.id]
                 moved.append((earlier.id, later.id))
-            gap = (_moment(later) - _moment(earlier)).total_seconds()
-            if gap < CONCURRENT_WITHIN_S:
-                flags[earlier.id] = flags[later.id] = "contradicted"
+            if concurrent:
+                flags[earlier.id] = flags[later.id] = flag
             else:
-                flags.setdefault(earlier.id, "outdated")
+                flags.setdefault(earlier.id, flag)
     return moved, flags
 
 
