@@ -15,7 +15,8 @@
   in-process MCP server (surface ``all``) over one graph per page, in page order, and must
   not be an error.
 * ```python blocks run, each in a fresh temp directory, in a subprocess.
-* Every relative link in docs/ and README.md names a file that exists.
+* Every relative link in docs/ and README.md names a file that exists (and, with
+  ``#anchor``, a heading of that file); every ``§N`` of a page names a section of SPEC.md.
 * docs/python-api.md is exactly what scripts/gen_api_docs.py renders now.
 
 The checkers are plain functions so that they are tested to fail on a bad page too.
@@ -45,6 +46,7 @@ from graphonomous import Graphonomous
 from graphonomous.cli import CliError, build_parser, main
 from graphonomous.mcp import build_server
 from graphonomous.mcp.jsonrpc import encode
+from graphonomous.mcp.names import DEFAULT_PORT
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -348,7 +350,7 @@ def _server_problems(where: str, name: str, entry: dict[str, Any]) -> list[str]:
         return [] if problem is None else [f"{where}: server {name!r}: {problem}"]
     if "url" in entry:
         url = urlsplit(entry["url"])
-        if url.scheme != "http" or url.path != "/mcp" or url.port is None:
+        if url.scheme != "http" or url.path != "/mcp" or url.port != DEFAULT_PORT:
             return [f"{where}: server {name!r}: {entry['url']!r} is not the /mcp endpoint"]
         return []
     return [f"{where}: server {name!r} has neither command nor url"]
@@ -420,19 +422,55 @@ def python_problems(page: Path, tmp: Path, text: str | None = None) -> list[str]
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 
-def link_problems(page: Path, text: str | None = None) -> list[str]:
-    """Relative links (outside code) whose file does not exist."""
-    text = page.read_text(encoding="utf-8") if text is None else text
+def _prose(text: str) -> str:
+    """`text` without fenced blocks and inline code."""
     prose = re.sub(r"^\s*```.*?^\s*```", "", text, flags=re.DOTALL | re.MULTILINE)
-    prose = re.sub(r"`[^`\n]*`", "", prose)
+    return re.sub(r"`[^`\n]*`", "", prose)
+
+
+def anchors(text: str) -> set[str]:
+    """The heading anchors GitHub makes for a Markdown text (lower case, punctuation
+    dropped, spaces to hyphens)."""
+    headings = re.findall(r"^#{1,6}\s+(.+?)\s*#*$", _prose(text), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", h.replace("`", "").lower()).replace(" ", "-") for h in headings}
+
+
+def link_problems(page: Path, text: str | None = None) -> list[str]:
+    """Relative links (outside code) whose file, or heading anchor in a Markdown file,
+    does not exist."""
+    text = page.read_text(encoding="utf-8") if text is None else text
     problems: list[str] = []
-    for match in _LINK.finditer(prose):
+    for match in _LINK.finditer(_prose(text)):
         target = match.group(1)
-        if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
-            continue  # a URL or an anchor of this page
-        path = (page.parent / target.split("#", 1)[0]).resolve()
-        if not path.exists():
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+            continue  # a URL
+        name, _, anchor = target.partition("#")
+        path = (page.parent / name).resolve()
+        if name and not path.exists():
             problems.append(f"{page.name}: link to {target} (no such file)")
+        elif anchor and (not name or path.suffix == ".md"):
+            document = path.read_text(encoding="utf-8") if name else text
+            if anchor not in anchors(document):
+                problems.append(f"{page.name}: link to {target} (no such heading)")
+    return problems
+
+
+def spec_section_problems(page: Path, text: str | None = None) -> list[str]:
+    """Every `§N`, `§Na` or `§N.M` of a docs page names a numbered section of SPEC.md
+    (`## N.`, or `### N.M` / a `### M.` inside `## N.`)."""
+    text = page.read_text(encoding="utf-8") if text is None else text
+    spec = (ROOT / "SPEC.md").read_text(encoding="utf-8")
+    problems: list[str] = []
+    for ref in sorted(set(re.findall(r"§(\d+[a-z]?(?:\.\d+[a-z]?)?)", text))):
+        top, _, sub = ref.partition(".")
+        section = re.search(rf"^## {re.escape(top)}\. .*?(?=^## |\Z)", spec, re.M | re.S)
+        found = section is not None and (
+            not sub
+            or re.search(rf"^### {re.escape(ref)} ", spec, re.M) is not None
+            or re.search(rf"^### {re.escape(sub)}\. ", section.group(0), re.M) is not None
+        )
+        if not found:
+            problems.append(f"{page.name}: §{ref} names no section of SPEC.md")
     return problems
 
 
@@ -467,6 +505,18 @@ def test_every_command_parses_and_the_cheap_ones_run(page: Path, tmp_path: Path)
     assert shell_problems(page, tmp_path) == []
 
 
+def test_every_command_of_the_readme_parses() -> None:
+    readme = ROOT / "README.md"
+    found = [
+        (block.where, argv)
+        for block in blocks(readme)
+        if block.language in SHELL_LANGUAGES | YAML_LANGUAGES
+        for argv in commands(block)
+    ]
+    assert len(found) >= 5  # the main job's scan and recall, the canvas, the contract
+    assert [f"{where}: {argv}" for where, argv in found if parse_problem(argv)] == []
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_every_json_block_is_a_real_config_or_call(page: Path) -> None:
     assert json_problems(page) == []
@@ -480,6 +530,11 @@ def test_every_python_block_runs(page: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize("page", [*PAGES, ROOT / "README.md"], ids=lambda p: p.name)
 def test_every_relative_link_names_a_file(page: Path) -> None:
     assert link_problems(page) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_spec_section_reference_exists(page: Path) -> None:
+    assert spec_section_problems(page) == []
 
 
 def _generator() -> ModuleType:
@@ -511,14 +566,17 @@ def test_the_checkers_catch_a_bad_page(tmp_path: Path) -> None:
     page = tmp_path / "bad.md"
     text = "\n".join(
         [
-            "See [the missing page](nowhere.md) and [a site](https://example.org).",
+            "See [the missing page](nowhere.md) and [a site](https://example.org),",
+            "[a heading](#json) and [a lost one](index.md#no-such-heading), SPEC.md §99.",
+            "## JSON",
             "```bash",
             "graphonomous recall --no-such-flag 'pumps'",
             "graphonomous no-such-command",
             "GRAPHONOMOUS_DB=x.db graphonomous init && graphonomous scan missing-folder/",
             "```",
             "```json",
-            '{"mcpServers": {"g": {"command": "graphonomus", "args": ["serve"]}}}',
+            '{"mcpServers": {"g": {"command": "graphonomus", "args": ["serve"]},'
+            ' "u": {"url": "http://127.0.0.1:4999/mcp"}}}',
             "```",
             "```json",
             '{"servers": {"g": {"command": "graphonomous", "args": ["serve", "--surface", "v3"]},'
@@ -543,14 +601,23 @@ def test_the_checkers_catch_a_bad_page(tmp_path: Path) -> None:
     assert "--no-such-flag" in shell[0] and "no-such-command" in shell[1]
     assert "scan missing-folder/: exit 2" in shell[2]
     problems = json_problems(page, text)
-    assert len(problems) == 5, problems
+    assert len(problems) == 6, problems
     assert "'graphonomus' is not the graphonomous script" in problems[0]
-    assert "v3" in problems[1] and "GRAPHONOMOUS_DATABASE" in problems[2]
-    assert "retrieve failed" in problems[3] and "not JSON" in problems[4]
+    assert "4999/mcp' is not the /mcp endpoint" in problems[1]
+    assert "v3" in problems[2] and "GRAPHONOMOUS_DATABASE" in problems[3]
+    assert "retrieve failed" in problems[4] and "not JSON" in problems[5]
     python_dir = tmp_path / "python"
     python_dir.mkdir()
-    assert python_problems(page, python_dir, text)[0].startswith("bad.md:19: exit 3")
-    assert link_problems(page, text) == ["bad.md: link to nowhere.md (no such file)"]
+    assert python_problems(page, python_dir, text)[0].startswith("bad.md:21: exit 3")
+    assert link_problems(page, text) == [
+        "bad.md: link to nowhere.md (no such file)",
+        "bad.md: link to index.md#no-such-heading (no such file)",
+    ]
+    (tmp_path / "index.md").write_text("# Index\n", encoding="utf-8")
+    assert link_problems(page, text)[1:] == [
+        "bad.md: link to index.md#no-such-heading (no such heading)"
+    ]
+    assert spec_section_problems(page, text) == ["bad.md: §99 names no section of SPEC.md"]
 
 
 def test_commands_are_found_in_console_blocks_chains_and_continuations() -> None:
