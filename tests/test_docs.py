@@ -505,6 +505,18 @@ def test_every_command_parses_and_the_cheap_ones_run(page: Path, tmp_path: Path)
     assert shell_problems(page, tmp_path) == []
 
 
+def test_the_client_page_names_every_surface_and_resource_as_served() -> None:
+    from graphonomous.mcp.resources import RESOURCE_TEMPLATES, RESOURCES
+    from graphonomous.mcp.surfaces import surface_tools
+
+    text = (DOCS / "connect-mcp-client.md").read_text(encoding="utf-8")
+    counts = dict(re.findall(r"^\| `(\w+)`[^|]*\| (\d+)", text, re.MULTILINE))
+    assert counts == {name: str(len(surface_tools(name))) for name in counts}
+    assert set(counts) == {"v2", "v1", "memory", "all"}
+    served = {r.uri for r in RESOURCES} | {t.uri_template for t in RESOURCE_TEMPLATES}
+    assert set(re.findall(r"graphonomous://[\w/{}]+", text)) == served
+
+
 def test_every_command_of_the_readme_parses() -> None:
     readme = ROOT / "README.md"
     found = [
