@@ -14,7 +14,10 @@
   ``/mcp`` URL.  A ``tools/call`` parameter object (``{"name", "arguments"}``) runs on an
   in-process MCP server (surface ``all``) over one graph per page, in page order, and must
   not be an error.
+  An ``env`` sets only variables the package reads; an HTTP ``url`` names the default port.
 * ```python blocks run, each in a fresh temp directory, in a subprocess.
+* The client page's surface tool counts and resources are what the server serves; the
+  README's commands parse too (they are not run: the README's own CI runs them).
 * Every relative link in docs/ and README.md names a file that exists (and, with
   ``#anchor``, a heading of that file); every ``§N`` of a page names a section of SPEC.md.
 * docs/python-api.md is exactly what scripts/gen_api_docs.py renders now.
@@ -24,6 +27,7 @@ The checkers are plain functions so that they are tested to fail on a bad page t
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import importlib.util
 import io
@@ -96,9 +100,26 @@ KNOWN_ENV = frozenset(
     for path in (ROOT / "graphonomous").rglob("*.py")
     for name in re.findall(r"\b(GRAPHONOMOUS_[A-Z_]+|DATABASE_URL)\b", path.read_text("utf-8"))
 )
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return {
+        name: sub
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for name, sub in action.choices.items()
+    }
+
+
 # Options of the top-level parser that take a value (skipped to find the command word).
-_GLOBAL_VALUE_OPTIONS = frozenset({"--db", "--embedder"})
-_GROUPS = frozenset({"node", "edge", "contract", "learn", "goal", "bench"})
+_GLOBAL_VALUE_OPTIONS = frozenset(
+    option
+    for action in build_parser()._actions
+    if type(action) is argparse._StoreAction
+    for option in action.option_strings
+)
+# Commands with actions of their own (`node list`, `contract check`).
+_GROUPS = frozenset(name for name, sub in _subcommands(build_parser()).items() if _subcommands(sub))
 
 
 @dataclass(frozen=True)
