@@ -41,11 +41,11 @@ graphonomous/api.py; do not edit (tests/test_docs.py fails when it is stale). --
 from graphonomous import Graphonomous
 ```
 
-`Graphonomous` is the one public facade: the CLI and the MCP server call nothing else.
-Every method returns a JSON-ready `dict` (the same object the MCP tool of that name puts in
-`structuredContent`); bad input raises `ValidationError` naming the field. Use it as a
-context manager, or call `close()`. Worked examples: [agent memory
-patterns](agent-memory-patterns.md).
+`Graphonomous` is the one public facade; the CLI and the MCP server are thin adapters over it. A
+method marked "MCP tool" takes that tool's fields as arguments and returns the JSON-ready
+`dict` the tool puts in `structuredContent`; bad input raises `ValidationError` naming the
+field, a missing node `NotFoundError`. Use it as a context manager, or call `close()`.
+Worked examples: [agent memory patterns](agent-memory-patterns.md).
 """
 
 
