@@ -288,14 +288,23 @@ SAMPLE_GRAPH = {
         {"source": "seal", "target": "valve"},
     ],
 }
+# The same loop as the canvas's Save canvas writes it (ui/static/graph.js `toDocument`).
+SAMPLE_CANVAS = {
+    "nodes": [
+        {"id": node, "text": node.title(), "x": 40 * i, "y": 30 * i}
+        for i, node in enumerate(SAMPLE_GRAPH["nodes"])
+    ],
+    "edges": [{**edge, "relationship": "causal"} for edge in SAMPLE_GRAPH["edges"]],
+}
 
 
 def sandbox(directory: Path) -> Path:
     """The files the pages' commands name, in `directory`; returns the database path.
 
     knowledge.db an initialised, empty database (as the MCP server or a first command
-    leaves it); notes/ a tiny folder to scan; graph.json a {"nodes", "edges"} document;
-    out/ a topology document as `graphonomous topology` prints it (for `contract check`).
+    leaves it); notes/ a tiny folder to scan; graph.json a {"nodes", "edges"} document and
+    canvas.json the same loop as a saved canvas; out/ a topology document as
+    `graphonomous topology` prints it (for `contract check`).
     """
     notes = directory / "notes"
     notes.mkdir()
@@ -310,6 +319,7 @@ def sandbox(directory: Path) -> Path:
         encoding="utf-8",
     )
     (directory / "graph.json").write_text(json.dumps(SAMPLE_GRAPH), encoding="utf-8")
+    (directory / "canvas.json").write_text(json.dumps(SAMPLE_CANVAS), encoding="utf-8")
     out = io.StringIO()
     assert main(["topology", str(directory / "graph.json")], out) == 0
     (directory / "out" / "run-1").mkdir(parents=True)
