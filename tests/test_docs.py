@@ -12,8 +12,8 @@
 * ```json blocks parse.  A client configuration (``mcpServers`` / ``servers``) names the
   console script (`[project.scripts]`) with arguments that parse, or the HTTP endpoint's
   ``/mcp`` URL.  A ``tools/call`` parameter object (``{"name", "arguments"}``) runs on an
-  in-process MCP server (surface ``all``) over one graph per page, in page order, and must
-  not be an error.
+  in-process MCP server (surface ``all``, results checked against the tools' output
+  schemas) over one graph per page, in page order, and must not be an error.
   An ``env`` sets only variables the package reads; an HTTP ``url`` names the default port.
 * ```python blocks run, each in a fresh temp directory, in a subprocess.
 * The client page's surface tool counts and resources are what the server serves; the
@@ -403,7 +403,7 @@ def json_problems(page: Path, text: str | None = None) -> list[str]:
     tools/call objects that fail on a fresh graph (in page order)."""
     problems: list[str] = []
     with Graphonomous(":memory:") as graph:
-        server = build_server(graph, "all")
+        server = build_server(graph, "all", check_output=True)
         for n, block in enumerate(b for b in blocks(page, text) if b.language == "json"):
             try:
                 document = json.loads(block.text)
