@@ -103,6 +103,8 @@ class Graphonomous:
         self.lock: threading.RLock = self.engine.lock
 
     def close(self) -> None:
+        """Close the database; indexes a bulk write left far from their saved copy are
+        saved first (best effort), so the next process does not rebuild them."""
         self.engine.close()
 
     def __enter__(self) -> Graphonomous:
