@@ -48,10 +48,15 @@ from pathlib import Path
 from typing import Any, Final
 
 ROOT: Final = Path(__file__).resolve().parent.parent
+# Where quotable results live, relative to the root (RESULTS.md cites these paths).
 RESULTS_DIR: Final = "benchmarks/results"
+# The block's key: first in a stamped file, so a reader sees where a figure came from.
 KEY: Final = "provenance"
+# NAME.json's sidecar is NAME.provenance.json: sorted next to it, and never a result itself.
 SIDECAR_SUFFIX: Final = ".provenance.json"
+# Every block names these (a value may be null: unknown, never guessed).
 FIELDS: Final = ("script", "command", "commit", "machine", "date")
+# What a figure depends on besides the code: parallelism, interpreter, the NumPy paths.
 MACHINE_FIELDS: Final = ("cores", "python", "numpy")
 # `git` answers in milliseconds; a hung one (a locked index on a network drive) must
 # not hold a finished benchmark's output hostage.
