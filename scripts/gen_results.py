@@ -110,11 +110,15 @@ def ci(interval: Any) -> str:
     return f"[{fmt(interval[0])}, {fmt(interval[1])}]"
 
 
+def cell(value: Any) -> str:
+    """A table cell: `fmt` unless already text, its pipes escaped (a command may hold one)."""
+    return (value if isinstance(value, str) else fmt(value)).replace("|", "\\|")
+
+
 def table(head: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
-    """A Markdown table; cells are formatted with `fmt` unless already text."""
+    """A Markdown table of `rows` under `head`, then a blank line."""
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for row in rows:
-        lines.append("| " + " | ".join(c if isinstance(c, str) else fmt(c) for c in row) + " |")
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
     return [*lines, ""]
 
 
@@ -156,10 +160,11 @@ def render_locomo(data: Mapping[str, Any]) -> list[str]:
 def _learning_rows(cells: Mapping[str, Any]) -> list[list[Any]]:
     """One row per effort/mode cell: R@5 before, after, diff and its interval (1-4)."""
     rows = []
-    for cell in sorted(cells, key=lambda k: (int(k.split("/")[0]), k)):
-        group = need(cells, cell, HEADLINE)
-        r5 = need(group, "R@5")
-        rows.append([cell, need(group, "n"), r5["before"], r5["after"], r5["diff"], ci(r5["ci"])])
+    # "effort/mode" keys, efforts in numeric order (a shorter number is a smaller one).
+    for name in sorted(cells, key=lambda k: (len(k.split("/")[0]), k)):
+        figures = [need(cells, name, HEADLINE, "R@5", key) for key in ("before", "after", "diff")]
+        interval = ci(need(cells, name, HEADLINE, "R@5", "ci"))
+        rows.append([name, need(cells, name, HEADLINE, "n"), *figures, interval])
     return rows
 
 
