@@ -30,6 +30,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from resultfile import stamp
+
 from graphonomous.algorithms import (
     dijkstra_path,
     k_shortest_paths,
@@ -243,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(report, handle, indent=2)
+            json.dump(stamp(report, __file__, argv), handle, indent=2)
             handle.write("\n")
     return 0
 

@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from resultfile import stamp
+
 REPO = Path(__file__).resolve().parent.parent
 TYPES = ["episodic"] * 8 + ["semantic"] * 8 + ["procedural"] * 2 + ["temporal", "outcome"]
 SCALES = ["fast"] * 4 + ["medium"] * 12 + ["slow"] * 3 + ["glacial"]
@@ -227,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps(figures, indent=2))
     if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+        args.json.write_text(json.dumps(stamp(figures, __file__, argv), indent=2) + "\n")
     return 0
 
 

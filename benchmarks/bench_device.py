@@ -57,6 +57,8 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
+from resultfile import stamp
+
 ROOT: Final = Path(__file__).resolve().parents[1]
 DEFAULT_LOCOMO: Final = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 MIN_PARAGRAPH: Final = 40  # characters: shorter "paragraphs" are headings and code fences
@@ -477,7 +479,9 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     if args.json is not None:
-        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(stamp(rows, __file__, argv, args.checkout), indent=2) + "\n"
+        )
     return 0
 
 

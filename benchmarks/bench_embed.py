@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from resultfile import stamp
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
@@ -239,7 +241,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print_table(results)
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps(stamp(results, __file__, argv), indent=2) + "\n", encoding="utf-8"
+        )
     return 0
 
 

@@ -46,6 +46,7 @@ from typing import IO, Any, Final
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mcp_http_client import ROOT, McpClient, start_server
+from resultfile import stamp
 
 from graphonomous import Graphonomous
 from graphonomous.mcp import build_server
@@ -316,7 +317,7 @@ def main() -> int:
     text = json.dumps(report, indent=2)
     print(text)
     if args.json:
-        args.json.write_text(text + "\n")
+        args.json.write_text(json.dumps(stamp(report, __file__), indent=2) + "\n")
     return 0 if report["load"]["connection_errors"] == 0 else 1
 
 

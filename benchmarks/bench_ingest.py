@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from resultfile import stamp
+
 REPO = Path(__file__).resolve().parents[1]
 WORDS = [
     "valve",
@@ -194,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"peak RSS {results['peak_rss_mb']} MB")
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps(stamp(results, __file__, argv), indent=2) + "\n", encoding="utf-8"
+        )
     repo_second = results["repository"]["second"]
     ok = repo_second["ingested"] == 0 and (results["repository"]["speedup"] or 0) >= 10
     if not ok:

@@ -31,6 +31,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from resultfile import stamp  # noqa: E402
+
 from graphonomous import Graphonomous  # noqa: E402
 from graphonomous.model import format_time  # noqa: E402
 
@@ -194,7 +196,9 @@ def main() -> int:
             figures["db_bytes_after_erase"] = path.stat().st_size
     print(json.dumps(figures, indent=2))
     if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        Path(args.json).write_text(
+            json.dumps(stamp(figures, __file__), indent=2) + "\n", encoding="utf-8"
+        )
     return 0
 
 

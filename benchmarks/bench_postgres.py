@@ -44,6 +44,7 @@ from graphonomous import Graphonomous
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mcp_http_client import McpClient, start_server
+from resultfile import stamp
 
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = 1000  # nodes per apply_batch (one transaction each)
@@ -269,7 +270,9 @@ def main() -> None:
         server.cleanup()
         shutil.rmtree(root, ignore_errors=True)
     if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        Path(args.json).write_text(
+            json.dumps(stamp(report, __file__), indent=2) + "\n", encoding="utf-8"
+        )
 
 
 if __name__ == "__main__":

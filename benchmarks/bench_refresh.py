@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from resultfile import stamp
+
 from graphonomous import Graphonomous
 
 SIZES = (1, 10, 100, 1000)
@@ -92,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             report["bm25_bytes"] = server.text_index().memory_bytes()
     print(json.dumps(report, indent=2))
     if args.json is not None:
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+        args.json.write_text(json.dumps(stamp(report, __file__, argv), indent=2) + "\n")
     return 0
 
 

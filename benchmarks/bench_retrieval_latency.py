@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from resultfile import stamp
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -235,7 +237,9 @@ def main() -> int:
             f"{row['vector_index_load_ms']} ms, cold first calls {row['cold_first_call_ms']}"
         )
     if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        Path(args.json).write_text(
+            json.dumps(stamp(report, __file__), indent=2) + "\n", encoding="utf-8"
+        )
     return 0
 
 

@@ -21,6 +21,8 @@ import sys
 import time
 from typing import Any
 
+from resultfile import stamp
+
 from graphonomous.algorithms.spectral import graph_metrics, normalized_laplacian
 from graphonomous.embed.vectors import numpy_available
 
@@ -92,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(row), flush=True)
     if args.json_path:
         with open(args.json_path, "w", encoding="utf-8") as handle:
-            json.dump(rows, handle, indent=2)
+            json.dump(stamp(rows, __file__, argv), handle, indent=2)
     return 0
 
 

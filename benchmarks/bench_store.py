@@ -24,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from resultfile import stamp
+
 WORDS = [
     "valve",
     "pressure",
@@ -131,7 +133,7 @@ def main() -> int:
     for key, value in report.items():
         print(f"{key:32} {value:.2f}" if isinstance(value, float) else f"{key:32} {value}")
     if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps(stamp(report, __file__), indent=2) + "\n", encoding="utf-8")
     return 0
 
 

@@ -32,6 +32,8 @@ from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from resultfile import stamp
+
 from graphonomous import Graphonomous
 from graphonomous.ingest.chunking import markdown_sections, rst_sections, split_lines
 from graphonomous.retrieval import retriever
@@ -147,7 +149,9 @@ def main() -> int:
     for name, metrics in report["rows"].items():
         print(f"  {name:<18} " + "  ".join(f"{k} {v}" for k, v in metrics.items()))
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        Path(args.json_out).write_text(
+            json.dumps(stamp(report, __file__), indent=2) + "\n", encoding="utf-8"
+        )
     return 0
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import eval_locomo
 import evalkit
+from resultfile import stamp
 
 from graphonomous import Graphonomous
 from graphonomous.ingest import backrefs, scan_directory
@@ -117,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(report, indent=2)
     print(text)
     if args.json_path:
-        Path(args.json_path).write_text(text + "\n", encoding="utf-8")
+        stamped = json.dumps(stamp(report, __file__, argv), indent=2)
+        Path(args.json_path).write_text(stamped + "\n", encoding="utf-8")
     return 0
 
 

@@ -90,6 +90,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import eval_locomo
 import evalkit
+from resultfile import stamp
 
 from graphonomous.learning.outcomes import ATTRIBUTED_MAX_CAUSES
 
@@ -685,7 +686,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary["no_forgetting"] = _no_forgetting_runs(args, conversations, embedder, log)
     print(report(summary))
     if args.json:
-        args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps(stamp(summary, __file__, argv), indent=2) + "\n", encoding="utf-8"
+        )
     if args.check:
         lowered = lowered_cells(summary, args.tolerance)
         if lowered:

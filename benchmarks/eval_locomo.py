@@ -51,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import evalkit
+from resultfile import stamp
 
 EVIDENCE_PATTERN: Final = re.compile(r"D:?(\d+):0*(\d+)")
 SESSION_KEY: Final = re.compile(r"session_(\d+)")
@@ -586,7 +587,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(report(result, systems))
     if args.json:
-        args.json.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps(stamp(result, __file__, argv), indent=1, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 

@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import evalkit
+from resultfile import stamp
 
 KS: Final = (2, 5, 10)
 DEPTH: Final = 20
@@ -355,7 +356,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(report(result, systems))
     if args.json:
-        args.json.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps(stamp(result, __file__, argv), indent=1, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 

@@ -63,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import eval_locomo
 import eval_multihop
 import evalkit
+from resultfile import stamp
 
 PEERS: Final = ("rank-bm25", "bm25s", "wordllama", "mcp-memory-service-lite", "basic-memory")
 DEFAULT_SYSTEMS: Final = ("rank-bm25", "bm25s", "wordllama", "e0", "e3", "e6")
@@ -478,7 +479,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = evaluate(args, systems)
     print(report(result))
     if args.json:
-        args.json.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps(stamp(result, __file__, argv), indent=1, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 

@@ -37,6 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from resultfile import stamp  # noqa: E402
+
 from graphonomous import Graphonomous  # noqa: E402
 from graphonomous.clock import ManualClock  # noqa: E402
 from graphonomous.learning.timer import ConsolidationTimer  # noqa: E402
@@ -256,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(report, indent=2, sort_keys=True)
     print(text)
     if args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
+        stamped = json.dumps(stamp(report, __file__, argv), indent=2, sort_keys=True)
+        Path(args.json).write_text(stamped + "\n", encoding="utf-8")
     return 0
 
 

@@ -50,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import eval_locomo
 import evalkit
+from resultfile import stamp
 
 DEFAULTS: Final[Mapping[str, float | str]] = {
     "fusion": "convex",
@@ -241,7 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(evalkit.markdown_table(header, rows))
     print(f"Time: {time.perf_counter() - started:.1f} s")
     if args.json:
-        args.json.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+        args.json.write_text(
+            json.dumps(stamp(summary, __file__, argv), indent=1, sort_keys=True) + "\n"
+        )
     return 0
 
 
