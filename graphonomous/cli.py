@@ -440,7 +440,7 @@ def cmd_edge_list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _read_operations(path: str) -> Any:
-    """A JSON document, or JSONL (one operation per line, as `export` writes)."""
+    """A JSON document, or JSONL (one operation per line)."""
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -462,6 +462,13 @@ def _read_operations(path: str) -> Any:
 
 def cmd_batch(args: argparse.Namespace, out: TextIO) -> int:
     operations = _read_operations(args.file)
+    first = operations[0] if isinstance(operations, list) and operations else operations
+    if isinstance(first, dict) and first.get("format") == portable.EXPORT_FORMAT:
+        raise CliError(
+            f"batch: {args.file} line 1 is an export header, not an operation; "
+            f"restore an export with `graphonomous import {args.file}`",
+            EXIT_USAGE,
+        )
     if isinstance(operations, dict):
         operations = operations.get("operations")
     if not isinstance(operations, list):
@@ -972,7 +979,7 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
-        lines = list(portable.export_lines(graph))
+        lines = list(portable.export_lines(graph, vectors=args.vectors))
     text = "".join(line + "\n" for line in lines)
     if args.out is None:
         out.write(text)
@@ -981,10 +988,58 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
         Path(args.out).write_text(text, encoding="utf-8")
     except OSError as exc:
         raise CliError(f"cannot write {args.out}: {exc.strerror}", EXIT_USAGE) from exc
+    counts = json.loads(lines[0])["counts"]
     if args.json:
-        emit_json({"path": args.out, "operations": len(lines)}, out)
+        emit_json({"path": args.out, "records": len(lines) - 1, "counts": counts}, out)
     else:
-        out.write(f"exported {len(lines)} operations to {args.out}\n")
+        shown = ", ".join(f"{count} {table}" for table, count in counts.items() if count)
+        detail = f" ({shown})" if shown else ""
+        out.write(f"exported {len(lines) - 1} records to {args.out}{detail}\n")
+    return EXIT_OK
+
+
+def _export_text(path: str) -> list[str]:
+    """The lines of an export file (or stdin for `-`)."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        raise CliError(f"cannot read export {path}: {reason}", EXIT_USAGE) from exc
+    return text.splitlines()
+
+
+def cmd_import(args: argparse.Namespace, out: TextIO) -> int:
+    """Check the whole file, then write it in one transaction (portable.py); exit 2
+    naming the line for a bad file, and listing the conflicts without --replace."""
+    try:
+        export = portable.read_export(_export_text(args.file))
+    except portable.ExportFileError as exc:
+        raise CliError(f"import {args.file}: {exc}; nothing was imported", EXIT_USAGE) from exc
+    with _open(args) as graph:
+        try:
+            result = portable.import_export(graph, export, replace=args.replace)
+        except portable.ExportFileError as exc:
+            raise CliError(f"import {args.file}: {exc}", EXIT_USAGE) from exc
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    if not result["changed"]:
+        out.write(
+            f"imported {args.file}: nothing changed, all {result['records']} records "
+            "were already present\n"
+        )
+        return EXIT_OK
+    out.write(
+        f"imported {args.file}: {result['inserted']} records inserted, "
+        f"{result['unchanged']} already present, {result['replaced']} replaced "
+        f"({result['embedded']} nodes embedded)\n"
+    )
+    for table in result["tables"]:
+        if table["records"]:
+            out.write(
+                f"  {table['table']:<18} {table['inserted']:>7} new {table['unchanged']:>7} same "
+                f"{table['replaced']:>7} replaced\n"
+            )
     return EXIT_OK
 
 
@@ -1614,7 +1669,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     batch = command("batch", cmd_batch, "apply a JSON list of operations atomically")
     batch.description = (
         "Apply operations atomically (all or nothing). FILE holds a JSON list, "
-        '{"operations": [...]}, or JSONL (one operation per line, as `export` writes). '
+        '{"operations": [...]}, or JSONL (one operation per line; an `export` goes to `import`). '
         'Operations: {"op": "add_node", "node": {"content": "...", "node_type": "semantic"}}, '
         '{"op": "add_edge", "edge": {"source_id": "A", "target_id": "B", "relationship": '
         '"causes"}}, {"op": "update_node", "id": "A", "fields": {"confidence": 0.9}}, '
@@ -1771,8 +1826,23 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         metavar="DIR",
         help="remove everything scans brought in from files inside DIR (nodes, edges, records)",
     )
-    export = command("export", cmd_export, "write live nodes and edges as JSONL batch operations")
+    export = command("export", cmd_export, "write the whole memory as a versioned JSONL export")
     export.add_argument("--out", metavar="FILE", help="write to FILE (default: stdout)")
+    export.add_argument(
+        "--vectors", action="store_true", help="also write every model's stored vectors"
+    )
+    restore_export = command(
+        "import",
+        cmd_import,
+        "restore an export exactly: ids and timestamps kept, one transaction, idempotent",
+    )
+    restore_export.add_argument("file", help="the export .jsonl file, or - for stdin")
+    restore_export.add_argument(
+        "--replace",
+        action="store_true",
+        help="overwrite records whose id the database holds with other content "
+        "(default: refuse and list them)",
+    )
     backup = command(
         "backup", cmd_backup, "copy the database consistently (SQLite online backup), even live"
     )

@@ -152,7 +152,7 @@ def _on_postgres(store: Store) -> bool:
     return isinstance(store, PostgresStore)
 
 
-def _set_counter(store: Store, table: str, value: int) -> None:
+def set_counter(store: Store, table: str, value: int) -> None:
     if _on_postgres(store):
         called = "true" if value > 0 else "false"
         store.query(
@@ -229,7 +229,7 @@ def _write(dst: Store, tables: Sequence[Table], source: Snapshot, *, clear: bool
             chunk = rows[start : start + step]
             dst.execute(_insert(table, len(chunk)), [v for row in chunk for v in row])
     for name, value in source.counters.items():
-        _set_counter(dst, name, value)
+        set_counter(dst, name, value)
 
 
 def _report(

@@ -389,3 +389,24 @@ EDGE_COLUMNS: Final = (
     "created_at",
     "updated_at",
 )
+
+# Columns holding JSON text (written in `model.canonical_json` form): readers decode
+# them, and the export (store/dump.py) carries them as JSON values, not strings.
+JSON_COLUMNS: Final = frozenset(
+    {
+        ("nodes", "metadata"),
+        ("nodes", "causal_parent_ids"),
+        ("edges", "metadata"),
+        ("goals", "linked_node_ids"),
+        ("goals", "metadata"),
+        ("outcomes", "causal_node_ids"),
+        ("outcomes", "evidence"),
+        ("revisions", "details"),
+        ("audit_log", "details"),
+        ("consolidation_log", "stages"),
+        ("consolidation_log", "totals"),
+        ("attention_items", "subject_ids"),
+        ("attention_items", "details"),
+        ("source_files", "chunk_node_ids"),
+    }
+)
