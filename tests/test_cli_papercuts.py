@@ -97,7 +97,7 @@ def test_serve_on_a_terminal_says_it_waits_for_a_client(tmp_path: Path) -> None:
     assert out == b""
 
 
-def test_export_round_trips_through_batch(tmp_path: Path) -> None:
+def test_export_round_trips_through_import(tmp_path: Path) -> None:
     db, copy = str(tmp_path / "a.db"), str(tmp_path / "b.db")
     first = json.loads(run("--db", db, "--json", "node", "add", "pumps fail", "--source", "s")[1])
     second = json.loads(run("--db", db, "--json", "node", "add", "valves leak")[1])
@@ -106,8 +106,10 @@ def test_export_round_trips_through_batch(tmp_path: Path) -> None:
     dump = tmp_path / "graph.jsonl"
     assert run("--db", db, "export", "--out", str(dump))[0] == 0
     lines = dump.read_text("utf-8").splitlines()
-    assert [json.loads(line)["op"] for line in lines] == ["add_node", "add_node", "add_edge"]
-    assert run("--db", copy, "batch", str(dump))[0] == 0
+    records = [json.loads(line).get("table") for line in lines[1:]]
+    assert json.loads(lines[0])["format"] == "graphonomous-export"
+    assert records == ["nodes", "nodes", "edges"]
+    assert run("--db", copy, "import", str(dump))[0] == 0
     _, again = run("--db", copy, "export")
     assert again.splitlines() == lines
 

@@ -169,7 +169,7 @@ def cli_remember_recall(graph: Graphonomous) -> tuple[bool, str]:
     return ok, f"exit {code_a}/{code_b}, recalled {len(results)}"
 
 
-@scenario(CATEGORY, "Export → batch into a new database reproduces nodes and edges")
+@scenario(CATEGORY, "Export → import into a new database reproduces nodes and edges")
 def export_import_round_trip(graph: Graphonomous) -> tuple[bool, str]:
     with tempfile.TemporaryDirectory() as folder:
         source, target = str(Path(folder) / "a.db"), str(Path(folder) / "b.db")
@@ -184,7 +184,7 @@ def export_import_round_trip(graph: Graphonomous) -> tuple[bool, str]:
         code, dump = _cli("--db", source, "export")
         path = Path(folder) / "dump.jsonl"
         path.write_text(dump, encoding="utf-8")
-        code_b, _ = _cli("--db", target, "batch", str(path))
+        code_b, _ = _cli("--db", target, "import", str(path))
         copy = Facade(target, embedder="hashing")
         try:
             nodes = sorted(n["content"] for n in copy.list_nodes()["nodes"])

@@ -167,8 +167,8 @@ def _export_nodes_only() -> list[tuple[Any, str, Any]]:
 
     original = portable.export_lines
 
-    def nodes_only(graph: Any) -> Iterator[str]:
-        return (line for line in original(graph) if '"op": "add_edge"' not in line)
+    def nodes_only(graph: Any, **kwargs: Any) -> Iterator[str]:
+        return (line for line in original(graph, **kwargs) if '"table": "edges"' not in line)
 
     return [(portable, "export_lines", nodes_only)]
 
