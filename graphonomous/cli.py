@@ -979,7 +979,10 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
-        lines = list(portable.export_lines(graph, vectors=args.vectors))
+        try:
+            lines = list(portable.export_lines(graph, vectors=args.vectors))
+        except portable.ExportFileError as exc:
+            raise CliError(f"export: {exc}", EXIT_FAILED) from exc
     text = "".join(line + "\n" for line in lines)
     if args.out is None:
         out.write(text)

@@ -81,11 +81,15 @@ def _dumps(value: Any) -> str:
 
 
 def export_lines(graph: Graphonomous, *, vectors: bool = False) -> Iterator[str]:
-    """The lines of the export (module docstring), read in one snapshot.
+    """The lines of the export (module docstring), read in one snapshot.  Raises
+    ExportFileError for a stored JSON column that holds no JSON (a damaged row).
     O(rows of the memory tables)."""
     layouts = dump.exported(vectors)
     with graph.lock, graph.store.read_snapshot():
-        tables = {layout.name: dump.read(graph.store, layout) for layout in layouts}
+        try:
+            tables = {layout.name: dump.read(graph.store, layout) for layout in layouts}
+        except dump.DumpError as exc:  # a damaged row: nothing is written
+            raise ExportFileError(f"{exc}; nothing was exported") from exc
         models = sorted(graph.store.embedding_counts())
         schema = graph.store.schema_version
     header = {

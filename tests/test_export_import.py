@@ -293,3 +293,38 @@ def test_audit_rows_keep_their_seq_or_append(tmp_path: Path) -> None:
     assert len({e["seq"] for e in entries}) == len(entries)
     again = import_into(tmp_path / "b.db", lines)
     assert again["changed"] is False
+
+
+def test_replace_of_a_changed_content_drops_the_stale_vector(tmp_path: Path) -> None:
+    ids = build_learned(tmp_path / "a.db")
+    lines = export_of(tmp_path / "a.db")
+    import_into(tmp_path / "b.db", lines)
+    edited = []
+    for line in lines:
+        record = json.loads(line)
+        if record.get("table") == "nodes" and record["row"]["id"] == ids["pump"]:
+            record["row"]["content"] = "The feed pump never trips"
+            line = json.dumps(record, ensure_ascii=False)
+        edited.append(line)
+    report = import_into(tmp_path / "b.db", edited, replace=True)
+    assert report["replaced"] == 1 and report["embedded"] == 1
+    import_into(tmp_path / "c.db", edited)
+    vectors = []
+    for name in ("b.db", "c.db"):
+        with open_graph(tmp_path / name) as graph:
+            vectors.append(graph.store.get_embedding(ids["pump"], graph.embedding_model))
+    assert vectors[0] is not None and vectors[0] == vectors[1]
+
+
+def test_a_damaged_json_column_fails_the_export_naming_the_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    ids = build_learned(tmp_path / "a.db")
+    with sqlite3.connect(tmp_path / "a.db") as raw:
+        raw.execute("UPDATE goals SET metadata = '{' WHERE id = ?", (ids["goal"],))
+    code, out = run("--db", str(tmp_path / "a.db"), "export")
+    err = capsys.readouterr().err
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert f"goals {ids['goal']}: column metadata holds no JSON" in err

@@ -67,7 +67,8 @@ INT64_MAX: Final = 2**63 - 1
 
 
 class DumpError(Exception):
-    """A record that cannot be written (a constraint of the schema); names the row."""
+    """A record the schema refuses, or a stored JSON column that holds no JSON; names
+    the line or the row."""
 
 
 @dataclass(frozen=True)
@@ -162,11 +163,20 @@ def to_record(layout: Layout, row: Sequence[Any]) -> dict[str, Any]:
     record: dict[str, Any] = {}
     for column, value in zip(layout.columns, row, strict=True):
         if value is not None and (layout.name, column.name) in JSON_COLUMNS:
-            value = json.loads(value)
+            value = _decoded(layout, row, column.name, value)
         elif isinstance(value, (bytes, bytearray, memoryview)):
             value = base64.b64encode(bytes(value)).decode("ascii")
         record[column.name] = value
     return record
+
+
+def _decoded(layout: Layout, row: Sequence[Any], name: str, text: Any) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        key = dict(zip(layout.names, row, strict=True))
+        shown = "/".join(str(key[column]) for column in layout.key)
+        raise DumpError(f"{layout.name} {shown}: column {name} holds no JSON ({exc})") from exc
 
 
 def to_row(layout: Layout, record: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -306,6 +316,8 @@ def _write(
         if layout.name == VECTOR_TABLE:
             stored = dict(zip(layout.names, values, strict=True))
             store.set_embedding(stored["node_id"], stored["embedding"], stored["model"])
+        elif update and layout.name == "nodes":  # a changed content drops its vectors there
+            store.update_node(record["id"], **{k: v for k, v in record.items() if k != "id"})
         elif update:
             rest = [name for name in layout.names if name not in layout.key]
             sets = ", ".join(f"{name} = ?" for name in rest)
