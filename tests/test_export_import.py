@@ -23,6 +23,7 @@ from graphonomous.api import Graphonomous
 from graphonomous.cli import main
 from graphonomous.clock import ManualClock
 from graphonomous.ingest import scan_directory
+from graphonomous.learning import tables
 from graphonomous.store import dump
 
 START = "2026-03-01T09:00:00Z"
@@ -64,6 +65,13 @@ def build_learned(path: Path) -> dict[str, str]:
         graph.learn_from_outcome("reset-pump", "failure", 0.6, [ids["reset"]], goal_id=ids["goal"])
         graph.learn_from_feedback(ids["spare"], "correction", correction="It is in hall C")
         graph.forget_node(ids["old"], "soft", reason="asked")
+        graph.run_consolidation()
+        with graph.engine.write() as store:  # what an unresolved contradiction leaves
+            details = {"reason": "the loser is protected"}
+            pair = [ids["rules"], ids["pump"]]
+            tables.open_attention_item(
+                store, "contradiction", "warning", pair, details, graph.now()
+            )
         graph.forgetting_config(max_nodes=4)
         graph.retrieve_context(QUESTION)
     return ids
@@ -116,7 +124,13 @@ def test_learned_memory_round_trips_byte_for_byte(tmp_path: Path) -> None:
     assert nodes[ids["old"]]["forgotten_at"] and nodes[ids["old"]]["forgotten_reason"]
     assert nodes[ids["rules"]]["pinned"] == 1
     assert nodes[ids["reset"]]["q_update_count"] == 2
-    assert {r["table"] for r in rows} >= {"revisions", "forgetting_config", "audit_log"}
+    assert {r["table"] for r in rows} >= {
+        "revisions",
+        "forgetting_config",
+        "audit_log",
+        "consolidation_log",
+        "attention_items",
+    }
     report = import_into(tmp_path / "b.db", lines)
     assert report["changed"] and report["inserted"] == len(lines) - 1
     assert export_of(tmp_path / "b.db") == lines
