@@ -18,7 +18,8 @@
   verbatim (`store.dump.merge`): idempotent (a second import of the same file changes
   nothing and says so); a record whose key is held with other content is a conflict:
   the whole import is refused listing them, unless ``replace=True`` overwrites them.
-  Rows of the database that the file does not hold are kept.
+  Rows of the database that the file does not hold are kept.  After the commit the
+  live searchable nodes lacking a vector of this process's embedder are embedded.
 - :func:`backup` — SQLite's online backup API from a separate read
   connection: a consistent copy of the whole database (WAL content
   included) even while a server writes; the copy is written to a temporary
