@@ -1008,7 +1008,8 @@ def _export_text(path: str) -> list[str]:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else str(exc)
         raise CliError(f"cannot read export {path}: {reason}", EXIT_USAGE) from exc
-    return text.splitlines()
+    # Only "\n" ends a line: the export writes U+2028 or U+0085 inside strings as they are.
+    return text.split("\n")
 
 
 def cmd_import(args: argparse.Namespace, out: TextIO) -> int:

@@ -147,6 +147,9 @@ def _check_header(value: Any) -> dict[str, Any]:
         )
     if not isinstance(value["vectors"], bool):
         raise ExportFileError("line 1: field 'vectors' must be true or false")
+    models = value["embedding_models"]
+    if not isinstance(models, list) or not all(isinstance(m, str) for m in models):
+        raise ExportFileError("line 1: field 'embedding_models' must be a list of model names")
     return value
 
 

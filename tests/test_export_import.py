@@ -342,3 +342,14 @@ def test_a_damaged_json_column_fails_the_export_naming_the_row(
     err = capsys.readouterr().err
     assert code == 1 and out == "" and "Traceback" not in err
     assert f"goals {ids['goal']}: column metadata holds no JSON" in err
+
+
+def test_line_separators_inside_text_survive_the_cli(tmp_path: Path) -> None:
+    text = "first\u2028second\u0085third\u2029fourth"
+    with open_graph(tmp_path / "a.db") as graph:
+        graph.store_node(text)
+    path = tmp_path / "memory.jsonl"
+    assert run("--db", str(tmp_path / "a.db"), "export", "--out", str(path))[0] == 0
+    assert run("--db", str(tmp_path / "b.db"), "import", str(path))[0] == 0
+    with open_graph(tmp_path / "b.db") as graph:
+        assert [n["content"] for n in graph.list_nodes()["nodes"]] == [text]
