@@ -1022,6 +1022,10 @@ def cmd_import(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
         try:
             result = portable.import_export(graph, export, replace=args.replace)
+        except portable.ImportConflict as exc:
+            if args.json:  # every conflict, for a script to look at
+                emit_json({"imported": False, "conflicts": exc.conflicts}, out)
+            raise CliError(f"import {args.file}: {exc}", EXIT_USAGE) from exc
         except portable.ExportFileError as exc:
             raise CliError(f"import {args.file}: {exc}", EXIT_USAGE) from exc
     if args.json:

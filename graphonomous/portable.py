@@ -50,6 +50,7 @@ EXPORT_FORMAT: Final = "graphonomous-export"
 # The format version this code writes and the only one it reads (SPEC "Export format":
 # a change of fields, tables or encoding is a new version).
 EXPORT_VERSION: Final = 1
+# The header's fields, in the order written; each is required.
 HEADER_FIELDS: Final = (
     "format",
     "version",
@@ -58,15 +59,25 @@ HEADER_FIELDS: Final = (
     "vectors",
     "counts",
 )
+# A record's fields (every line after the header).
 RECORD_FIELDS: Final = frozenset({"table", "row"})
 # The per-table figures the import report also sums.
 _TOTALS: Final = ("records", "inserted", "unchanged", "replaced")
-# Conflicts named in the refusal's message (the JSON report lists all).
+# Conflicts named in the refusal's message (`ImportConflict.conflicts` holds all).
 CONFLICTS_SHOWN: Final = 10
 
 
 class ExportFileError(GraphonomousError):
     """An export file that cannot be imported, or a refused import; nothing was written."""
+
+
+class ImportConflict(ExportFileError):
+    """Records whose key the database holds with other content (`conflicts`: every one,
+    as ``line N: TABLE KEY``); refused without ``replace``."""
+
+    def __init__(self, conflicts: list[str]) -> None:
+        super().__init__(_conflict_message(conflicts))
+        self.conflicts = conflicts
 
 
 @dataclass
@@ -244,8 +255,9 @@ def import_export(
 
     Output: ``{"format", "version", "changed", "replace", "records", "inserted",
     "unchanged", "replaced", "tables": [{"table", "records", "inserted", "unchanged",
-    "replaced"}]}``.  Raises ExportFileError (conflicts without `replace`, or a row the
-    schema refuses: a missing parent node, a duplicate edge); nothing is written then.
+    "replaced"}]}``.  Raises ImportConflict (conflicts without `replace`) or
+    ExportFileError (a row the schema refuses: a missing parent node, a duplicate
+    edge); nothing is written then.
     Complexity: O(rows of the memory tables + records).
     """
     tables: list[dict[str, Any]] = []
@@ -268,7 +280,7 @@ def import_export(
                 }
             )
         if conflicts:
-            raise ExportFileError(_conflict_message(conflicts))
+            raise ImportConflict(conflicts)
     totals = {key: sum(t[key] for t in tables) for key in _TOTALS}
     embedded = graph.engine.embed_missing()["embedded"]
     return {

@@ -274,6 +274,10 @@ def test_conflicts_are_refused_unless_replace(
     code, _ = run("--db", str(target), "import", str(path))
     err = capsys.readouterr().err
     assert code == 2 and f"nodes {ids['pump']}" in err and "--replace" in err
+    code, text = run("--db", str(target), "--json", "import", str(path))
+    refusal = json.loads(text)
+    assert code == 2 and refusal["imported"] is False
+    assert any(f"nodes {ids['pump']}" in item for item in refusal["conflicts"])
     assert export_of(target) == changed  # refused: nothing written
     code, text = run("--db", str(target), "--json", "import", str(path), "--replace")
     report = json.loads(text)
