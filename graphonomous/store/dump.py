@@ -13,10 +13,11 @@ Rules of this module:
   `to_record` (JSON columns re-encoded with `model.canonical_json`, the stored form).
 - Writing (`merge`) goes by primary key, inside the caller's transaction: an absent key
   is inserted, an equal row is left alone, a different one is a conflict (listed; the
-  caller refuses) or, with `replace`, overwritten.  Rows of the destination that the
-  file does not hold are kept.  The audit log is append-only: its rows are matched by
-  content (at, action, subject, details) and never replaced; a new one keeps its `seq`
-  when that is free, else it is appended.
+  caller refuses) or, with `replace`, overwritten (a node through `Store.update_node`,
+  so a changed content drops its vectors).  Rows of the destination that the file does
+  not hold are kept.  The audit log is append-only: its rows are matched by content
+  (at, action, subject, details) and never replaced; a new one keeps its `seq` when
+  that is free, else takes the next after every seq seen (the counter follows).
 - Tables are written in MEMORY_TABLES order, which puts every foreign key's parent
   first (checked by `layouts`); goals (a goal may have a parent goal) are inserted
   parents first.
