@@ -357,3 +357,21 @@ def test_line_separators_inside_text_survive_the_cli(tmp_path: Path) -> None:
     assert run("--db", str(tmp_path / "b.db"), "import", str(path))[0] == 0
     with open_graph(tmp_path / "b.db") as graph:
         assert [n["content"] for n in graph.list_nodes()["nodes"]] == [text]
+
+
+def test_import_merges_into_a_used_database_parents_first(tmp_path: Path) -> None:
+    with open_graph(tmp_path / "a.db") as graph:
+        parent = graph.manage_goal("create", title="Run the plant")["goal"]["id"]
+        child = graph.manage_goal("create", title="Run the pump", parent_goal_id=parent)
+    lines = export_of(tmp_path / "a.db")
+    goals = [i for i, line in enumerate(lines) if json.loads(line).get("table") == "goals"]
+    first, second = goals  # the child's line before its parent's: inserted parent first
+    lines[first], lines[second] = lines[second], lines[first]
+    with open_graph(tmp_path / "b.db") as graph:
+        kept = graph.store_node("Already here before the import")["node"]["id"]
+    report = import_into(tmp_path / "b.db", lines)
+    assert report["changed"] and report["unchanged"] == 0
+    with open_graph(tmp_path / "b.db") as graph:
+        assert graph.get_node(kept)["node"]["content"] == "Already here before the import"
+        found = graph.manage_goal("get", goal_id=child["goal"]["id"])["goal"]
+    assert found["parent_goal_id"] == parent
