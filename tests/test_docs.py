@@ -70,6 +70,7 @@ RUNNABLE: dict[tuple[str, ...], tuple[str, ...]] = {
     ("scan",): (),
     ("watch",): ("--cycles",),
     ("export",): (),
+    ("import",): (),
     ("backup",): (),
     ("config",): (),
     ("consolidate",): (),
