@@ -1,6 +1,7 @@
 """`export` → `import` on a scanned tree: time, size, peak memory and what survives.
 
     nice python benchmarks/bench_export_import.py [--tree DIR] [--max-nodes 1000] [--keep DIR]
+                                                  [--json FILE]
 
 Rules of this benchmark:
 - The tree defaults to a copy of this package's own source (`graphonomous/`, caches left
@@ -11,8 +12,8 @@ Rules of this benchmark:
   (without and with `--vectors`), the forgetting-budget dry run (`--max-nodes`) forgets
   as many nodes as on the original, a rescan after import ingests nothing, a second
   import changes nothing.
-- Output: one JSON object on stdout (nodes, edges, files, bytes, seconds, peak_rss_mb
-  and the checks).
+- Output: one JSON object on stdout (nodes, edges, bytes, seconds, peak_rss_mb and the
+  checks); `--json FILE` also writes it with its provenance (`resultfile.stamp`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from resultfile import stamp  # noqa: E402
 
 
 def cli(db: Path, *argv: str) -> tuple[float, float, str]:
@@ -96,7 +100,9 @@ def main() -> int:
     parser.add_argument("--tree", type=Path, help="folder to scan (default: the package)")
     parser.add_argument("--max-nodes", type=int, default=1000, help="budget of the dry run")
     parser.add_argument("--keep", type=Path, help="work in DIR and keep it (default: a temp dir)")
-    args = parser.parse_args()
+    parser.add_argument("--json", metavar="FILE", help="also write the result with provenance")
+    argv = sys.argv[1:]
+    args = parser.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-export-"))
     work.mkdir(parents=True, exist_ok=True)
     tree = work / "tree"
@@ -110,6 +116,9 @@ def main() -> int:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(figures, indent=2))
+    if args.json:
+        stamped = json.dumps(stamp(figures, __file__, argv), indent=2, sort_keys=True)
+        Path(args.json).write_text(stamped + "\n", encoding="utf-8")
     return 0
 
 
