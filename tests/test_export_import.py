@@ -166,17 +166,21 @@ def test_learned_memory_answers_the_same_after_import(tmp_path: Path, vectors: b
 def test_scanned_tree_round_trips_and_a_rescan_changes_nothing(tmp_path: Path, tree: Path) -> None:
     with open_graph(tmp_path / "a.db") as graph:
         first = scan_directory(graph, tree)
+        graph.store_node("Pumps are checked every week")  # learned, beside the files
+        graph.store_node("The night shift logs every pump trip")
+        graph.forgetting_config(max_nodes=1)  # the files' chunks are outside the budget
     assert first.ingested == 3
     lines = export_of(tmp_path / "a.db")
     assert json.loads(lines[0])["counts"]["source_files"] == 3
     import_into(tmp_path / "b.db", lines)
     assert export_of(tmp_path / "b.db") == lines
-    before = answers(tmp_path / "b.db")["stats"]
+    source, copy = answers(tmp_path / "a.db"), answers(tmp_path / "b.db")
+    assert len(source["dry_run"]["candidates"]) == 1 and source["ranked"]
+    assert copy == source
     with open_graph(tmp_path / "b.db") as graph:
         again = scan_directory(graph, tree)
     assert (again.unchanged, again.ingested, again.nodes_added, again.nodes_updated) == (3, 0, 0, 0)
-    assert answers(tmp_path / "b.db")["stats"] == before
-    assert answers(tmp_path / "a.db")["stats"] == before
+    assert answers(tmp_path / "b.db")["stats"] == source["stats"]
 
 
 def test_second_import_is_a_no_op_through_the_cli(tmp_path: Path) -> None:
