@@ -818,15 +818,16 @@ def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         emit_json(result, out)
         return EXIT_OK
-    skipped = result["relations_skipped"]
+    dangling = result["relations_dangling"]
     out.write(
         f"imported {args.file}: {result['entities_created']} entities created "
         f"({result['entities_existing']} already present, {result['observations_added']} "
         f"observations added), {result['relations_created']} relations created "
-        f"({result['relations_existing']} already present, {len(skipped)} skipped)\n"
+        f"({result['relations_existing']} already present, {len(dangling)} dangling)\n"
     )
-    for item in skipped:
-        out.write(f"  skipped line {item['line']}: {item['reason']}\n")
+    for item in dangling:
+        missing = ", ".join(json.dumps(name, ensure_ascii=False) for name in item["missing"])
+        out.write(f"  line {item['line']}: kept dangling, no entity {missing}\n")
     return EXIT_OK
 
 

@@ -1265,6 +1265,60 @@ class Store(GraphQueries):
             found.update((item[0], item) for item in _entity_edges(rows))
         yield from (found[key] for key in sorted(found))
 
+    # -- memory-compat relations whose endpoints are not both entities (migration 9) --
+
+    def dangling_relations(
+        self, agent_id: str, names: Iterable[str] | None = None
+    ) -> list[tuple[str, str, str, str]]:
+        """(stamp, from name, to name, relationType) of the kept dangling relations of
+        `agent_id`, by stamp; only those with an endpoint among `names` when given.
+        O(R) without names; else O(len(names) · log R + matches) through the unique key
+        (from) and idx_memory_dangling_to (to)."""
+        select = (
+            "SELECT stamp, from_name, to_name, relation_type FROM memory_dangling_relations "
+            "WHERE agent_id = ?"
+        )
+        if names is None:
+            rows = self.query(f"{select} ORDER BY stamp", [agent_id])
+            return [(row[0], row[1], row[2], row[3]) for row in rows]
+        found: dict[str, tuple[str, str, str, str]] = {}
+        for chunk in _chunks(sorted(set(names)), SQL_VARIABLE_CHUNK // 2 - 1):
+            marks = _placeholders(len(chunk))
+            rows = self.query(
+                f"{select} AND (from_name IN ({marks}) OR to_name IN ({marks}))",
+                [agent_id, *chunk, *chunk],
+            )
+            found.update((row[0], (row[0], row[1], row[2], row[3])) for row in rows)
+        return [found[stamp] for stamp in sorted(found)]
+
+    def add_dangling_relations(
+        self, agent_id: str, relations: Iterable[tuple[str, str, str, str]]
+    ) -> None:
+        """Keep (stamp, from name, to name, relationType) rows (the caller checked that
+        none is present; a repeat is an IntegrityError).  Inside the caller's transaction."""
+        self.execute_many(
+            "INSERT INTO memory_dangling_relations "
+            "(stamp, agent_id, from_name, to_name, relation_type) VALUES (?, ?, ?, ?, ?)",
+            ((stamp, agent_id, source, target, kind) for stamp, source, target, kind in relations),
+        )
+
+    def remove_dangling_relations(self, stamps: Iterable[str]) -> None:
+        """Drop the kept dangling relations with these stamps (unknown stamps: nothing)."""
+        self.execute_many(
+            "DELETE FROM memory_dangling_relations WHERE stamp = ?", ((s,) for s in stamps)
+        )
+
+    def remove_dangling_touching(self, agent_id: str, names: Iterable[str]) -> None:
+        """Drop every kept dangling relation of `agent_id` with an endpoint among `names`
+        (server-memory's delete_entities removes the relations of a name)."""
+        for chunk in _chunks(sorted(set(names)), SQL_VARIABLE_CHUNK // 2 - 1):
+            marks = _placeholders(len(chunk))
+            self.execute(
+                "DELETE FROM memory_dangling_relations WHERE agent_id = ? "
+                f"AND (from_name IN ({marks}) OR to_name IN ({marks}))",
+                [agent_id, *chunk, *chunk],
+            )
+
     def live_node_facts(self) -> list[tuple[str, float, str]]:
         """(id, confidence, agent_id) of every live node, by id: a light whole-graph read."""
         rows = self.query(
