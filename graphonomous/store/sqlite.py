@@ -1390,6 +1390,69 @@ class Store(GraphQueries):
         """One value from a read-only query written in this package."""
         return self.query(sql, params)[0][0]
 
+    # -- space: what the file holds, and giving free pages back (`compact`) -------------
+
+    def file_bytes(self) -> int | None:
+        """Bytes on disk: the database file plus its -wal file (None in memory)."""
+        if self.path == ":memory:":
+            return None
+        return sum(
+            os.path.getsize(name)
+            for name in (self.path, f"{self.path}-wal")
+            if os.path.exists(name)
+        )
+
+    def space(self, *, tables: bool = True) -> dict[str, Any] | None:
+        """What takes the file: ``{file_bytes, page_size, page_count, free_pages, method,
+        tables}`` (None from a backend without a file).  ``tables`` (method ``"dbstat"``,
+        when SQLite has the dbstat virtual table) is ``[{name, bytes, index_bytes}]`` per
+        table, its indexes' pages counted with it, largest first (then by name); without
+        dbstat, or with `tables` False (method ``"page_count"``), only the whole file's
+        page counts are given and ``tables`` is [].  O(1) page counts; O(pages) with
+        dbstat, which reads every page of the file once."""
+        page_size = int(self.scalar("PRAGMA page_size"))
+        report: dict[str, Any] = {
+            "file_bytes": self.file_bytes(),
+            "page_size": page_size,
+            "page_count": int(self.scalar("PRAGMA page_count")),
+            "free_pages": int(self.scalar("PRAGMA freelist_count")),
+            "method": "page_count",
+            "tables": [],
+        }
+        if not tables:
+            return report
+        try:
+            rows = self.query(
+                "SELECT coalesce(m.tbl_name, d.name), m.type = 'index', sum(d.pgsize) "
+                "FROM dbstat('main', 1) d LEFT JOIN sqlite_schema m ON m.name = d.name "
+                "GROUP BY 1, 2"
+            )
+        except sqlite3.OperationalError:  # SQLite built without SQLITE_ENABLE_DBSTAT_VTAB
+            return report
+        sizes: dict[str, dict[str, Any]] = {}
+        for name, is_index, size in rows:
+            entry = sizes.setdefault(name, {"name": name, "bytes": 0, "index_bytes": 0})
+            entry["index_bytes" if is_index else "bytes"] += int(size)
+        report["method"] = "dbstat"
+        report["tables"] = sorted(
+            sizes.values(), key=lambda t: (-(t["bytes"] + t["index_bytes"]), t["name"])
+        )
+        return report
+
+    def vacuum(self) -> None:
+        """Rewrite the file without its free pages (``VACUUM``), then truncate the -wal
+        file.  Outside any transaction; waits for other connections like a write.  O(file)
+        time and up to twice the file's size on disk while it runs."""
+        refusal = self.write_refusal()
+        if refusal is not None:
+            raise StoreError(refusal)
+        with self._lock:
+            if self._conn.in_transaction:
+                raise StoreError("VACUUM cannot run inside a transaction")
+            self._conn.execute("VACUUM")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._note_sound_state()
+
     def integrity_check(self) -> str:
         return str(self.query("PRAGMA integrity_check")[0][0])
 
