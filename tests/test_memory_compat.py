@@ -262,6 +262,22 @@ def test_a_dangling_relation_becomes_an_edge_in_its_place(
     assert graph.manage_edge("list")["edges"] == []
 
 
+def test_erasing_an_entity_erases_the_dangling_relations_naming_it(
+    server: McpServer, graph: Graphonomous
+) -> None:
+    call(server, "create_entities", entities=[entity("Alice"), entity("Bob")])
+    other = relation("Bob", "Carol", "knows")
+    batch = [relation("Alice", "Ghost", "x"), relation("Void", "Alice", "y"), other]
+    call(server, "create_relations", relations=batch)
+    (node,) = [n for n in graph.list_nodes()["nodes"] if n["metadata"]["entity_name"] == "Alice"]
+    report = graph.gdpr_erase(node["id"])
+    assert report["scrubbed"]["memory_relations_deleted"] == 2
+    assert [row[1:] for row in graph.store.dangling_relations("default")] == [
+        ("Bob", "Carol", "knows")
+    ]
+    assert call(server, "read_graph")[0]["relations"] == [other]
+
+
 def test_deleting_a_name_drops_its_dangling_relations(server: McpServer) -> None:
     call(server, "create_entities", entities=[entity("A")])
     kept = relation("A", "Elsewhere", "x")

@@ -1308,16 +1308,20 @@ class Store(GraphQueries):
             "DELETE FROM memory_dangling_relations WHERE stamp = ?", ((s,) for s in stamps)
         )
 
-    def remove_dangling_touching(self, agent_id: str, names: Iterable[str]) -> None:
+    def remove_dangling_touching(self, agent_id: str, names: Iterable[str]) -> int:
         """Drop every kept dangling relation of `agent_id` with an endpoint among `names`
-        (server-memory's delete_entities removes the relations of a name)."""
+        (server-memory's delete_entities removes the relations of a name; an erase of an
+        entity removes them too); returns how many went."""
+        removed = 0
         for chunk in _chunks(sorted(set(names)), SQL_VARIABLE_CHUNK // 2 - 1):
             marks = _placeholders(len(chunk))
-            self.execute(
+            cursor = self.execute(
                 "DELETE FROM memory_dangling_relations WHERE agent_id = ? "
                 f"AND (from_name IN ({marks}) OR to_name IN ({marks}))",
                 [agent_id, *chunk, *chunk],
             )
+            removed += max(0, cursor.rowcount)
+        return removed
 
     def live_node_facts(self) -> list[tuple[str, float, str]]:
         """(id, confidence, agent_id) of every live node, by id: a light whole-graph read."""
