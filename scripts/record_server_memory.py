@@ -146,18 +146,28 @@ MAIN: Final[list[tuple[str, dict[str, Any]]]] = [
     ("search_nodes", {}),
     ("open_nodes", {"names": "Acme"}),
     ("add_observations", {"observations": [{"entityName": "Acme", "contents": [1]}]}),
+    ("create_entities", {"entities": [{"observations": [1, []], "entityType": []}]}),
+    (
+        "create_entities",
+        {"entities": [None, {"name": True, "entityType": {}, "observations": "x"}]},
+    ),
+    ("create_entities", {"entities": {}}),
+    ("create_relations", {"relations": [{"to": 1, "from": None}]}),
+    ("delete_observations", {"deletions": [{"observations": "x"}]}),
+    ("delete_entities", {"entityNames": [1, "Acme", 2.5]}),
     ("read_graph", {}),
 ]
 
 # Calls where server-memory keeps repeats within one call (names, relations,
-# observations) or accepts an empty name: recorded so the difference stays visible
-# (SPEC "memory-compat", differences).
+# observations), accepts an empty name or drops an unknown key: recorded so the
+# difference stays visible (SPEC "memory-compat", differences).
 REPEATS: Final[list[tuple[str, dict[str, Any]]]] = [
     ("create_entities", {"entities": [_e("Zed", "person", "a"), _e("Zed", "robot", "b")]}),
     ("create_entities", {"entities": [_e("Yan", "person", "x", "x")]}),
     ("create_relations", {"relations": [_r("Zed", "Yan", "knows"), _r("Zed", "Yan", "knows")]}),
     ("add_observations", {"observations": [_obs("Yan", "y", "y")]}),
     ("create_entities", {"entities": [_e("", "nothing")]}),
+    ("create_entities", {"entities": [{**_e("Xan", "person"), "note": "dropped"}]}),
     ("read_graph", {}),
 ]
 

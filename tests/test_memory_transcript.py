@@ -11,7 +11,8 @@ which the real server has no counterpart for; it is dropped before comparing.
 
 The ``repeats`` session records where we differ on purpose (SPEC "memory-compat",
 differences): a name, relation or observation repeated within one call is kept once,
-and an empty name is refused.  Those replies must equal the real ones with the repeats
+and an empty name or an unknown key is refused (an isError result naming the field).
+Those replies must equal the real ones with the repeats and the refused entities
 removed (:func:`without_repeats`).
 """
 
@@ -138,21 +139,21 @@ def _unique(items: list[Any]) -> list[Any]:
     return seen
 
 
-def _entities(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A name once (the first wins), its observations once, no empty name."""
+def _entities(items: list[dict[str, Any]], refused: set[str]) -> list[dict[str, Any]]:
+    """A name once (the first wins), its observations once, no refused name."""
     out: dict[str, dict[str, Any]] = {}
     for item in items:
-        if item["name"] and item["name"] not in out:
+        if item["name"] not in refused and item["name"] not in out:
             out[item["name"]] = {**item, "observations": _unique(item["observations"])}
     return list(out.values())
 
 
-def without_repeats(structured: dict[str, Any]) -> dict[str, Any]:
-    """A real structuredContent with what a call repeated kept once (our documented
-    difference)."""
+def without_repeats(structured: dict[str, Any], refused: set[str]) -> dict[str, Any]:
+    """A real structuredContent with what a call repeated kept once and the entities we
+    refused left out (our documented difference)."""
     out = dict(structured)
     if "entities" in out:
-        out["entities"] = _entities(out["entities"])
+        out["entities"] = _entities(out["entities"], refused)
     if "relations" in out:
         out["relations"] = _unique(out["relations"])
     if "results" in out:
@@ -162,13 +163,26 @@ def without_repeats(structured: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _refusal(arguments: dict[str, Any]) -> str | None:
+    """The field we refuse in a create_entities call (an empty name, an unknown key)."""
+    for index, item in enumerate(arguments.get("entities", [])):
+        if item["name"] == "":
+            return f"entities[{index}].name"
+        for key in set(item) - {"name", "entityType", "observations"}:
+            return f"entities[{index}].{key}"
+    return None
+
+
 def test_repeats_within_a_call_are_kept_once(server: McpServer) -> None:
     steps = SESSIONS["repeats"]
+    refused: set[str] = set()
     for step, ours in zip(steps, replay(server, steps), strict=True):
         real = step["reply"]["result"]
-        if any(e["name"] == "" for e in step["arguments"].get("entities", [])):
-            assert ours["result"]["isError"] is True and "entities[0].name" in _text(ours)
+        field = _refusal(step["arguments"])
+        if field is not None:
+            assert ours["result"]["isError"] is True and f"- {field}: " in _text(ours)
+            refused.update(e["name"] for e in real["structuredContent"]["entities"])
             continue
-        expected = without_repeats(real["structuredContent"])
+        expected = without_repeats(real["structuredContent"], refused)
         assert expected != real["structuredContent"], step  # a real difference
         assert ours["result"]["structuredContent"] == expected, step
