@@ -171,7 +171,28 @@ REPEATS: Final[list[tuple[str, dict[str, Any]]]] = [
     ("read_graph", {}),
 ]
 
-SESSIONS: Final = {"main": MAIN, "repeats": REPEATS}
+# A graph with dangling relations whose memory file is kept (`memory_file`): importing
+# that file must give the real server's last read_graph.
+FILE: Final[list[tuple[str, dict[str, Any]]]] = [
+    ("create_entities", {"entities": [_e("Ann", "person", "Ships code"), _e("Repo", "project")]}),
+    (
+        "create_relations",
+        {
+            "relations": [
+                _r("Ann", "Repo", "maintains"),
+                _r("Ann", "Lena", "mentors"),
+                _r("Lena", "Repo", "reviews"),
+                _r("Ghost", "Phantom", "haunts"),
+                _r("Repo", "Repo", "forks"),
+            ]
+        },
+    ),
+    ("create_entities", {"entities": [_e("Lena", "person", "Joined in May")]}),
+    ("create_relations", {"relations": [_r("Ann", "Lena", "works with")]}),
+    ("read_graph", {}),
+]
+
+SESSIONS: Final = {"main": MAIN, "repeats": REPEATS, "file": FILE}
 
 
 class Client:
@@ -238,7 +259,9 @@ def record(package_dir: Path, node: str) -> dict[str, Any]:
                 ]
             finally:
                 client.close()
-        sessions.append({"name": name, "steps": recorded})
+            memory = Path(scratch, "memory.jsonl")
+            kept = memory.read_text("utf-8") if memory.exists() else ""
+        sessions.append({"name": name, "steps": recorded, "memory_file": kept})
     return {
         "package": "@modelcontextprotocol/server-memory",
         "version": version,
@@ -247,7 +270,7 @@ def record(package_dir: Path, node: str) -> dict[str, Any]:
             "scripts/record_server_memory.py: node dist/index.js over stdio, raw JSON-RPC "
             f"(protocol {PROTOCOL_VERSION}), one request at a time, a fresh MEMORY_FILE_PATH "
             "per session; each step keeps the request's tool and arguments and the reply's "
-            "result (or error) as received."
+            "result (or error) as received; memory_file is the JSONL file the server left."
         ),
         "sessions": sessions,
     }

@@ -2,12 +2,17 @@
 
 ``tests/fixtures/server_memory_transcript.json`` holds requests and the real server's
 replies, recorded by ``scripts/record_server_memory.py`` (its header says how; the
-fixture names the package version and the date).  Every reply of the ``main`` session
-must equal ours: the whole JSON-RPC ``result`` (``content`` text, ``structuredContent``,
-``isError``) compared as parsed JSON, and the text of ``content[0]`` byte for byte.
+fixture names the package version and the date).  Every reply of the ``main`` and
+``file`` sessions must equal ours: the whole JSON-RPC ``result`` (``content`` text,
+``structuredContent``, ``isError``) compared as parsed JSON, and the text of
+``content[0]`` byte for byte.
 
 Normalised, and only this: our reads add ``_meta`` (provenance, SPEC "memory-compat"),
 which the real server has no counterpart for; it is dropped before comparing.
+
+The memory file the real server left after the ``file`` session (dangling relations
+included), imported with ``graphonomous import-memory``, must read back as that
+session's last read_graph.
 
 The ``repeats`` session records where we differ on purpose (SPEC "memory-compat",
 differences): a name, relation or observation repeated within one call is kept once,
@@ -18,6 +23,7 @@ removed (:func:`without_repeats`).
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -28,6 +34,7 @@ from typing import Any
 import pytest
 
 from graphonomous import Graphonomous
+from graphonomous.cli import main
 from graphonomous.mcp import build_server
 from graphonomous.mcp.jsonrpc import Request, Response, encode
 from graphonomous.mcp.server import McpServer
@@ -73,8 +80,9 @@ def _text(reply: dict[str, Any]) -> str:
     return text
 
 
-def test_every_reply_equals_the_real_servers(server: McpServer) -> None:
-    steps = SESSIONS["main"]
+@pytest.mark.parametrize("session", ["main", "file"])
+def test_every_reply_equals_the_real_servers(server: McpServer, session: str) -> None:
+    steps = SESSIONS[session]
     for step, ours in zip(steps, replay(server, steps), strict=True):
         real = step["reply"]
         assert _text(ours).encode() == _text(real).encode(), (step["tool"], step["arguments"])
@@ -126,6 +134,21 @@ def test_every_reply_equals_the_real_servers_over_stdio(tmp_path: Path) -> None:
     assert [r["id"] for r in replies] == list(range(1, len(steps) + 1))
     for step, reply in zip(steps, replies, strict=True):
         assert normalised(reply) == step["reply"], (step["tool"], step["arguments"])
+
+
+def test_the_real_servers_file_imports_as_it_reads(tmp_path: Path) -> None:
+    (session,) = [s for s in FIXTURE["sessions"] if s["name"] == "file"]
+    path = tmp_path / "memory.jsonl"
+    path.write_text(session["memory_file"], "utf-8")
+    db = tmp_path / "g.db"
+    out = io.StringIO()
+    assert main(["--db", str(db), "--json", "import-memory", str(path)], out) == 0
+    report = json.loads(out.getvalue())
+    assert report["relations_dangling"] == [{"line": 7, "missing": ["Ghost", "Phantom"]}]
+    with Graphonomous(db) as graph:
+        server = build_server(graph, "memory", check_output=True)
+        (ours,) = replay(server, [{"tool": "read_graph", "arguments": {}}])
+    assert ours == session["steps"][-1]["reply"]
 
 
 # -- the differences we keep on purpose --------------------------------------------------
