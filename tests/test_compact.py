@@ -102,6 +102,19 @@ def test_compact_creates_no_database(tmp_path: Path) -> None:
     assert not missing.exists()
 
 
+def test_compact_waits_for_a_writer_then_says_so(filled: Path) -> None:
+    other = sqlite3.connect(filled, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+    try:
+        with Graphonomous(filled) as graph:
+            graph.store.execute("PRAGMA busy_timeout = 50")  # instead of 30 s
+            with pytest.raises(StoreError, match="locked by another connection"):
+                graph.compact()
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
 def test_compact_in_memory_has_no_file_bytes() -> None:
     with Graphonomous(":memory:") as graph:
         graph.store_node(content="x")

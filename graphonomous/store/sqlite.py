@@ -1453,7 +1453,15 @@ class Store(GraphQueries):
         with self._lock:
             if self._conn.in_transaction:
                 raise StoreError("VACUUM cannot run inside a transaction")
-            self._conn.execute("VACUUM")
+            try:
+                self._conn.execute("VACUUM")
+            except sqlite3.OperationalError as exc:
+                if not is_busy_error(exc):
+                    raise
+                raise StoreError(
+                    f"{self.path} stayed locked by another connection's write for the whole "
+                    f"busy timeout; nothing was changed: run compact again when it is done"
+                ) from exc
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._note_sound_state()
 
