@@ -140,7 +140,7 @@ def child_import(db: str, path: str) -> None:
                 "peak_rss_mb": round(peak_rss_mb(), 1),
                 "entities_created": result.get("entities_created"),
                 "relations_created": result.get("relations_created"),
-                "relations_skipped": len(result.get("relations_skipped", [])),
+                "relations_dangling": len(result.get("relations_dangling", [])),
             }
         )
     )

@@ -311,6 +311,14 @@ class Graphonomous:
         """Counts by type / timescale / relationship, confidence summary, storage facts."""
         return crud.graph_stats(self.engine)
 
+    def storage_space(self, per_table: bool = True) -> dict[str, Any] | None:
+        """What takes the database file, per table (None on PostgreSQL)."""
+        return crud.storage_space(self.engine, per_table)
+
+    def compact(self) -> dict[str, Any]:
+        """Give the file's free pages back (SQLite VACUUM): bytes and pages before/after."""
+        return crud.compact(self.engine)
+
     # == retrieval =============================================================
     # Owned by the retrieval layer (graphonomous/retrieval/, SPEC "Retrieval").
     # The search state (vector and BM25 indexes, graph snapshot) is the engine's.

@@ -18,7 +18,7 @@ import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, Final, NoReturn, TextIO
 
 from . import __version__, ingest, portable
 from .api import Graphonomous, resolve_db_path
@@ -152,6 +152,7 @@ READ_ONLY_COMMANDS = frozenset(
         "cmd_recall",
         "cmd_coverage",
         "cmd_reembed",
+        "cmd_compact",
     }
 )
 
@@ -245,12 +246,53 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+# Binary units of the byte sizes `stats` and `compact` print (largest that fits).
+_BYTE_UNITS: Final = ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
+# `stats` lists this many of the largest tables by name (the rest are summed): enough to
+# show what takes the file, one line wide.
+STATS_TABLES_SHOWN: Final = 4
+
+
+def _size(count: int | None) -> str:
+    """``2195456`` → ``"2.1 MiB"``; None (no file) → ``"-"``."""
+    if count is None:
+        return "-"
+    for unit, name in _BYTE_UNITS:
+        if abs(count) >= unit:
+            return f"{count / unit:.1f} {name}"
+    return f"{count} B"
+
+
+def _print_space(space: dict[str, Any] | None, out: TextIO) -> None:
+    """`stats`' lines about the file: its size and the largest tables (dbstat)."""
+    if space is None:
+        out.write("file       - (PostgreSQL: no file of ours to measure)\n")
+        return
+    out.write(
+        f"file       {_size(space['file_bytes'])} on disk ({space['page_count']} pages of "
+        f"{space['page_size']} B, {space['free_pages']} free)\n"
+    )
+    tables = space["tables"]
+    if not tables:
+        out.write("by table   - (this SQLite has no dbstat table: page counts only)\n")
+        return
+    shown = [
+        f"{t['name']} {_size(t['bytes'])} (+{_size(t['index_bytes'])} indexes)"
+        for t in tables[:STATS_TABLES_SHOWN]
+    ]
+    rest = sum(t["bytes"] + t["index_bytes"] for t in tables[STATS_TABLES_SHOWN:])
+    if rest:
+        shown.append(f"{len(tables) - STATS_TABLES_SHOWN} more {_size(rest)}")
+    out.write(f"by table   {', '.join(shown)}\n")
+
+
 def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     with _open(args) as graph:
         stats = {
             **graph.graph_stats(),
             "budget": graph.budget_status(),
             "retention": graph.retention_status(),
+            "storage": graph.storage_space(),
         }
         _warn_budget(graph)
     if args.json:
@@ -282,6 +324,33 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     out.write(
         f"retention  {faded['count']} forgotten in the last day ({reasons or 'none'}); "
         f"{stats['retention']['fading_next_day']} fade in the next unless used\n"
+    )
+    _print_space(stats["storage"], out)
+    return EXIT_OK
+
+
+def cmd_compact(args: argparse.Namespace, out: TextIO) -> int:
+    """VACUUM the file: a progress line on stderr, then bytes and pages before/after."""
+    import time
+
+    started = time.perf_counter()
+    with _open(args) as graph:
+        space = graph.storage_space(per_table=False)
+        if space is not None:
+            sys.stderr.write(
+                f"graphonomous: compacting {graph.store.path} ({_size(space['file_bytes'])}, "
+                f"{space['free_pages']} of {space['page_count']} pages free)…\n"
+            )
+            sys.stderr.flush()
+        result = graph.compact()
+    result["seconds"] = round(time.perf_counter() - started, 3)
+    if args.json:
+        emit_json(result, out)
+        return EXIT_OK
+    out.write(
+        f"compacted {result['db_path']}: {_size(result['file_bytes_before'])} → "
+        f"{_size(result['file_bytes_after'])} ({_size(result['bytes_freed'])} freed; "
+        f"{result['pages_before']} → {result['pages_after']} pages)\n"
     )
     return EXIT_OK
 
@@ -825,15 +894,16 @@ def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         emit_json(result, out)
         return EXIT_OK
-    skipped = result["relations_skipped"]
+    dangling = result["relations_dangling"]
     out.write(
         f"imported {args.file}: {result['entities_created']} entities created "
         f"({result['entities_existing']} already present, {result['observations_added']} "
         f"observations added), {result['relations_created']} relations created "
-        f"({result['relations_existing']} already present, {len(skipped)} skipped)\n"
+        f"({result['relations_existing']} already present, {len(dangling)} dangling)\n"
     )
-    for item in skipped:
-        out.write(f"  skipped line {item['line']}: {item['reason']}\n")
+    for item in dangling:
+        missing = ", ".join(json.dumps(name, ensure_ascii=False) for name in item["missing"])
+        out.write(f"  line {item['line']}: kept dangling, no entity {missing}\n")
     return EXIT_OK
 
 
@@ -1614,7 +1684,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         help="do not consolidate in the background when the graph is idle",
     )
     _max_nodes_option(serve)
-    command("stats", cmd_stats, "counts and facts about the graph")
+    command("stats", cmd_stats, "counts and facts about the graph, what takes the file")
+    command("compact", cmd_compact, "give the file's free pages back (SQLite VACUUM)")
     command(
         "reembed",
         cmd_reembed,

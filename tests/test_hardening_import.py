@@ -88,7 +88,7 @@ def test_cli_import_streams_stdin_and_files(
     out = io.StringIO()
     assert main(["--db", str(tmp_path / "a.db"), "import-memory", str(path), "--json"], out) == 0
     first = json.loads(out.getvalue())
-    assert first["entities_created"] == 10 and len(first["relations_skipped"]) == 1
+    assert first["entities_created"] == 10 and len(first["relations_dangling"]) == 1
     monkeypatch.setattr("sys.stdin", io.StringIO(path.read_text()))
     out = io.StringIO()
     assert main(["--db", str(tmp_path / "b.db"), "import-memory", "-", "--json"], out) == 0

@@ -354,3 +354,36 @@ def graph_stats(engine: GraphStoreEngine) -> dict[str, Any]:
             "schema_version": SCHEMA_VERSION,
             "db_path": engine.store.path,
         }
+
+
+def storage_space(engine: GraphStoreEngine, per_table: bool = True) -> dict[str, Any] | None:
+    """What takes the database file, per table unless `per_table` is False
+    (`Store.space`); None on PostgreSQL.  O(pages of the file) per table, else O(1)."""
+    with engine.lock:
+        return engine.store.space(tables=per_table)
+
+
+def compact(engine: GraphStoreEngine) -> dict[str, Any]:
+    """Rewrite the file without its free pages (`Store.vacuum`): ``{db_path, page_size,
+    file_bytes_before, file_bytes_after, bytes_freed, pages_before, pages_after,
+    free_pages_before}`` (file bytes None in memory).  StoreError on PostgreSQL and on a
+    read-only or damaged file.  O(file)."""
+    with engine.lock:
+        store = engine.store
+        before = store.space(tables=False)
+        store.vacuum()
+        after = store.space(tables=False)
+    assert before is not None and after is not None, "vacuum refuses a backend without a file"
+    freed = None
+    if before["file_bytes"] is not None and after["file_bytes"] is not None:
+        freed = before["file_bytes"] - after["file_bytes"]
+    return {
+        "db_path": store.path,
+        "page_size": after["page_size"],
+        "file_bytes_before": before["file_bytes"],
+        "file_bytes_after": after["file_bytes"],
+        "bytes_freed": freed,
+        "pages_before": before["page_count"],
+        "pages_after": after["page_count"],
+        "free_pages_before": before["free_pages"],
+    }

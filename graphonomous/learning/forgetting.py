@@ -832,6 +832,11 @@ def erase_node(
                 for victim in victims:
                     content = victim.content if len(victim.content) >= MIN_CONTENT_MATCH else None
                     counts = _scrub_references(store, victim.id, content, erased_ids)
+                    entity_name = victim.metadata.get("entity_name")
+                    if isinstance(entity_name, str):  # memory-compat relations naming it
+                        counts["memory_relations_deleted"] = store.remove_dangling_touching(
+                            victim.agent_id, [entity_name]
+                        )
                     for name, count in counts.items():
                         scrubbed[name] = scrubbed.get(name, 0) + count
                 rewritten = erasure.rewrite_summaries(graph, rewrites)

@@ -14,15 +14,17 @@ entities and relations map onto nodes and edges is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, Final
 
-from ..server_memory import memory_view
+from ..model import ValidationError
+from ..server_memory import MemoryToolError, memory_view
 from .tools import ToolAnnotations, ToolSpec
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
+    from ..contract.schema import Violation
 
 # The status texts server-memory answers its delete tools with.
 DELETE_MESSAGES: Final[Mapping[str, str]] = {
@@ -135,6 +137,63 @@ def message_text(result: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------------------
 # Handlers
 # --------------------------------------------------------------------------
+
+
+def bare_error(exc: ValidationError) -> str | None:
+    """server-memory's own error texts (``Entity with name X not found``) without our
+    ``Invalid argument`` prefix; None (the default text) for our other checks."""
+    return exc.message if isinstance(exc, MemoryToolError) else None
+
+
+# server-memory's argument errors (zod through the MCP TypeScript SDK): this head, then
+# one "Invalid input" line per wrong or missing value, in schema order.
+_ZOD_HEAD: Final = "MCP error -32602: Input validation error: Invalid arguments for tool "
+# The schema rules whose violations zod reports the same way (a wrong JSON type, a
+# missing key); any other rule (a closed object, an empty name) keeps our text.
+_ZOD_RULES: Final = frozenset({"type", "required"})
+
+
+def _js_type(value: Any) -> str:
+    """The type name zod reports for a JSON value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _zod_lines(schema: Mapping[str, Any], value: Any, path: str) -> Iterator[str]:
+    """zod's "Invalid input" lines for `value` against a memory schema (object, array,
+    string types only), depth first in schema order.  O(size of value)."""
+    expected = schema["type"]
+    got = _js_type(value)
+    if got != expected:
+        yield f"Invalid input: expected {expected}, received {got} at {path}"
+    elif expected == "object":
+        for key, sub in schema["properties"].items():
+            inner = f"{path}.{key}" if path else key
+            if key in value:
+                yield from _zod_lines(sub, value[key], inner)
+            else:
+                yield f"Invalid input: expected {sub['type']}, received undefined at {inner}"
+    elif expected == "array":
+        for index, item in enumerate(value):
+            yield from _zod_lines(schema["items"], item, f"{path}[{index}]")
+
+
+def zod_violations(
+    spec: ToolSpec, arguments: dict[str, Any], violations: Sequence[Violation]
+) -> str | None:
+    """server-memory's text for arguments of a wrong type or with a missing key; None
+    (our default text, naming each field) when another rule is broken too."""
+    if any(v.rule not in _ZOD_RULES for v in violations):
+        return None
+    lines = list(_zod_lines(spec.input_schema, arguments, ""))
+    return f"{_ZOD_HEAD}{spec.name}: " + "\n".join(lines) if lines else None
 
 
 def _deleted(tool: str) -> dict[str, Any]:
@@ -292,14 +351,15 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         ),
         annotations=_WRITE,
         handler=create_entities,
+        violation_text=zod_violations,
         render_text=entities_text,
     ),
     ToolSpec(
         name="create_relations",
         title="Create Relations",
         description=(
-            "Create relations between existing entities (use active voice). Relations to "
-            "unknown entities are rejected and nothing is created. Returns the new relations."
+            "Create relations between entities (use active voice). A relation to a name "
+            "that is no entity yet is kept and joins it once created. Returns the new relations."
         ),
         input_schema=_object(
             {"relations": _array(_relation_schema(True), "The relations to create.")},
@@ -311,6 +371,7 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         ),
         annotations=_WRITE,
         handler=create_relations,
+        violation_text=zod_violations,
         render_text=relations_text,
     ),
     ToolSpec(
@@ -349,7 +410,9 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         ),
         annotations=_WRITE,
         handler=add_observations,
+        violation_text=zod_violations,
         render_text=observations_text,
+        error_text=bare_error,
     ),
     ToolSpec(
         name="delete_entities",
@@ -361,6 +424,7 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         output_schema=_STATUS_OUTPUT,
         annotations=_DELETE,
         handler=delete_entities,
+        violation_text=zod_violations,
         render_text=message_text,
     ),
     ToolSpec(
@@ -385,6 +449,7 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         output_schema=_STATUS_OUTPUT,
         annotations=_DELETE,
         handler=delete_observations,
+        violation_text=zod_violations,
         render_text=message_text,
     ),
     ToolSpec(
@@ -398,6 +463,7 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         output_schema=_STATUS_OUTPUT,
         annotations=_DELETE,
         handler=delete_relations,
+        violation_text=zod_violations,
         render_text=message_text,
     ),
     ToolSpec(
@@ -408,6 +474,7 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         output_schema=_GRAPH_OUTPUT,
         annotations=_READ,
         handler=read_graph,
+        violation_text=zod_violations,
         render_text=graph_text,
         meta=entity_provenance,
     ),
@@ -425,6 +492,7 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         output_schema=_GRAPH_OUTPUT,
         annotations=_READ,
         handler=search_nodes,
+        violation_text=zod_violations,
         render_text=graph_text,
         meta=entity_provenance,
     ),
@@ -436,6 +504,7 @@ MEMORY_TOOLS: Final[tuple[ToolSpec, ...]] = (
         output_schema=_GRAPH_OUTPUT,
         annotations=_READ,
         handler=open_nodes,
+        violation_text=zod_violations,
         render_text=graph_text,
         meta=entity_provenance,
     ),

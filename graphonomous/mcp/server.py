@@ -374,7 +374,10 @@ class McpServer:
                 return tool_error(f"Invalid argument '{exc.field}': {exc.message}")
         violations = spec.check_arguments(arguments)
         if violations:
-            return tool_error(describe_violations(name, violations))
+            text = None
+            if spec.violation_text is not None:
+                text = spec.violation_text(spec, arguments, violations)
+            return tool_error(text or describe_violations(name, violations))
         return self._run_tool(spec, arguments)
 
     def _run_tool(self, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -392,7 +395,8 @@ class McpServer:
             if meta:
                 content["_meta"] = meta
         except ValidationError as exc:
-            return tool_error(f"Invalid argument '{exc.field}': {exc.message}")
+            text = None if spec.error_text is None else spec.error_text(exc)
+            return tool_error(text or f"Invalid argument '{exc.field}': {exc.message}")
         except NotFoundError as exc:
             return tool_error(f"Not found: {exc}")
         except StoreError as exc:

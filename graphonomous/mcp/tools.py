@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..contract.schema import SchemaValidator, Violation, load_package_schema
 from ..hygiene import MAX_JSON_INTEGER, problems
-from ..model import CREATION_SOURCES, NODE_TYPES, RELATIONSHIPS, TIMESCALES
+from ..model import CREATION_SOURCES, NODE_TYPES, RELATIONSHIPS, TIMESCALES, ValidationError
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
@@ -95,6 +95,15 @@ class ToolSpec:
     # The result's ``_meta`` (MCP's field for data beside the result), or None: the
     # memory-compat reads put provenance there, leaving server-memory's shapes intact.
     meta: Callable[[Any, dict[str, Any]], dict[str, Any] | None] | None = None
+    # The isError text of a ValidationError the handler raised, or None for the default
+    # ``Invalid argument 'field': message`` (the memory-compat tools answer some errors
+    # with server-memory's bare texts).
+    error_text: Callable[[ValidationError], str | None] | None = None
+    # The isError text for arguments that break the schema, or None for the default
+    # (describe_violations); the memory-compat tools answer with server-memory's texts.
+    violation_text: Callable[[ToolSpec, dict[str, Any], Sequence[Violation]], str | None] | None = (
+        None
+    )
     _input_validator: SchemaValidator = field(init=False, repr=False, compare=False)
     _output_validator: SchemaValidator | None = field(init=False, repr=False, compare=False)
 

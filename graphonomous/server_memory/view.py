@@ -17,10 +17,13 @@ Mapping (SPEC "memory-compat"):
   other tools) shows as one relation named by its relationship.
 * a self-relation (from = to; our edges cannot be self-loops) → the entity
   node's ``metadata.self_relations``, the same relationType → stamp map.
+* a relation naming a name that is no entity (yet), as server-memory accepts →
+  a *dangling* row kept by name in the store (``Store.dangling_relations``),
+  stamped likewise; when both of its names are entities it becomes an edge with
+  the same stamp, so its place in every listing does not move.
 
 Where server-memory is sloppy we are strict: one name is created once even
-if a call repeats it; relations must join existing entities (server-memory
-accepts dangling ones); every call is one transaction, so pipelined or
+if a call repeats it; every call is one transaction, so pipelined or
 concurrent calls never lose writes.
 
 :class:`MemoryView` keeps no copy of the graph: every call queries the store
@@ -312,6 +315,10 @@ def _listing(stamped: list[_Stamped]) -> list[dict[str, str]]:
     return [{"from": source, "to": target, "relationType": kind} for source, target, kind in keys]
 
 
+# A relation by names: (from, to, relationType).
+_Triple = tuple[str, str, str]
+
+
 @dataclass
 class _Change:
     """Everything one tool call writes; applied by MemoryView._commit in one transaction."""
@@ -325,6 +332,11 @@ class _Change:
     new_links: dict[tuple[str, str, str], Link] = field(default_factory=dict)
     # edge id → the link as it will be (no relation types left: the edge goes)
     updated_links: dict[str, Link] = field(default_factory=dict)
+    # dangling relations to keep (triple → stamp) and the stamps of those that go
+    new_dangling: dict[_Triple, str] = field(default_factory=dict)
+    removed_dangling: list[str] = field(default_factory=list)
+    # names whose dangling relations all go (delete_entities)
+    cleared_names: list[str] = field(default_factory=list)
 
     def current(self, name: str, view: MemoryView) -> Entity | None:
         """The entity named `name` with this change's edits so far (None: unknown)."""
@@ -348,6 +360,9 @@ class _Change:
             or self.removed_entities
             or self.new_links
             or self.updated_links
+            or self.new_dangling
+            or self.removed_dangling
+            or self.cleared_names
         )
 
 
@@ -380,6 +395,10 @@ class MemoryView:
         self._known: dict[str, Entity | None] = {}
         # (from, to, relationship) → the stored link (None: no edge), for this call only.
         self._known_links: dict[tuple[str, str, str], Link | None] = {}
+        # The kept dangling relations touching the names in _dangling_seen (triple →
+        # stamp), for this call only.
+        self._dangling: dict[_Triple, str] = {}
+        self._dangling_seen: set[str] = set()
         # read_graph's answer as of a change token, kept only when it is small.
         self._whole_graph: tuple[tuple[int, int], dict[str, Any]] | None = None
 
@@ -394,10 +413,12 @@ class MemoryView:
     def _call(self) -> Iterator[None]:
         """The per-call lookups live exactly as long as one call."""
         self._known, self._known_links = {}, {}
+        self._dangling, self._dangling_seen = {}, set()
         try:
             yield
         finally:
             self._known, self._known_links = {}, {}
+            self._dangling, self._dangling_seen = {}, set()
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -428,6 +449,27 @@ class MemoryView:
         if name not in self._known:
             self._prefetch([name])
         return self._known[name]
+
+    def _prefetch_dangling(self, names: Iterable[str]) -> None:
+        """Load the kept dangling relations touching the names not looked at yet in this
+        call (one indexed read)."""
+        wanted = [name for name in _unique(names) if name not in self._dangling_seen]
+        if not wanted:
+            return
+        self._dangling_seen.update(wanted)
+        for stamp, source, target, kind in self.graph.store.dangling_relations(
+            MEMORY_AGENT_ID, wanted
+        ):
+            self._dangling[(source, target, kind)] = stamp
+
+    def _dangling_stamp(self, triple: _Triple) -> str | None:
+        """The stamp of the kept dangling relation `triple`, or None."""
+        self._prefetch_dangling([triple[0]])
+        return self._dangling.get(triple)
+
+    def _is_entity(self, name: str, change: _Change) -> bool:
+        """Whether `name` is a stored entity or one this change creates."""
+        return name in change.new_entities or self.entity(name) is not None
 
     def _iter_entities(self, needle: str | None = None) -> Iterator[Entity]:
         """Every entity in graph (creation) order, a page of rows at a time; with
@@ -512,6 +554,20 @@ class MemoryView:
             if link.source in removed or link.target in removed:
                 continue
             self.graph.store.update_edge(link.edge_id, metadata=link.metadata(), updated_at=now)
+        self._commit_dangling(change)
+
+    def _commit_dangling(self, change: _Change) -> None:
+        """Write the change's dangling relations (inside _commit's transaction)."""
+        store = self.graph.store
+        if change.removed_dangling:
+            store.remove_dangling_relations(change.removed_dangling)
+        if change.cleared_names:
+            store.remove_dangling_touching(MEMORY_AGENT_ID, change.cleared_names)
+        if change.new_dangling:
+            store.add_dangling_relations(
+                MEMORY_AGENT_ID,
+                ((stamp, *triple) for triple, stamp in change.new_dangling.items()),
+            )
 
     # -- planning (pure: raises ValidationError before anything is written) ----
 
@@ -527,6 +583,28 @@ class MemoryView:
             entity = Entity(new_id(), name, item["entityType"], observations)
             _check_size(f"entities[{index}]", entity)
             change.new_entities[name] = entity
+        self._complete_dangling(change)
+
+    def _complete_dangling(self, change: _Change) -> None:
+        """The kept dangling relations whose names are all entities once `change`'s new
+        entities exist become edges (or self-relations) with their stamps, in stamp order.
+        O(relations touching the new names) indexed reads."""
+        if not change.new_entities:
+            return
+        self._prefetch_dangling(change.new_entities)
+        touching = sorted(
+            (stamp, triple)
+            for triple, stamp in self._dangling.items()
+            if triple[0] in change.new_entities or triple[1] in change.new_entities
+        )
+        ends = [name for _, triple in touching for name in triple[:2]]
+        self._prefetch(ends)
+        self._prefetch_dangling(ends)  # loaded now: the deletions below stay deleted
+        for stamp, triple in touching:
+            if self._is_entity(triple[0], change) and self._is_entity(triple[1], change):
+                change.removed_dangling.append(stamp)
+                del self._dangling[triple]
+                self._plan_relation(triple, change, stamp)
 
     def _plan_observations(
         self, additions: Iterable[tuple[str, Sequence[str]]], change: _Change
@@ -549,34 +627,48 @@ class MemoryView:
     def _plan_relations(
         self, relations: Iterable[Mapping[str, str]], change: _Change
     ) -> list[dict[str, str]]:
-        """Stamp each relation not present yet onto its new or existing edge (or onto
-        the entity, for a self-relation); returns the relations created, each once.
-        Every endpoint must be known or planned."""
+        """Plan each relation not present yet (see _plan_relation); returns the relations
+        created, each once.  O(n) indexed reads."""
+        items = list(relations)
+        self._prefetch(_endpoints(items))
+        self._prefetch_dangling(relation["from"] for relation in items)
         created: list[dict[str, str]] = []
-        for relation in relations:
-            source, target, kind = relation["from"], relation["to"], relation["relationType"]
-            if source == target:
-                entity = change.current(source, self)
-                assert entity is not None, "callers check the names first"
-                if kind in entity.self_relations:
-                    continue
-                kinds = {**entity.self_relations, kind: new_id()}
-                change.put(replace(entity, self_relations=kinds))
-            else:
-                key = (source, target, relationship_for(kind))
-                link = self._planned_link(key, change)
-                if link is not None and kind in link.relation_types:
-                    continue
-                if link is None:
-                    change.new_links[key] = Link(new_id(), source, target, key[2], {kind: new_id()})
-                else:
-                    link = replace(link, relation_types={**link.relation_types, kind: new_id()})
-                    if key in change.new_links:
-                        change.new_links[key] = link
-                    else:
-                        change.updated_links[link.edge_id] = link
-            created.append(_relation(source, target, kind))
+        for relation in items:
+            triple = (relation["from"], relation["to"], relation["relationType"])
+            if self._plan_relation(triple, change, new_id()):
+                created.append(_relation(*triple))
         return created
+
+    def _plan_relation(self, triple: _Triple, change: _Change, stamp: str) -> bool:
+        """Stamp one relation onto its new or existing edge (onto the entity, for a
+        self-relation; into the dangling rows when a name is no entity); False when it
+        is present already."""
+        source, target, kind = triple
+        if triple in change.new_dangling or self._dangling_stamp(triple) is not None:
+            return False
+        if not (self._is_entity(source, change) and self._is_entity(target, change)):
+            change.new_dangling[triple] = stamp
+            return True
+        if source == target:
+            entity = change.current(source, self)
+            assert entity is not None, "checked above"
+            if kind in entity.self_relations:
+                return False
+            change.put(replace(entity, self_relations={**entity.self_relations, kind: stamp}))
+            return True
+        key = (source, target, relationship_for(kind))
+        link = self._planned_link(key, change)
+        if link is not None and kind in link.relation_types:
+            return False
+        if link is None:
+            change.new_links[key] = Link(new_id(), source, target, key[2], {kind: stamp})
+            return True
+        link = replace(link, relation_types={**link.relation_types, kind: stamp})
+        if key in change.new_links:
+            change.new_links[key] = link
+        else:
+            change.updated_links[link.edge_id] = link
+        return True
 
     def _planned_link(self, key: tuple[str, str, str], change: _Change) -> Link | None:
         """The link of (from, to, relationship) with this change's edits so far."""
@@ -605,16 +697,14 @@ class MemoryView:
                     return found
         return None
 
-    def _require_entities(self, field_name: str, names: Iterable[str], change: _Change) -> None:
+    def _require_entities(self, names: Iterable[str], change: _Change) -> None:
+        """MemoryToolError for the first name (in order) that is no entity, with
+        server-memory's text."""
         wanted = list(names)
         self._prefetch(wanted)
-        missing = _unique(
-            n for n in wanted if self.entity(n) is None and n not in change.new_entities
-        )
-        if len(missing) == 1:
-            raise ValidationError(field_name, f"Entity with name {missing[0]} not found")
-        if missing:
-            raise ValidationError(field_name, f"Entities not found: {_name_list(missing)}")
+        for name in wanted:
+            if not self._is_entity(name, change):
+                raise MemoryToolError("observations", f"Entity with name {name} not found")
 
     # -- the tools ---------------------------------------------------------------
 
@@ -637,13 +727,12 @@ class MemoryView:
     def create_relations(self, relations: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
         """Create the relations not present yet; returns those created.
 
-        Input: ``[{from, to, relationType}]``.  Every endpoint must be an
-        existing entity, else ValidationError naming the missing ones and
-        nothing is created.  O(n) indexed reads plus one write transaction.
+        Input: ``[{from, to, relationType}]``.  A relation naming a name that is
+        no entity is kept dangling (as server-memory keeps it) until both names are
+        entities.  O(n) indexed reads plus one write transaction.
         """
         with self._writing():
             change = _Change()
-            self._require_entities("relations", _endpoints(relations), change)
             created = self._plan_relations(relations, change)
             self._commit(change, None)
         return created
@@ -651,23 +740,25 @@ class MemoryView:
     def add_observations(self, observations: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Append observations to existing entities: ``[{entityName, contents}]`` →
         ``[{entityName, addedObservations}]`` (only the new ones; each once).
-        An unknown entity name is a ValidationError and nothing changes."""
+        An unknown entity name is a MemoryToolError and nothing changes."""
         with self._writing():
             change = _Change()
             names = [item["entityName"] for item in observations]
-            self._require_entities("observations", names, change)
+            self._require_entities(names, change)
             pairs = [(item["entityName"], item["contents"]) for item in observations]
             results = self._plan_observations(pairs, change)
             self._commit(change, None)
         return results
 
     def delete_entities(self, names: Sequence[str]) -> None:
-        """Delete the named entities with every relation touching them (unknown names
-        are ignored, as in server-memory).  O(n) indexed reads, one transaction."""
+        """Delete the named entities with every relation touching them, dangling ones
+        included (unknown names are ignored otherwise, as in server-memory).  O(n)
+        indexed reads, one transaction."""
         with self._writing():
             self._prefetch(names)
-            known = [name for name in _unique(names) if self.entity(name) is not None]
-            self._commit(_Change(removed_entities=known), None)
+            unique = _unique(names)
+            known = [name for name in unique if self.entity(name) is not None]
+            self._commit(_Change(removed_entities=known, cleared_names=unique), None)
 
     def delete_observations(self, deletions: Sequence[Mapping[str, Any]]) -> None:
         """Remove observations ``[{entityName, observations}]``; unknown entities and
@@ -691,8 +782,12 @@ class MemoryView:
         with self._writing():
             change = _Change()
             self._prefetch(_endpoints(relations))
+            self._prefetch_dangling(relation["from"] for relation in relations)
             for relation in relations:
                 source, target, kind = relation["from"], relation["to"], relation["relationType"]
+                stamp = self._dangling.pop((source, target, kind), None)
+                if stamp is not None:
+                    change.removed_dangling.append(stamp)
                 if source == target:
                     entity = change.current(source, self)
                     if entity is not None and kind in entity.self_relations:
@@ -721,6 +816,8 @@ class MemoryView:
                 stamped += _self_stamped(entity, entity.self_relations)
             for link in self._iter_links():
                 stamped += _link_stamped(link, link.relation_types)
+            dangling = self.graph.store.dangling_relations(MEMORY_AGENT_ID)
+            stamped += [(row[0], (row[1], row[2], row[3])) for row in dangling]
             result = {"entities": entities, "relations": _listing(stamped)}
             if len(entities) + len(result["relations"]) <= READ_GRAPH_CACHE_ITEMS:
                 self._whole_graph = (token, result)
@@ -764,7 +861,8 @@ class MemoryView:
         ]
 
     def _subgraph(self, found: Sequence[Entity]) -> dict[str, Any]:
-        """`found` with every relation that has at least one endpoint among them."""
+        """`found` with every relation that has at least one endpoint among them (dangling
+        ones included)."""
         if not found:
             return {"entities": [], "relations": []}
         stamped: list[_Stamped] = []
@@ -772,6 +870,8 @@ class MemoryView:
             stamped += _self_stamped(entity, entity.self_relations)
         for link in self._iter_links(entity.node_id for entity in found):
             stamped += _link_stamped(link, link.relation_types)
+        dangling = self.graph.store.dangling_relations(MEMORY_AGENT_ID, (e.name for e in found))
+        stamped += [(row[0], (row[1], row[2], row[3])) for row in dangling]
         return {"entities": [entity.to_dict() for entity in found], "relations": _listing(stamped)}
 
     # -- import --------------------------------------------------------------------
@@ -781,9 +881,10 @@ class MemoryView:
 
         New names become entities (a name repeated in the file merges its
         observations into the first); known entities gain the observations
-        they lack; relations are created unless present.  Relations naming an
-        entity that is neither in the graph nor in the file are skipped and
-        reported with their line numbers (server-memory writes such lines).
+        they lack; relations are created unless present.  Relations naming a
+        name that is an entity neither in the graph nor in the file are kept
+        dangling, as server-memory keeps them, and reported with their line
+        numbers and the missing names.
         Re-importing a file changes nothing.  Returns counts (SPEC
         memory-compat).  O(lines) indexed reads plus embedding the new and
         changed nodes.
@@ -801,30 +902,27 @@ class MemoryView:
             ]
             additions += _repeated_observations(records.entities, new_names)
             results = self._plan_observations(additions, change)
-            skipped: list[dict[str, Any]] = []
-            usable: list[Mapping[str, str]] = []
-            self._prefetch(_endpoints(relation for _, relation in records.relations))
-            for line, relation in records.relations:
-                missing = _unique(
-                    name
-                    for name in (relation["from"], relation["to"])
-                    if self.entity(name) is None and name not in change.new_entities
-                )
-                if missing:
-                    reason = f"unknown entity {_name_list(missing)}"
-                    skipped.append({"line": line, "reason": reason})
-                else:
-                    usable.append(relation)
-            created_relations = self._plan_relations(usable, change)
+            relations = [relation for _, relation in records.relations]
+            created_relations = self._plan_relations(relations, change)
+            dangling = [
+                {"line": line, "missing": missing}
+                for line, relation in records.relations
+                if (missing := self._missing_names(relation, change))
+            ]
             self._commit(change, source)
         return {
             "entities_created": len(change.new_entities),
             "entities_existing": len(file_names) - len(new_names),
             "observations_added": sum(len(r["addedObservations"]) for r in results),
             "relations_created": len(created_relations),
-            "relations_existing": len(usable) - len(created_relations),
-            "relations_skipped": skipped,
+            "relations_existing": len(relations) - len(created_relations),
+            "relations_dangling": dangling,
         }
+
+    def _missing_names(self, relation: Mapping[str, str], change: _Change) -> list[str]:
+        """The names of `relation` that are no entity once `change` is written."""
+        ends = _unique((relation["from"], relation["to"]))
+        return [name for name in ends if not self._is_entity(name, change)]
 
     def import_stream(
         self,
@@ -838,11 +936,11 @@ class MemoryView:
         of IMPORT_CHUNK lines, all inside one transaction (all or nothing).  Results as
         :meth:`import_records`.  Memory: one chunk (the names seen so far are counted in
         a disk-backed :class:`.names.NameSet`, the graph is read per chunk), plus the
-        skipped relations it reports.
+        dangling relations it reports.
         """
         totals = {"entities_created": 0, "observations_added": 0, "relations_created": 0}
         relations_seen = 0
-        skipped: list[dict[str, Any]] = []
+        dangling: list[dict[str, Any]] = []
         graph = self.graph
         with graph.lock, NameSet() as names:
             try:
@@ -854,7 +952,7 @@ class MemoryView:
                         relations_seen += len(part.relations)
                         result = self.import_records(part, source=source)
                         self._add_counts(totals, result)
-                        skipped += result["relations_skipped"]
+                        dangling += result["relations_dangling"]
             finally:
                 self._whole_graph = None
             distinct_names = len(names)
@@ -863,14 +961,19 @@ class MemoryView:
             "entities_existing": distinct_names - totals["entities_created"],
             "observations_added": totals["observations_added"],
             "relations_created": totals["relations_created"],
-            "relations_existing": relations_seen - len(skipped) - totals["relations_created"],
-            "relations_skipped": skipped,
+            "relations_existing": relations_seen - totals["relations_created"],
+            "relations_dangling": dangling,
         }
 
     @staticmethod
     def _add_counts(totals: dict[str, int], result: Mapping[str, Any]) -> None:
         for key in totals:
             totals[key] += int(result[key])
+
+
+class MemoryToolError(ValidationError):
+    """An error server-memory itself answers; the memory tools report `message` bare,
+    as server-memory does (``Entity with name X not found``)."""
 
 
 def _relation(source: str, target: str, relation_type: str) -> dict[str, str]:

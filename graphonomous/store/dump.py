@@ -51,6 +51,7 @@ MEMORY_TABLES: Final = (
     "attention_items",
     "consolidation_log",
     "forgetting_config",
+    "memory_dangling_relations",
     "audit_log",
 )
 # Per-model vectors: exported only when asked (`export --vectors`), last (the bulk).

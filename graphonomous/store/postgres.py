@@ -43,6 +43,12 @@ URL_ENV_VAR: Final = "DATABASE_URL"
 WRITE_LOCK_KEY: Final = 0x6770686E
 # How long a connection attempt may take before it is a clear error (seconds).
 CONNECT_TIMEOUT_S: Final = 10
+# Why `compact` refuses a PostgreSQL database: the server reclaims space itself.
+NO_COMPACT: Final = (
+    "compact is not supported on PostgreSQL: autovacuum makes deleted rows' space reusable; "
+    "VACUUM FULL (run from psql; it locks each table while it rewrites it) gives it back "
+    "to the operating system"
+)
 _INSTALL_HINT: Final = "install the PostgreSQL extra: pip install 'graphonomous[postgres]'"
 
 
@@ -572,6 +578,15 @@ class PostgresStore(Store):
     def schema_version(self) -> int:
         with self._lock:
             return schema_version(self._conn)  # type: ignore[arg-type]
+
+    def space(self, *, tables: bool = True) -> dict[str, Any] | None:
+        """Not measured here: the database is no file of ours (the server's
+        ``pg_total_relation_size`` tells what each table takes)."""
+        return None
+
+    def vacuum(self) -> None:
+        """Refused: `compact` is SQLite's VACUUM; see NO_COMPACT."""
+        raise StoreError(NO_COMPACT)
 
     def fingerprint(self) -> tuple[int, int]:
         """(rows written through this connection, the database's write counter)."""

@@ -15,7 +15,8 @@ change, whichever process or statement made it) and the table of persisted
 derived indexes.  Migration 6 indexes entity names (metadata.entity_name) for
 the memory-compat view.  Migration 7 adds validity and the retention anchor.
 Migration 8 keys vectors and saved derived indexes by model (one vector per node
-and model) and logs which model's vector changed.
+and model) and logs which model's vector changed.  Migration 9 keeps the memory-compat
+relations whose endpoints are not (yet) entities.
 """
 
 from __future__ import annotations
@@ -334,6 +335,25 @@ _MIGRATION_8: Final = [
     "ALTER TABLE derived_indexes_v8 RENAME TO derived_indexes",
 ]
 
+# server-memory stores a relation whatever its endpoints; ours become edges between
+# entity nodes, so a relation naming a name that is no entity yet (a "dangling" one)
+# is kept here by name until both ends are entities (then it becomes an edge with
+# the same stamp) or a delete removes it.  `stamp` (a UUIDv7 made when the relation
+# was created) orders every listing, as on edges; the triple is unique per agent.
+_MIGRATION_9: Final = [
+    """
+    CREATE TABLE memory_dangling_relations (
+        stamp TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        from_name TEXT NOT NULL,
+        to_name TEXT NOT NULL,
+        relation_type TEXT NOT NULL,
+        UNIQUE (agent_id, from_name, to_name, relation_type)
+    )
+    """,
+    "CREATE INDEX idx_memory_dangling_to ON memory_dangling_relations(agent_id, to_name)",
+]
+
 MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_1,
     _MIGRATION_2,
@@ -343,6 +363,7 @@ MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_6,
     _MIGRATION_7,
     _MIGRATION_8,
+    _MIGRATION_9,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

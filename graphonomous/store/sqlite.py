@@ -1265,6 +1265,64 @@ class Store(GraphQueries):
             found.update((item[0], item) for item in _entity_edges(rows))
         yield from (found[key] for key in sorted(found))
 
+    # -- memory-compat relations whose endpoints are not both entities (migration 9) --
+
+    def dangling_relations(
+        self, agent_id: str, names: Iterable[str] | None = None
+    ) -> list[tuple[str, str, str, str]]:
+        """(stamp, from name, to name, relationType) of the kept dangling relations of
+        `agent_id`, by stamp; only those with an endpoint among `names` when given.
+        O(R) without names; else O(len(names) · log R + matches) through the unique key
+        (from) and idx_memory_dangling_to (to)."""
+        select = (
+            "SELECT stamp, from_name, to_name, relation_type FROM memory_dangling_relations "
+            "WHERE agent_id = ?"
+        )
+        if names is None:
+            rows = self.query(f"{select} ORDER BY stamp", [agent_id])
+            return [(row[0], row[1], row[2], row[3]) for row in rows]
+        found: dict[str, tuple[str, str, str, str]] = {}
+        for chunk in _chunks(sorted(set(names)), SQL_VARIABLE_CHUNK // 2 - 1):
+            marks = _placeholders(len(chunk))
+            rows = self.query(
+                f"{select} AND (from_name IN ({marks}) OR to_name IN ({marks}))",
+                [agent_id, *chunk, *chunk],
+            )
+            found.update((row[0], (row[0], row[1], row[2], row[3])) for row in rows)
+        return [found[stamp] for stamp in sorted(found)]
+
+    def add_dangling_relations(
+        self, agent_id: str, relations: Iterable[tuple[str, str, str, str]]
+    ) -> None:
+        """Keep (stamp, from name, to name, relationType) rows (the caller checked that
+        none is present; a repeat is an IntegrityError).  Inside the caller's transaction."""
+        self.execute_many(
+            "INSERT INTO memory_dangling_relations "
+            "(stamp, agent_id, from_name, to_name, relation_type) VALUES (?, ?, ?, ?, ?)",
+            ((stamp, agent_id, source, target, kind) for stamp, source, target, kind in relations),
+        )
+
+    def remove_dangling_relations(self, stamps: Iterable[str]) -> None:
+        """Drop the kept dangling relations with these stamps (unknown stamps: nothing)."""
+        self.execute_many(
+            "DELETE FROM memory_dangling_relations WHERE stamp = ?", ((s,) for s in stamps)
+        )
+
+    def remove_dangling_touching(self, agent_id: str, names: Iterable[str]) -> int:
+        """Drop every kept dangling relation of `agent_id` with an endpoint among `names`
+        (server-memory's delete_entities removes the relations of a name; an erase of an
+        entity removes them too); returns how many went."""
+        removed = 0
+        for chunk in _chunks(sorted(set(names)), SQL_VARIABLE_CHUNK // 2 - 1):
+            marks = _placeholders(len(chunk))
+            cursor = self.execute(
+                "DELETE FROM memory_dangling_relations WHERE agent_id = ? "
+                f"AND (from_name IN ({marks}) OR to_name IN ({marks}))",
+                [agent_id, *chunk, *chunk],
+            )
+            removed += max(0, cursor.rowcount)
+        return removed
+
     def live_node_facts(self) -> list[tuple[str, float, str]]:
         """(id, confidence, agent_id) of every live node, by id: a light whole-graph read."""
         rows = self.query(
@@ -1335,6 +1393,77 @@ class Store(GraphQueries):
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """One value from a read-only query written in this package."""
         return self.query(sql, params)[0][0]
+
+    # -- space: what the file holds, and giving free pages back (`compact`) -------------
+
+    def file_bytes(self) -> int | None:
+        """Bytes on disk: the database file plus its -wal file (None in memory)."""
+        if self.path == ":memory:":
+            return None
+        return sum(
+            os.path.getsize(name)
+            for name in (self.path, f"{self.path}-wal")
+            if os.path.exists(name)
+        )
+
+    def space(self, *, tables: bool = True) -> dict[str, Any] | None:
+        """What takes the file: ``{file_bytes, page_size, page_count, free_pages, method,
+        tables}`` (None from a backend without a file).  ``tables`` (method ``"dbstat"``,
+        when SQLite has the dbstat virtual table) is ``[{name, bytes, index_bytes}]`` per
+        table, its indexes' pages counted with it, largest first (then by name); without
+        dbstat, or with `tables` False (method ``"page_count"``), only the whole file's
+        page counts are given and ``tables`` is [].  O(1) page counts; O(pages) with
+        dbstat, which reads every page of the file once."""
+        page_size = int(self.scalar("PRAGMA page_size"))
+        report: dict[str, Any] = {
+            "file_bytes": self.file_bytes(),
+            "page_size": page_size,
+            "page_count": int(self.scalar("PRAGMA page_count")),
+            "free_pages": int(self.scalar("PRAGMA freelist_count")),
+            "method": "page_count",
+            "tables": [],
+        }
+        if not tables:
+            return report
+        try:
+            rows = self.query(
+                "SELECT coalesce(m.tbl_name, d.name), m.type = 'index', sum(d.pgsize) "
+                "FROM dbstat('main', 1) d LEFT JOIN sqlite_schema m ON m.name = d.name "
+                "GROUP BY 1, 2"
+            )
+        except sqlite3.OperationalError:  # SQLite built without SQLITE_ENABLE_DBSTAT_VTAB
+            return report
+        sizes: dict[str, dict[str, Any]] = {}
+        for name, is_index, size in rows:
+            entry = sizes.setdefault(name, {"name": name, "bytes": 0, "index_bytes": 0})
+            entry["index_bytes" if is_index else "bytes"] += int(size)
+        report["method"] = "dbstat"
+        report["tables"] = sorted(
+            sizes.values(), key=lambda t: (-(t["bytes"] + t["index_bytes"]), t["name"])
+        )
+        return report
+
+    def vacuum(self) -> None:
+        """Rewrite the file without its free pages (``VACUUM``), then truncate the -wal
+        file.  Outside any transaction; waits for other connections like a write.  O(file)
+        time and up to twice the file's size on disk while it runs."""
+        refusal = self.write_refusal()
+        if refusal is not None:
+            raise StoreError(refusal)
+        with self._lock:
+            if self._conn.in_transaction:
+                raise StoreError("VACUUM cannot run inside a transaction")
+            try:
+                self._conn.execute("VACUUM")
+            except sqlite3.OperationalError as exc:
+                if not is_busy_error(exc):
+                    raise
+                raise StoreError(
+                    f"{self.path} stayed locked by another connection's write for the whole "
+                    f"busy timeout; nothing was changed: run compact again when it is done"
+                ) from exc
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._note_sound_state()
 
     def integrity_check(self) -> str:
         return str(self.query("PRAGMA integrity_check")[0][0])
