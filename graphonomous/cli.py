@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import errno
 import functools
 import json
 import os
@@ -125,6 +126,23 @@ def _resolve_id(graph: Graphonomous, text: str | None) -> str | None:
             EXIT_USAGE,
         )
     return matches[0] if matches else text
+
+
+def _port(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number; got {text[:40]!r}") from None
+    if not 0 <= port <= MAX_PORT:
+        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_PORT}; got {port}")
+    return port
+
+
+# The largest TCP port number (16 bits).
+MAX_PORT = 65535
+# How much of a path an error message shows: enough to recognise it, never a screenful.
+SHOWN_PATH_CHARS = 80
 
 
 def _read_json_arg(path: str, what: str) -> Any:
@@ -509,23 +527,26 @@ def cmd_edge_list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _read_operations(path: str) -> Any:
-    """A JSON document, or JSONL (one operation per line)."""
+    """A JSON document, or JSONL (one operation per line), parsed strictly
+    (`hygiene.loads_strict`: nesting, huge integers, lone surrogates are exit 2)."""
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise CliError(f"cannot read batch {path}: {exc.strerror}", EXIT_USAGE) from exc
+    except UnicodeDecodeError as exc:
+        raise CliError(f"batch {path} is not UTF-8 ({exc.reason})", EXIT_USAGE) from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as whole:
+        return loads_strict(text, "batch")
+    except HostileInput as whole:
         lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-        if len(lines) < 2:
-            raise CliError(f"batch is not valid JSON: {whole}", EXIT_USAGE) from whole
+        if len(lines) < 2 or not str(whole).startswith("batch is not valid JSON"):
+            raise CliError(str(whole), EXIT_USAGE) from None
         operations = []
         for number, line in lines:
             try:
-                operations.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise CliError(f"batch line {number} is not valid JSON: {exc}", EXIT_USAGE) from exc
+                operations.append(loads_strict(line, f"batch line {number}"))
+            except HostileInput as exc:
+                raise CliError(str(exc), EXIT_USAGE) from None
         return operations
 
 
@@ -1676,7 +1697,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     serve = command("serve", cmd_serve, "serve the graph over MCP (stdio by default)")
     serve.add_argument("--transport", choices=TRANSPORTS, default="stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port")
+    serve.add_argument("--port", type=_port, default=DEFAULT_PORT, help="HTTP port")
     serve.add_argument("--surface", choices=sorted(SURFACE_NAMES), default=DEFAULT_SURFACE)
     serve.add_argument(
         "--no-idle-consolidation",
@@ -1694,7 +1715,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     from .ui.names import DEFAULT_UI_PORT
 
     ui = command("ui", cmd_ui, "explore the graph in the browser: the κ canvas on 127.0.0.1")
-    ui.add_argument("--port", type=int, default=DEFAULT_UI_PORT, help="HTTP port")
+    ui.add_argument("--port", type=_port, default=DEFAULT_UI_PORT, help="HTTP port")
     ui.add_argument(
         "--allow-writes", action="store_true", help="let the canvas store/delete edges, consolidate"
     )
@@ -2108,6 +2129,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         # `graphonomous node list | head`: the reader went away; not an error.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:  # the system refused: a too long path, a full disk, a port in use
+        name = str(exc.filename or "")
+        shown = name if len(name) <= SHOWN_PATH_CHARS else name[:SHOWN_PATH_CHARS] + "…"
+        reason = exc.strerror or type(exc).__name__
+        sys.stderr.write(f"graphonomous: {reason}{': ' + shown if shown else ''}\n")
+        return EXIT_USAGE if exc.errno == errno.ENAMETOOLONG else EXIT_FAILED
     except Exception as exc:
         if os.environ.get("GRAPHONOMOUS_DEBUG"):
             raise

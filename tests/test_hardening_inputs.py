@@ -248,6 +248,13 @@ def test_contract_check_reports_a_deep_but_parseable_document_as_a_violation(
         (["import-memory", "-"], ENTITY % ("9" * 100_000)),
         (["import-memory", "-"], ENTITY % DEEP),
         (["import-memory", "-"], ENTITY % '"\\ud800"'),
+        (["batch", "-"], DEEP),
+        (
+            ["batch", "-"],
+            '[{"op": "add_node", "node": {"content": "x", "confidence": %s}}]' % ("9" * 5000),
+        ),
+        (["batch", "-"], '[{"op": "add_node", "node": {"content": "\\ud800"}}]'),
+        (["batch", "-"], '{"op": "add_node"}\n[' + "[" * 100_000 + "\n"),
     ],
 )
 def test_cli_hostile_json_is_exit_2(tmp_path: Path, command: list[str], stdin: str) -> None:
@@ -273,6 +280,28 @@ def test_cli_argument_that_is_not_utf8_is_exit_2(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert b"--content" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_cli_batch_file_that_is_not_utf8_is_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'[{"op": "add_node", "node": {"content": "\xff\xfe"}}]')
+    code, err = run_cli(["--db", str(tmp_path / "g.db"), "batch", str(bad)], "")
+    assert code == 2 and "not UTF-8" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["ui", "--port", "70000"], ["serve", "--transport", "http", "--port", "-1"]],
+)
+def test_cli_port_out_of_range_is_exit_2(tmp_path: Path, argv: list[str]) -> None:
+    code, err = run_cli(["--db", str(tmp_path / "g.db"), *argv], "")
+    assert code == 2 and "--port" in err and "internal error" not in err
+
+
+def test_cli_db_path_too_long_is_exit_2_with_a_short_message(tmp_path: Path) -> None:
+    code, err = run_cli(["--db", str(tmp_path / ("a" * 5000)), "node", "add", "hello"], "")
+    assert code == 2 and "File name too long" in err and "internal error" not in err
+    assert len(err) < 300
 
 
 def test_cli_json_output_is_strict(tmp_path: Path) -> None:
