@@ -210,3 +210,12 @@ def test_matches_git_check_ignore(tmp_path: Path, seed: int) -> None:
     matcher = IgnoreMatcher(tmp_path)
     ours = {path for path, is_dir in paths if matcher.is_ignored(path, is_dir)}
     assert ours == by_git
+
+
+def test_a_run_of_stars_is_one_star() -> None:
+    """A 200,000-`*` line once made a 100-file scan take 88 s (the automaton walked every
+    star for every character); inside a segment a run of `*` means one `*`."""
+    rule = compile_pattern("*" * 200_000 + "zz")
+    assert rule is not None and len(rule.program) == 3
+    assert rule.matches("buzz", False) and not rule.matches("buzzer", False)
+    assert compile_pattern("a**b") is not None and compile_pattern("a**b").matches("axyb", False)

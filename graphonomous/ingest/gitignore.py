@@ -177,7 +177,8 @@ def _segment_tokens(segment: str) -> list[Token]:
     while i < len(segment):
         char = segment[i]
         if char == "*":
-            out.append(Token(STAR))
+            if not out or out[-1].kind != STAR:  # a run of `*` inside a segment is one `*`
+                out.append(Token(STAR))
         elif char == "?":
             out.append(Token(ONE))
         elif char == "[":
