@@ -43,7 +43,7 @@ from .model import (
 from .paths import create_problem
 from .retrieval.provenance import location
 from .store import BatchError, StoreError, is_postgres_url
-from .store.damage import damage_message, is_damage
+from .store.damage import damage_message, full_message, is_damage, is_full
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -2117,6 +2117,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if is_damage(exc):
             db_path = getattr(args, "db", None)
             sys.stderr.write(f"graphonomous: {damage_message(db_path, str(exc))}\n")
+            return EXIT_FAILED
+        if is_full(exc):
+            sys.stderr.write(f"graphonomous: {full_message(getattr(args, 'db', None))}\n")
             return EXIT_FAILED
         sys.stderr.write(
             f"graphonomous: database error: {exc}; run `graphonomous doctor` to check the file\n"

@@ -39,7 +39,7 @@ from .. import __version__
 from ..contract.schema import Violation
 from ..model import NotFoundError, ValidationError
 from ..store import StoreError
-from ..store.damage import damage_message, is_damage
+from ..store.damage import damage_message, full_message, is_damage, is_full
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -405,6 +405,9 @@ class McpServer:
         except sqlite3.DatabaseError as exc:
             if is_damage(exc):
                 raise self._damaged(exc) from None
+            if is_full(exc):
+                log.error("tool %s: %s", spec.name, exc)
+                return tool_error(full_message(None))
             log.exception("tool %s failed", spec.name)
             return tool_error(f"Database error in tool {spec.name}: {exc}; see the server log.")
         except Exception as exc:

@@ -1,0 +1,67 @@
+"""A full disk is named as such: the write rolled back, the file sound, what to do.
+
+SQLite says "database or disk is full" (SQLITE_FULL) both for a full disk and for a
+file at its `max_page_count`; the tests use the page limit, which fills the file
+exactly as a full disk does, on any machine.  Before, the CLI told the user to run
+`doctor` (as for a damaged file) and the MCP server answered "Database error … see the
+server log" with a traceback in it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphonomous import Graphonomous
+from graphonomous.cli import main
+from graphonomous.mcp import build_server
+from graphonomous.mcp.jsonrpc import Request, Response, encode
+from graphonomous.store.damage import FULL_PREFIX, is_full
+
+LONG = "long text about pumps and valves " * 200
+
+
+def _fill(graph: Graphonomous) -> None:
+    pages = graph.store.query("PRAGMA page_count")[0][0]
+    graph.store.query(f"PRAGMA max_page_count={pages}")
+
+
+def test_an_mcp_write_on_a_full_file_says_so_and_writes_nothing(tmp_path: Path) -> None:
+    with Graphonomous(tmp_path / "g.db") as graph:
+        graph.store_node("The pump trips when the valve sticks.")
+        _fill(graph)
+        before = graph.graph_stats()["node_count"]
+        server = build_server(graph, "v1")
+        params = {"name": "store_node", "arguments": {"content": LONG}}
+        (response,) = [
+            m for m in server.handle(Request(1, "tools/call", params)) if isinstance(m, Response)
+        ]
+        result = json.loads(encode(response))["result"]
+        assert result["isError"] is True
+        assert result["content"][0]["text"].startswith(FULL_PREFIX)
+        assert graph.graph_stats()["node_count"] == before
+
+
+def test_the_cli_names_a_full_disk_not_damage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def full(*_args: Any, **_kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    db = str(tmp_path / "g.db")
+    assert main(["--db", db, "init"], io.StringIO()) == 0
+    monkeypatch.setattr(Graphonomous, "store_node", full)
+    assert main(["--db", db, "node", "add", "hello"], io.StringIO()) == 1
+    err = capsys.readouterr().err
+    assert FULL_PREFIX in err and "doctor" not in err and "rolled back" in err
+
+
+def test_is_full_reads_sqlite_s_code_and_words() -> None:
+    assert is_full(sqlite3.OperationalError("database or disk is full"))
+    assert not is_full(sqlite3.OperationalError("database is locked"))
+    assert not is_full(OSError("disk is full"))
