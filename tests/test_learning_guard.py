@@ -11,9 +11,9 @@ Rules of this file:
   bootstrap, and each store's own `ManualClock`, moved one minute per played question
   (`eval_learning.MINUTES_PER_QUESTION`), so decay is the same on every run.
 - The bar, per credit and effort: R@5 after ≥ R@5 before − `TOLERANCE`, categories 1–4
-  pooled (n = 105 measured questions per cell).  Bundle credit meets it.  Attributed
-  credit does not today (the Q blend, see its marker): that test is a *strict* xfail, so
-  it records the fall and turns red the day the fall is gone (then drop the marker).
+  pooled (n = 105 measured questions per cell).  Both credits meet it: an attributed
+  success moves its turns' Q-values in full, and the blend lifts them only for questions
+  like the one they answered (`retrieval.experience.conditioned_q`).
 - The guard can fail: `test_the_guard_sees_a_sign_flipped_experience_credit` flips the
   sign of the mechanism this protocol exercises and asserts a fall in every cell.  With
   experience off (``experience_gain=0,experience_penalty=0``) the bundle protocol changes
@@ -126,17 +126,6 @@ def test_bundle_credit_learning_does_not_lower_unseen_recall(
 
 
 @needs_locomo
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known: attributed successes move the cited turns' Q-values, and the Q blend "
-        "(utility_weight 0.3, query-independent) then lifts them for every later "
-        "question: effort 3 0.632 -> 0.594 here (utility_weight=0: 0.632 -> 0.646); "
-        "the full validate split falls too (effort 3 -0.041 [-0.072, -0.010], "
-        "benchmarks/results/learning-validate.json).  Strict: the day the engine "
-        "stops falling this XPASSes, and the marker must go."
-    ),
-)
 def test_attributed_credit_learning_does_not_lower_unseen_recall(
     guard: tuple[int, dict[str, Any]],
 ) -> None:
