@@ -95,6 +95,23 @@ def test_learned_utility_lifts_a_node_for_questions_like_the_one_it_answered(
             assert score == pytest.approx(0.7 * before[node_id] + 0.3 * q, abs=2e-6), query
 
 
+def test_a_q_value_earned_without_a_known_query_blends_as_seed_004_says(
+    graph: Graphonomous,
+) -> None:
+    """No retrieval before it and no ``evidence.query``: nothing tells which questions
+    earned the Q-value, so it lifts the node for every question (match 1)."""
+    graph.learn_from_outcome("answer", "success", 1.0, ["filter"])
+    settings = {"experience_gain": 0.0, "experience_penalty": 0.0}
+    query = "gauge drifts above six bar"
+    plain = graph.retrieve_context(
+        query, limit=6, effort=0, settings=with_settings(utility_weight=0.0, **settings)
+    )
+    blended = graph.retrieve_context(query, limit=6, effort=0, settings=with_settings(**settings))
+    before = {r["node_id"]: r["score"] for r in plain["results"]}
+    after = {r["node_id"]: r["score"] for r in blended["results"]}
+    assert after["filter"] == pytest.approx(0.7 * before["filter"] + 0.3 * 0.65, abs=2e-6)
+
+
 def test_experience_off_means_no_change(graph: Graphonomous) -> None:
     question = "what happens to the pump on line 3 above six bar"
     before = graph.retrieve_context(question, limit=6, effort=0)

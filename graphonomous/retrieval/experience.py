@@ -27,6 +27,11 @@ KDD 2002) and of Rocchio's feedback on the query side:
   embedder's `unrelated_similarity`, or matched terms overlapping at most
   `OBJECTION_OVERLAP_FLOOR`) say nothing, so experience never reorders
   knowledge for questions unlike any seen.
+* A stored Q-value stays seed 004's, but its use is conditioned the same way:
+  `ExperienceIndex.utility_match` says how far the queries of the
+  attributions that moved a node's Q are like the current one, and
+  `conditioned_q` blends only that share of what was learned (the retriever's
+  stage 5), so a node that answered one question is not lifted for all.
 
 Rules: the index reads outcome nodes only (through the store), is refreshed
 incrementally from their ids on every call (so outcomes written by other
