@@ -59,6 +59,11 @@ Issue "learning that transfers" (rules of this file from then on):
   outcome (``consolidate``, ``neither``) are credit-free: played once, reported
   under every credit.  Each protocol is reported on its own, overall, per
   conversation and per category, with paired bootstrap 95 % intervals.
+* **The clock is the store's own** (`graphonomous.clock.ManualClock`, starting at
+  `CLOCK_START`): it moves only in play, ``--minutes-per-question`` (default
+  `MINUTES_PER_QUESTION`) after each played question, so decay, retention anchors
+  and relative dates are the same on every machine and every run; measuring moves
+  it not at all.
 * ``--sessions N`` (first N sessions of every conversation; questions whose gold
   turns all lie in them) and ``--questions N`` (the first N questions of each
   half) make the small fixed version the CI guard plays
@@ -106,6 +111,12 @@ LEARNING_MODES: Final = ("both", "learn")
 CREDITS: Final = ("bundle", "attributed")
 CONVERSATION_SPLITS: Final = ("all", "tune", "validate")
 SPLIT_RULE: Final = "sha256(sample_id)[0] even = tune, odd = validate"
+# Every store's clock starts here (a fixed moment: the run never reads the wall clock).
+CLOCK_START: Final = "2026-01-01T00:00:00Z"
+# How far the clock moves per played question: an agent asking about a minute apart.
+# A played half (≤ 100 questions) then spans under two hours, a small share of a turn's
+# 7-day TTL, yet decay and retention anchors move as they would in use.
+MINUTES_PER_QUESTION: Final = 1.0
 
 
 def half_of(question: str) -> str:
@@ -211,6 +222,7 @@ def open_store(
     agent `prefix` (the no-forgetting run pools conversations in one store).
     """
     from graphonomous.api import Graphonomous
+    from graphonomous.clock import ManualClock
 
     variant = eval_locomo.store_variants(conversation)[eval_locomo.GRAPH_VARIANT]
     operations = (
@@ -219,7 +231,7 @@ def open_store(
         else variant.operations
     )
     if graph is None:
-        graph = Graphonomous(db=":memory:", embedder=embedder)
+        graph = Graphonomous(db=":memory:", embedder=embedder, clock=ManualClock(CLOCK_START))
     graph.apply_batch(list(operations))
     graph.vector_index()
     unit_of = {prefix + node_id: uid for node_id, uid in variant.unit_of.items()}
@@ -240,6 +252,8 @@ def _prefixed(op: Mapping[str, Any], prefix: str, agents: bool = True) -> dict[s
 
 
 SETTINGS: dict[str, Any] = {}  # --settings: RetrievalSettings overrides (ablations)
+# --minutes-per-question: how far play moves each store's clock per question.
+PACE: dict[str, float] = {"minutes": MINUTES_PER_QUESTION}
 
 
 def ranked_turns(store: Store, query: str, effort: int, agent_id: str | None = None) -> list[str]:
@@ -285,6 +299,7 @@ def play(
         if mode in ("both", "consolidate") and number % CONSOLIDATE_EVERY == 0:
             store.graph.run_consolidation()
             counts["consolidations"] += 1
+        store.graph.clock.advance(minutes=PACE["minutes"])
     return counts
 
 
@@ -485,8 +500,9 @@ def no_forgetting(
     is told apart from forgetting caused by learning.
     """
     from graphonomous.api import Graphonomous
+    from graphonomous.clock import ManualClock
 
-    graph = Graphonomous(db=":memory:", embedder=embedder)
+    graph = Graphonomous(db=":memory:", embedder=embedder, clock=ManualClock(CLOCK_START))
     pooled = Store(graph, {}, {})
     first = conversations[0]
     measured = _qualified(first, "B")
@@ -653,6 +669,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     SETTINGS.clear()  # one call's overrides never leak into the next (tests call main)
+    if args.minutes_per_question < 0:
+        parser.error("--minutes-per-question must be >= 0")
+    PACE["minutes"] = args.minutes_per_question
     for pair in filter(None, args.settings.split(",")):
         key, _, raw = pair.partition("=")
         SETTINGS[key] = evalkit._parse_value(raw)
@@ -743,6 +762,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument(
+        "--minutes-per-question",
+        type=float,
+        default=MINUTES_PER_QUESTION,
+        help=f"how far play moves the store's clock per question (default {MINUTES_PER_QUESTION})",
+    )
+    parser.add_argument(
         "--settings", default="", help="retrieval settings overrides, e.g. utility_weight=0"
     )
     return parser
@@ -777,6 +802,7 @@ def _summary(
             "attributed_max_causes": ATTRIBUTED_MAX_CAUSES,
             "sessions": args.sessions,
             "questions_per_half": args.questions,
+            "clock": {"start": CLOCK_START, "minutes_per_question": args.minutes_per_question},
             "bootstrap": args.bootstrap,
             "seed": args.seed,
         },

@@ -70,6 +70,48 @@ def test_a_success_vouches_for_its_nodes_on_a_paraphrase(graph: Graphonomous) ->
     assert "experience" in lifted["stats"]["mechanisms"]
 
 
+def test_learned_utility_lifts_a_node_for_questions_like_the_one_it_answered(
+    graph: Graphonomous,
+) -> None:
+    """An attribution moves Q as seed 004 says (0.5 -> 0.65); the blend lifts the node by
+    that Q for the question that earned it and not at all for an unrelated question
+    (query cosine under the embedder's unrelated floor): there it blends the prior 0.5,
+    as every node that never learned does."""
+    question = "does the pump filter on line 3 clog at high pressure"
+    graph.learn_from_outcome("answer", "success", 1.0, ["filter"], evidence={"query": question})
+    q_value = graph.get_node("filter")["node"]["q_value"]
+    assert q_value == pytest.approx(0.65)
+    no_experience = {"experience_gain": 0.0, "experience_penalty": 0.0}
+    blend = with_settings(**no_experience)
+    phase_one = with_settings(utility_weight=0.0, **no_experience)
+    for query, blended_q in ((question, q_value), ("gauge drifts above six bar", 0.5)):
+        first = graph.retrieve_context(query, limit=6, effort=0, settings=phase_one)
+        second = graph.retrieve_context(query, limit=6, effort=0, settings=blend)
+        before = {r["node_id"]: r["score"] for r in first["results"]}
+        after = {r["node_id"]: r["score"] for r in second["results"]}
+        assert second["stats"]["utility_rerank"] is True and set(after) == set(before)
+        for node_id, score in after.items():
+            q = blended_q if node_id == "filter" else 0.5
+            assert score == pytest.approx(0.7 * before[node_id] + 0.3 * q, abs=2e-6), query
+
+
+def test_a_q_value_earned_without_a_known_query_blends_as_seed_004_says(
+    graph: Graphonomous,
+) -> None:
+    """No retrieval before it and no ``evidence.query``: nothing tells which questions
+    earned the Q-value, so it lifts the node for every question (match 1)."""
+    graph.learn_from_outcome("answer", "success", 1.0, ["filter"])
+    settings = {"experience_gain": 0.0, "experience_penalty": 0.0}
+    query = "gauge drifts above six bar"
+    plain = graph.retrieve_context(
+        query, limit=6, effort=0, settings=with_settings(utility_weight=0.0, **settings)
+    )
+    blended = graph.retrieve_context(query, limit=6, effort=0, settings=with_settings(**settings))
+    before = {r["node_id"]: r["score"] for r in plain["results"]}
+    after = {r["node_id"]: r["score"] for r in blended["results"]}
+    assert after["filter"] == pytest.approx(0.7 * before["filter"] + 0.3 * 0.65, abs=2e-6)
+
+
 def test_experience_off_means_no_change(graph: Graphonomous) -> None:
     question = "what happens to the pump on line 3 above six bar"
     before = graph.retrieve_context(question, limit=6, effort=0)

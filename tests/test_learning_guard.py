@@ -7,13 +7,13 @@ Rules of this file:
   are picked), their first `SESSIONS` sessions, the first `QUESTIONS` questions of each
   half, both directions, efforts 0 and 3, learning + consolidation, both credit protocols
   (bundle: every outcome cites the five used turns; attributed: a success cites its gold
-  turns among them).  It is deterministic (the hashing embedder, hashed splits, a seeded
-  bootstrap) but for consolidation's decay, which follows the wall clock at a per-day
-  rate, so seconds of it move nothing: repeated runs gave the same numbers.
+  turns among them).  It is deterministic: the hashing embedder, hashed splits, a seeded
+  bootstrap, and each store's own `ManualClock`, moved one minute per played question
+  (`eval_learning.MINUTES_PER_QUESTION`), so decay is the same on every run.
 - The bar, per credit and effort: R@5 after ≥ R@5 before − `TOLERANCE`, categories 1–4
-  pooled (n = 105 measured questions per cell).  Bundle credit meets it.  Attributed
-  credit does not today (the Q blend, see its marker): that test is a *strict* xfail, so
-  it records the fall and turns red the day the fall is gone (then drop the marker).
+  pooled (n = 105 measured questions per cell).  Both credits meet it: an attributed
+  success moves its turns' Q-values in full, and the blend lifts them only for questions
+  like the one they answered (`retrieval.experience.conditioned_q`).
 - The guard can fail: `test_the_guard_sees_a_sign_flipped_experience_credit` flips the
   sign of the mechanism this protocol exercises and asserts a fall in every cell.  With
   experience off (``experience_gain=0,experience_penalty=0``) the bundle protocol changes
@@ -126,17 +126,6 @@ def test_bundle_credit_learning_does_not_lower_unseen_recall(
 
 
 @needs_locomo
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known: attributed successes move the cited turns' Q-values, and the Q blend "
-        "(utility_weight 0.3, query-independent) then lifts them for every later "
-        "question: effort 3 0.632 -> 0.594 here (utility_weight=0: 0.632 -> 0.646); "
-        "the full validate split falls too (effort 3 -0.041 [-0.072, -0.010], "
-        "benchmarks/results/learning-validate.json).  Strict: the day the engine "
-        "stops falling this XPASSes, and the marker must go."
-    ),
-)
 def test_attributed_credit_learning_does_not_lower_unseen_recall(
     guard: tuple[int, dict[str, Any]],
 ) -> None:
@@ -164,3 +153,35 @@ def test_the_guard_sees_a_sign_flipped_experience_credit(
     for credit, cells in readings.items():
         assert set(_falls(cells)) == set(EFFORTS), (credit, cells)
         assert all(cell["after"] < cell["before"] for cell in cells.values())
+
+
+@needs_locomo
+def test_the_eval_runs_on_its_own_clock_moved_only_by_play() -> None:
+    """Each store of the eval has a `ManualClock` at `CLOCK_START`; play moves it by
+    `MINUTES_PER_QUESTION` per question, measuring not at all, so every timestamp (and
+    so decay) is the same on every run and machine."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import eval_learning
+    import eval_locomo
+
+    from graphonomous.clock import ManualClock
+    from graphonomous.model import parse_time
+
+    conversation = eval_learning.truncated(eval_locomo.load_locomo(LOCOMO)[0], 2)
+    queries = eval_learning.halves_of(conversation, 3)["A"]
+    store = eval_learning.open_store(
+        conversation, eval_learning.evalkit.make_embedder("hashing", None)
+    )
+    clock = store.graph.clock
+    assert isinstance(clock, ManualClock)
+    start = parse_time(eval_learning.CLOCK_START)
+    assert clock.now() == start
+    eval_learning.measure(store, queries, 0)
+    assert clock.now() == start
+    eval_learning.play(store, queries, 0, "learn", credit="attributed")
+    minutes = eval_learning.MINUTES_PER_QUESTION * len(queries)
+    assert (clock.now() - start).total_seconds() == pytest.approx(60.0 * minutes)
+    outcomes = store.graph.store.list_nodes(node_type="outcome")
+    stamps = sorted((parse_time(node.created_at) - start).total_seconds() for node in outcomes)
+    assert stamps == [60.0 * eval_learning.MINUTES_PER_QUESTION * i for i in range(len(queries))]
+    store.graph.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import telemetry
@@ -30,7 +30,13 @@ from ..model import (
     new_id,
 )
 from ..records import node_from_fields
-from ..retrieval.experience import NEUTRAL_REWARD, QUERY_KEY, RETRIEVAL_KEY, retrieval_trace
+from ..retrieval.experience import (
+    ATTRIBUTED_KEY,
+    NEUTRAL_REWARD,
+    QUERY_KEY,
+    RETRIEVAL_KEY,
+    retrieval_trace,
+)
 from ..store import Store
 from . import beliefs, goals, orchestrator, tables
 from .outcome_signals import PARTIAL_FRACTION_KEY, STATUS_SIGNALS
@@ -268,6 +274,163 @@ def _count_co_use(store: Store, causal_ids: Sequence[str]) -> None:
         store.update_edge(edge.id, co_activation_count=edge.co_activation_count + 1)
 
 
+@dataclass(frozen=True)
+class _Credit:
+    """What one outcome does to its causes (`_credit`).
+
+    `attributed`: the outcome names at most ATTRIBUTED_MAX_CAUSES causes;
+    `signal`: the status signal (STATUS_SIGNALS); `weight`: outcome
+    confidence × evidence-type weight; `step`: the signed confidence step;
+    `reward`: the Q reward (Q_REWARDS).
+    """
+
+    attributed: bool
+    signal: float
+    weight: float
+    step: float
+    reward: float
+
+
+def _credit(
+    status: str,
+    evidence: Mapping[str, Any],
+    outcome_confidence: float,
+    weight_by_type: float,
+    causes: int,
+) -> _Credit:
+    """Credit assignment: an attribution moves its causes, a bundle does not.
+
+    Rule: with at most ATTRIBUTED_MAX_CAUSES causes the agent says what it acted
+    on, so seed 003/004's confidence step (0.2 · signal · weight) applies in full;
+    over more causes the outcome only says that the bundle answered or not one
+    question (experience keeps that), so the step is 0.  O(1).
+    """
+    signal = outcome_signal(status, evidence)
+    weight = outcome_confidence * weight_by_type
+    attributed = is_attribution(causes)
+    step = CONFIDENCE_LEARNING_RATE * signal * weight if attributed else 0.0
+    return _Credit(attributed, signal, weight, step, Q_REWARDS[status])
+
+
+def _moved_cause(cause: Node, credit: _Credit) -> tuple[float, float, int]:
+    """Confidence, Q and Q-update count of one cause after the outcome.
+
+    Confidence: c' = bounded_step(c, step) (seed 003's bounded update; step 0 for
+    a bundle).  Q: q' = q + 0.3 · (reward − q), q_update_count + 1, for an
+    attribution only (seed 004: Q is the utility of the node the agent acted
+    on; a bundle member's share of a reward is unknown).  O(1).
+    """
+    confidence = bounded_step(cause.confidence, credit.step)
+    if not credit.attributed:
+        return confidence, cause.q_value, cause.q_update_count
+    q_value = cause.q_value + Q_LEARNING_RATE * (credit.reward - cause.q_value)
+    return confidence, q_value, cause.q_update_count + 1
+
+
+def _update_causes(
+    store: Store,
+    outcome_node: Node,
+    causal: Mapping[str, Node],
+    causal_ids: Sequence[str],
+    credit: _Credit,
+    status: str,
+    outcome_confidence: float,
+) -> list[dict[str, Any]]:
+    """Write each cause's confidence, Q and evidence count (`_moved_cause`) and the
+    outcome's ``derived_from`` edge to it; the per-cause ``updates`` rows.  O(k)."""
+    now = outcome_node.created_at
+    updates = []
+    for node_id in causal_ids:
+        cause = causal[node_id]
+        after, q_after, q_count = _moved_cause(cause, credit)
+        store.update_node(
+            node_id,
+            confidence=after,
+            q_value=q_after,
+            q_update_count=q_count,
+            evidence_count=cause.evidence_count + 1,
+            updated_at=now,
+        )
+        link(
+            store,
+            outcome_node.id,
+            node_id,
+            OUTCOME_CAUSE_RELATIONSHIP,
+            now,
+            strength=outcome_confidence,
+            metadata={"status": status, "signal": credit.signal},
+        )
+        updates.append(
+            {
+                "node_id": node_id,
+                "confidence_before": cause.confidence,
+                "confidence_after": after,
+                "q_before": cause.q_value,
+                "q_after": q_after,
+                "q_update_count": q_count,
+                "evidence_count": cause.evidence_count + 1,
+            }
+        )
+    return updates
+
+
+def _outcome_node(
+    graph: GraphEngine,
+    fields: Mapping[str, Any],
+    credit: _Credit,
+    causal_ids: Sequence[str],
+    query: str | None,
+) -> Node:
+    """The ``outcome`` node: the experience later retrievals consult.
+
+    Its metadata keeps the reward, whether it was an attribution, and the query
+    it answers (``metadata.retrieval.query``), which `retrieval.experience`
+    compares with later queries.  An aid: kept out of the search indexes.
+    """
+    evidence = fields["evidence"]
+    return node_from_fields(
+        {
+            "content": _outcome_content(
+                fields["action_id"], fields["status"], fields["confidence"], evidence
+            ),
+            "node_type": "outcome",
+            "confidence": fields["confidence"],
+            "causal_parent_ids": list(causal_ids),
+            "metadata": {
+                "action_id": fields["action_id"],
+                "status": fields["status"],
+                "evidence": evidence,
+                "evidence_type": fields["evidence_type"],
+                "trace_id": fields["trace_id"],
+                "goal_id": fields["goal_id"],
+                "outcome_id": fields["outcome_id"],
+                "reward": credit.reward,
+                ATTRIBUTED_KEY: credit.attributed,
+                **({RETRIEVAL_KEY: {QUERY_KEY: query}} if query is not None else {}),
+            },
+        },
+        now=graph.now(),
+    )
+
+
+def _evidence_type_weight(evidence_type: str | None) -> float:
+    """How much an outcome's evidence counts by its source (EVIDENCE_TYPE_WEIGHTS; 1 unnamed)."""
+    if evidence_type is None:
+        return 1.0
+    check_choice("evidence_type", evidence_type, tuple(EVIDENCE_TYPE_WEIGHTS))
+    return EVIDENCE_TYPE_WEIGHTS[evidence_type]
+
+
+def _live_causes(store: Store, causal_ids: Sequence[str]) -> dict[str, Node]:
+    """The causal nodes, each required live (else a ValidationError naming the field)."""
+    causal = store.get_nodes(causal_ids)
+    for node_id in causal_ids:
+        found = causal.get(node_id)
+        if found is None or found.forgotten_at is not None:
+            raise ValidationError("causal_node_ids", f"no live node with id {node_id!r}")
+    return causal
+
+
 def learn_from_outcome(
     graph: GraphEngine,
     action_id: str,
@@ -287,23 +450,23 @@ def learn_from_outcome(
     nodes; duplicates ignored), optional evidence (object or text),
     goal id, trace id and evidence type (EVIDENCE_TYPE_WEIGHTS).
 
-    Effects, in one transaction:
-    - an ``outcome`` node (causal_parent_ids = causal nodes, metadata with
-      action_id, status, evidence, trace_id, …) with ``derived_from`` edges to
-      each causal node and, when `goal_id` names a live goal node, a
-      ``part_of`` edge to it; an ``outcomes`` row;
-    - per causal node of an *attribution* (at most ATTRIBUTED_MAX_CAUSES
-      causes): confidence c' = bounded_step(c, 0.2 · s · w) where s is the
-      status signal (STATUS_SIGNALS) and w = outcome confidence ×
-      evidence-type weight; q' = q + 0.3 · (reward − q) (Q_REWARDS);
-      q_update_count + 1.  Every causal node: evidence_count + 1.  A *bundle*
-      (more causes) changes neither confidence nor Q: its lesson is the
-      experience below;
-    - the query it answers (``evidence["query"]``, else the retrieval of this
-      process that returned the causal nodes) is kept in the outcome node's
-      ``metadata.retrieval.query``, with ``metadata.reward``: the experience
-      that later retrievals of similar queries consult
-      (`retrieval.experience`);
+    Effects, in one transaction, one function per concern:
+    - credit assignment (`_credit`): an *attribution* (at most
+      ATTRIBUTED_MAX_CAUSES causes) or a *bundle*;
+    - per causal node (`_moved_cause`): confidence c' = bounded_step(c,
+      0.2 · s · w) where s is the status signal (STATUS_SIGNALS) and w =
+      outcome confidence × evidence-type weight; q' = q + 0.3 · (reward − q)
+      (Q_REWARDS); q_update_count + 1 — for an attribution; a bundle changes
+      neither (its lesson is the experience below).  Every causal node:
+      evidence_count + 1;
+    - experience (`_outcome_node`): an ``outcome`` node (causal_parent_ids =
+      causal nodes, metadata with action_id, status, evidence, trace_id,
+      reward, attributed, …) with ``derived_from`` edges to each causal node
+      and, when `goal_id` names a live goal node, a ``part_of`` edge to it; an
+      ``outcomes`` row.  The query it answers (``evidence["query"]``, else the
+      retrieval of this process that returned the causal nodes) is kept in
+      ``metadata.retrieval.query``: later retrievals of similar queries
+      consult it (`retrieval.experience`);
     - a rewarded attribution (reward > 0.5) counts one co-activation on the
       edge between its causes (consolidation strengthens it);
     - causal-kind edges into causal nodes: ``metadata.causal_strength``
@@ -329,44 +492,24 @@ def learn_from_outcome(
     outcome_confidence = check_unit_interval("confidence", confidence)
     causal_ids = list(dict.fromkeys(check_id_list("causal_node_ids", causal_node_ids)))
     evidence_data = _evidence_object(evidence)
-    if goal_id is not None:
-        check_id("goal_id", goal_id)
-    if trace_id is not None:
-        check_id("trace_id", trace_id)
-    if signal_id is not None:
-        check_id("signal_id", signal_id)
-    weight_by_type = 1.0
-    if evidence_type is not None:
-        check_choice("evidence_type", evidence_type, tuple(EVIDENCE_TYPE_WEIGHTS))
-        weight_by_type = EVIDENCE_TYPE_WEIGHTS[evidence_type]
-    signal = outcome_signal(status, evidence_data)
-    weight = outcome_confidence * weight_by_type
-    attributed = is_attribution(len(causal_ids))
-    step = CONFIDENCE_LEARNING_RATE * signal * weight if attributed else 0.0
-    reward = Q_REWARDS[status]
+    for name, value in (("goal_id", goal_id), ("trace_id", trace_id), ("signal_id", signal_id)):
+        if value is not None:
+            check_id(name, value)
+    weight_by_type = _evidence_type_weight(evidence_type)
+    credit = _credit(status, evidence_data, outcome_confidence, weight_by_type, len(causal_ids))
     outcome_id = new_id()
     query = _outcome_query(graph, evidence_data, causal_ids)
-    node = node_from_fields(
-        {
-            "content": _outcome_content(action_id, status, outcome_confidence, evidence_data),
-            "node_type": "outcome",
-            "confidence": outcome_confidence,
-            "causal_parent_ids": causal_ids,
-            "metadata": {
-                "action_id": action_id,
-                "status": status,
-                "evidence": evidence_data,
-                "evidence_type": evidence_type,
-                "trace_id": trace_id,
-                "goal_id": goal_id,
-                "outcome_id": outcome_id,
-                "reward": reward,
-                "attributed": attributed,
-                **({RETRIEVAL_KEY: {QUERY_KEY: query}} if query is not None else {}),
-            },
-        },
-        now=graph.now(),
-    )
+    fields = {
+        "action_id": action_id,
+        "status": status,
+        "confidence": outcome_confidence,
+        "evidence": evidence_data,
+        "evidence_type": evidence_type,
+        "trace_id": trace_id,
+        "goal_id": goal_id,
+        "outcome_id": outcome_id,
+    }
+    node = _outcome_node(graph, fields, credit, causal_ids, query)
     now = node.created_at
     (vector,) = graph.embed_texts([node.content])
     with graph.lock:
@@ -375,57 +518,20 @@ def learn_from_outcome(
             if signal_id is not None:
                 first = tables.outcome_with_signal(store, signal_id)
                 if first is not None:
-                    return _duplicate_outcome(first, action_id, status, signal, reward, signal_id)
-            causal = store.get_nodes(causal_ids)
-            for node_id in causal_ids:
-                found = causal.get(node_id)
-                if found is None or found.forgotten_at is not None:
-                    raise ValidationError("causal_node_ids", f"no live node with id {node_id!r}")
+                    return _duplicate_outcome(
+                        first, action_id, status, credit.signal, credit.reward, signal_id
+                    )
+            causal = _live_causes(store, causal_ids)
             goal_node_id = _resolve_goal_node(store, goal_id) if goal_id is not None else None
             if goal_id is not None and goal_node_id is None:
                 raise ValidationError("goal_id", f"no live goal with id {goal_id!r}")
             insert_node(graph, node, vector)  # an aid: kept out of the search indexes
-            updates = []
-            for node_id in causal_ids:
-                cause = causal[node_id]
-                after = bounded_step(cause.confidence, step)
-                q_after = (
-                    cause.q_value + Q_LEARNING_RATE * (reward - cause.q_value)
-                    if attributed
-                    else cause.q_value
-                )
-                q_count = cause.q_update_count + attributed
-                store.update_node(
-                    node_id,
-                    confidence=after,
-                    q_value=q_after,
-                    q_update_count=q_count,
-                    evidence_count=cause.evidence_count + 1,
-                    updated_at=now,
-                )
-                link(
-                    store,
-                    node.id,
-                    node_id,
-                    OUTCOME_CAUSE_RELATIONSHIP,
-                    now,
-                    strength=outcome_confidence,
-                    metadata={"status": status, "signal": signal},
-                )
-                updates.append(
-                    {
-                        "node_id": node_id,
-                        "confidence_before": cause.confidence,
-                        "confidence_after": after,
-                        "q_before": cause.q_value,
-                        "q_after": q_after,
-                        "q_update_count": q_count,
-                        "evidence_count": cause.evidence_count + 1,
-                    }
-                )
+            updates = _update_causes(
+                store, node, causal, causal_ids, credit, status, outcome_confidence
+            )
             entry = {"outcome_id": outcome_id, "action_id": action_id, "status": status, "at": now}
-            edges = _update_causal_edges(store, causal_ids, step, entry, now)
-            if reward > NEUTRAL_REWARD and attributed:
+            edges = _update_causal_edges(store, causal_ids, credit.step, entry, now)
+            if credit.reward > NEUTRAL_REWARD and credit.attributed:
                 _count_co_use(store, causal_ids)
             if goal_node_id is not None:
                 link(store, node.id, goal_node_id, OUTCOME_GOAL_RELATIONSHIP, now)
@@ -455,16 +561,16 @@ def learn_from_outcome(
             )
     telemetry.emit(
         OUTCOME_EVENT,
-        {"causal_nodes": len(causal_ids), "signal": signal},
+        {"causal_nodes": len(causal_ids), "signal": credit.signal},
         {"status": status, "action_id": action_id, "trace_id": trace_id},
     )
     return {
         "outcome_id": outcome_id,
         "outcome_node_id": node.id,
         "status": status,
-        "signal": signal,
-        "weight": weight,
-        "reward": reward,
+        "signal": credit.signal,
+        "weight": credit.weight,
+        "reward": credit.reward,
         "updates": updates,
         "causal_edges": edges,
         "goal_id": goal_id,

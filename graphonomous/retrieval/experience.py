@@ -27,6 +27,11 @@ KDD 2002) and of Rocchio's feedback on the query side:
   embedder's `unrelated_similarity`, or matched terms overlapping at most
   `OBJECTION_OVERLAP_FLOOR`) say nothing, so experience never reorders
   knowledge for questions unlike any seen.
+* A stored Q-value stays seed 004's, but its use is conditioned the same way:
+  `ExperienceIndex.utility_match` says how far the queries of the
+  attributions that moved a node's Q are like the current one, and
+  `conditioned_q` blends only that share of what was learned (the retriever's
+  stage 5), so a node that answered one question is not lifted for all.
 
 Rules: the index reads outcome nodes only (through the store), is refreshed
 incrementally from their ids on every call (so outcomes written by other
@@ -47,7 +52,7 @@ from ..embed import exact_score
 from ..embed.index import normalized_f32
 from ..engine import Engine
 from ..index.bm25 import Bm25Index, bm25_tokens
-from ..model import AID_CREATION_SOURCES, AID_NODE_TYPES, Node
+from ..model import AID_CREATION_SOURCES, AID_NODE_TYPES, DEFAULT_Q_VALUE, Node
 from ..store import Store
 from .fusion import combine_evidence
 
@@ -59,6 +64,8 @@ TRACE_MIN_OVERLAP: Final = 0.5
 OUTCOME_TYPE: Final = AID_NODE_TYPES[0]
 QUERY_KEY: Final = "query"
 RETRIEVAL_KEY: Final = "retrieval"
+# The outcome node's flag saying it moved its causes' confidence and Q (an attribution).
+ATTRIBUTED_KEY: Final = "attributed"
 # Cosine at or below which two queries are unrelated, per embedder family
 # (hashing: measured, unrelated texts <= 0.35, paraphrases >= 0.75; dense
 # sentence embedders put unrelated questions near 0.2).
@@ -145,11 +152,17 @@ class RetrievalTrace:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What experience needs of one outcome node."""
+    """What experience needs of one outcome node.
+
+    `moved_q`: the outcome was an attribution, so it moved its causes' Q-values
+    (``metadata.attributed`` of `learning.outcomes`; an outcome node without the
+    key is taken to have moved them).
+    """
 
     query: str
     reward: float
     causal_ids: tuple[str, ...]
+    moved_q: bool = True
 
 
 @dataclass(frozen=True)
@@ -230,7 +243,9 @@ def outcome_from_node(metadata: Mapping[str, object], causal_ids: Sequence[str])
     reward = metadata.get("reward")
     if not isinstance(query, str) or not query or not isinstance(reward, (int, float)):
         return None
-    return Outcome(query, float(reward), tuple(causal_ids))
+    attributed = metadata.get(ATTRIBUTED_KEY)
+    moved_q = attributed if isinstance(attributed, bool) else True
+    return Outcome(query, float(reward), tuple(causal_ids), moved_q)
 
 
 class ExperienceIndex:
@@ -320,16 +335,11 @@ class ExperienceIndex:
                 touched.setdefault(outcome_id, set()).add(node_id)
         if not touched:
             return {}
-        missing = sorted(
-            o
-            for o in touched
-            if o not in self._vectors
-            and (lexical is None or self._outcomes[o].reward > NEUTRAL_REWARD)
+        self._embed_queries(
+            (o for o in touched if lexical is None or self._outcomes[o].reward > NEUTRAL_REWARD),
+            embed,
+            dimensions,
         )
-        if missing:
-            vectors = embed([self._outcomes[o].query for o in missing])
-            for outcome_id, vector in zip(missing, vectors, strict=True):
-                self._vectors[outcome_id] = normalized_f32(vector, dimensions)
         query = normalized_f32(list(query_vector), dimensions)
         support: dict[str, float] = {}
         objection: dict[str, float] = {}
@@ -355,6 +365,59 @@ class ExperienceIndex:
             for node_id in sorted(set(support) | set(objection))
         }
 
+    def _embed_queries(
+        self,
+        outcome_ids: Iterable[str],
+        embed: Callable[[Sequence[str]], list[list[float]]],
+        dimensions: int,
+    ) -> None:
+        """Cache the normalised query vectors of the outcomes not seen before (one batch)."""
+        missing = sorted(o for o in set(outcome_ids) if o not in self._vectors)
+        if missing:
+            vectors = embed([self._outcomes[o].query for o in missing])
+            for outcome_id, vector in zip(missing, vectors, strict=True):
+                self._vectors[outcome_id] = normalized_f32(vector, dimensions)
+
+    def utility_match(
+        self,
+        query_vector: Sequence[float],
+        dimensions: int,
+        candidates: Iterable[str],
+        embed: Callable[[Sequence[str]], list[list[float]]],
+        floor: float,
+    ) -> dict[str, float]:
+        """How far each candidate's learned Q-value speaks to this query, in [0, 1].
+
+        A Q-value is moved by attributions (`Outcome.moved_q`); each answered one
+        query.  The match of a node is the largest relevance (σ − floor) / (1 − floor)
+        of those queries to this one (σ: cosine of the normalised query embeddings),
+        so Q earned on one question lifts the node for questions like it, not for
+        every question.  Output: ``{node_id: match}`` for the candidates with at least
+        one such outcome; a node whose Q was moved only by outcomes naming no query is
+        absent (nothing says which questions earned it).  Complexity:
+        O(Q-moving outcomes touching the candidates × d), plus one embedding batch for
+        queries not seen before.
+        """
+        earned: dict[str, list[str]] = {}
+        for node_id in candidates:
+            owners = [o for o in self._by_node.get(node_id, ()) if self._outcomes[o].moved_q]
+            if owners:
+                earned[node_id] = sorted(owners)
+        if not earned:
+            return {}
+        self._embed_queries((o for owners in earned.values() for o in owners), embed, dimensions)
+        query = normalized_f32(list(query_vector), dimensions)
+        cosine: dict[str, float] = {}
+        match = {}
+        for node_id, owners in sorted(earned.items()):
+            best = 0.0
+            for outcome_id in owners:
+                if outcome_id not in cosine:
+                    cosine[outcome_id] = exact_score(query, self._vectors[outcome_id])
+                best = max(best, _relevance(cosine[outcome_id], floor))
+            match[node_id] = best
+        return match
+
     def _object_lexically(
         self,
         outcome_id: str,
@@ -378,6 +441,20 @@ def _relevance(similarity: float, floor: float) -> float:
     if similarity <= floor:
         return 0.0
     return min(1.0, (similarity - floor) / (1.0 - floor))
+
+
+def conditioned_q(q_value: float, match: float, prior: float = DEFAULT_Q_VALUE) -> float:
+    """The Q-value a retrieval blends in: the prior plus `match` of what was learned.
+
+    q' = prior + match · (q − prior): a full match (the question that earned it, or
+    no query known) is seed 004's q; no match is the prior every unlearned node
+    has, so the blend neither lifts nor lowers the node for an unrelated question.
+    O(1).
+
+    >>> conditioned_q(0.65, 1.0), conditioned_q(0.65, 0.0), conditioned_q(0.8, 0.5)
+    (0.65, 0.5, 0.65)
+    """
+    return prior + match * (q_value - prior)
 
 
 def experienced_score(
@@ -406,6 +483,7 @@ def experienced_score(
 
 
 __all__ = [
+    "ATTRIBUTED_KEY",
     "OBJECTION_OVERLAP_FLOOR",
     "Evidence",
     "ExperienceIndex",
@@ -413,6 +491,7 @@ __all__ = [
     "Outcome",
     "RetrievalTrace",
     "Trace",
+    "conditioned_q",
     "experienced_score",
     "is_retrieval_aid",
     "outcome_from_node",

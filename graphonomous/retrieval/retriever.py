@@ -76,7 +76,9 @@ from .auto_effort import is_document_query
 from .bm25 import bm25_tokens
 from .entities import FUNCTION_WORDS, entity_index, entity_key
 from .experience import (
+    ExperienceIndex,
     Lexical,
+    conditioned_q,
     experience_index,
     experienced_score,
     is_retrieval_aid,
@@ -1287,6 +1289,39 @@ def _speaker_focus(run: _Run, text: str, named: set[str], tokens: Sequence[str])
 # -- stage 5: utility rerank ------------------------------------------------------
 
 
+def _fresh_experience(run: _Run, vector: list[float] | None) -> ExperienceIndex | None:
+    """The graph's experience index brought up to date, or None when it cannot speak
+    (no query vector, no candidates, no outcome with a query)."""
+    graph = run.graph
+    if vector is None or not run.entries:
+        return None
+    graph.vector_index()  # brings the engine up to date first
+    experience = experience_index(graph)
+    experience.refresh(graph.store, graph.generation)
+    return experience if len(experience) else None
+
+
+def _experience_floor(run: _Run) -> float:
+    """The query similarity at or below which an earlier query says nothing."""
+    floor = run.settings.experience_floor
+    return unrelated_similarity(run.graph.embedder.name) if floor is None else floor
+
+
+def _utility_match(run: _Run, vector: list[float] | None) -> dict[str, float]:
+    """Per candidate with Q-moving outcomes of a known query: how far they match this
+    query (`ExperienceIndex.utility_match`); empty when experience cannot speak."""
+    experience = _fresh_experience(run, vector)
+    if experience is None or vector is None:
+        return {}
+    return experience.utility_match(
+        vector,
+        run.graph.vector_index().dimensions,
+        run.entries,
+        run.graph.embed_texts,
+        _experience_floor(run),
+    )
+
+
 def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) -> int:
     """Similar earlier outcomes vouch for (or object to) the nodes they used.
 
@@ -1300,22 +1335,16 @@ def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) ->
     candidate is out of it.  Returns the number of entries changed.
     """
     graph = run.graph
-    if vector is None or not run.entries:
-        return 0
-    index = graph.vector_index()  # brings the engine up to date first
-    experience = experience_index(graph)
-    experience.refresh(graph.store, graph.generation)
-    if not len(experience):
+    experience = _fresh_experience(run, vector)
+    if experience is None or vector is None:
         return 0
     peers = [n for n in sorted(run.entries) if n not in run.out_of_context] or sorted(run.entries)
     found = experience.evidence(
         vector,
-        index.dimensions,
+        graph.vector_index().dimensions,
         run.entries,
         graph.embed_texts,
-        unrelated_similarity(graph.embedder.name)
-        if run.settings.experience_floor is None
-        else run.settings.experience_floor,
+        _experience_floor(run),
         Lexical.of(graph.text_index(), tokens, peers),
     )
     gain, penalty = run.settings.experience_gain, run.settings.experience_penalty
@@ -1329,12 +1358,16 @@ def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) ->
 def _utility_rerank(run: _Run, vector: list[float] | None, tokens: Sequence[str]) -> None:
     """Stage 5: Q-values (seed 004's blend), experience, superseded nodes demoted.
 
-    score' = (1 − α)·score + α·q_value when some candidate in the query's
-    context has outcomes (Q-values move by each cause's 1/k credit share,
-    `learning.outcomes`; another conversation's learned turn set aside by the
-    participant scope does not switch the blend on for this one's), then
-    `_experience` (query-dependent), then × `superseded_factor` for
-    superseded nodes.
+    score' = (1 − α)·score + α·q when some candidate in the query's context has
+    outcomes (Q-values move by attributions only, `learning.outcomes`; another
+    conversation's learned turn set aside by the participant scope does not
+    switch the blend on for this one's).  q is the node's q_value, conditioned on
+    the query for a node whose Q was earned by outcomes with a known query
+    (`conditioned_q` with `ExperienceIndex.utility_match`: a node that answered
+    one question is lifted for questions like it, at the prior 0.5 for others);
+    a node without outcomes, or whose outcomes name no query, blends its q_value
+    as seed 004 says.  Then `_experience` (query-dependent), then ×
+    `superseded_factor` for superseded nodes.
     """
     run.reader.load_nodes(run.entries)
     alpha = run.settings.utility_weight
@@ -1343,13 +1376,15 @@ def _utility_rerank(run: _Run, vector: list[float] | None, tokens: Sequence[str]
         node is not None and node.q_update_count > 0 and node_id not in run.out_of_context
         for node_id, node in rows.items()
     )
+    match = _utility_match(run, vector) if learned else {}
     demoted = 0
     for node_id, entry in run.entries.items():
         node = rows[node_id]
         if node is None:
             continue
         if learned:
-            entry.score = (1.0 - alpha) * entry.score + alpha * node.q_value
+            q = conditioned_q(node.q_value, match.get(node_id, 1.0))
+            entry.score = (1.0 - alpha) * entry.score + alpha * q
         if node.superseded_by is not None and run.answers_now:
             entry.score *= run.settings.superseded_factor
             demoted += 1
