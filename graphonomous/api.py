@@ -32,6 +32,7 @@ from .learning import (
 )
 from .model import DEFAULT_AGENT_ID, Node, check_id
 from .model import MAX_LIST_LIMIT as MAX_LIST_LIMIT
+from .retrieval.defaults import DEFAULT_EXPANSION_HOPS, DEFAULT_LIMIT, DEFAULT_NEIGHBORS_PER_NODE
 from .retrieval.experience import (
     ExperienceIndex,
     RetrievalTrace,
@@ -349,9 +350,9 @@ class Graphonomous:
         self,
         query: str,
         *,
-        limit: int = 10,
-        expansion_hops: int = 1,
-        neighbors_per_node: int = 5,
+        limit: int = DEFAULT_LIMIT,
+        expansion_hops: int = DEFAULT_EXPANSION_HOPS,
+        neighbors_per_node: int = DEFAULT_NEIGHBORS_PER_NODE,
         min_score: float = 0.0,
         node_type: str | None = None,
         agent_id: str | None = None,
