@@ -170,3 +170,19 @@ def test_recall_prints_the_cut(tmp_path: Path) -> None:
     out = io.StringIO()
     assert main(["--db", db, "recall", "alpha centauri star system", "--limit", "1"], out=out) == 0
     assert "cut at the radius 3 (2 arcs not followed)" in out.getvalue()
+
+
+def test_a_result_goes_with_the_loop_of_its_whole(graph: Graphonomous) -> None:
+    _add(graph, "chunk", "alpha centauri is a star system")
+    _filler(graph, ["file_a", "file_b"])
+    graph.store_edge("chunk", "file_a", "part_of")
+    _cycle(graph, ["file_a", "file_b"], "depends_on")  # an import cycle of the files
+    result = graph.retrieve_context("alpha centauri star system", limit=1, effort=0)
+    assert [r["node_id"] for r in result["results"]] == ["chunk"]
+    assert result["topology"]["sccs"][0]["nodes"] == ["file_a", "file_b"]
+
+
+def test_the_tail_of_the_list_anchors_no_loop() -> None:
+    ranked = [("a", 0.9), ("b", 0.45), ("c", 0.44)]
+    assert loop_region.anchors(ranked) == ["a", "b"]  # 0.45 ≥ 0.5 × 0.9; 0.44 is the tail
+    assert loop_region.anchors([]) == []

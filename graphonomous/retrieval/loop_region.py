@@ -9,17 +9,20 @@ one SQL statement per layer, visibility and retrieval aids as everywhere else).
 
 The region (SPEC §9.3.7) is seed 004's expanded topology window (the results and
 their strongest neighbours, chosen by the retriever) united with the strongly
-connected components that the results belong to in the directed κ graph around
-them.  A node is in a result's SCC iff it is reachable from the result and the
-result from it, so the walk follows κ arcs (`model.KAPPA_ARC_DIRECTION`:
-symmetric kinds are no arcs) forward from the results and, separately, backward
-into them, each for at most `LOOP_RADIUS` arcs, and stops adding nodes at
-`LOOP_MAX_NODES`.  Tarjan over the walked nodes keeps the members of every
-non-trivial SCC that holds a result.  A cycle of length L through a result has
-each member within `LOOP_RADIUS` arcs of it forward or backward when
-L ≤ 2 · `LOOP_RADIUS` + 1, so such a cycle is always seen whole unless the node
-budget is hit; whichever bound left arcs unfollowed is reported
-(``stats.topology_region``), never silently.
+connected components that the *anchors* belong to in the directed κ graph around
+them.  Anchors are the results scoring at least `ANCHOR_SHARE` of the best (the
+list's tail is not what the answer rests on) and the wholes they are part of (the
+structural kinds of `model`: a chunk goes with its file, a turn with its session;
+a file in an import cycle puts the loop under every chunk of it).  A node is in
+an anchor's SCC iff it is reachable from the anchor and the anchor from it, so
+the walk follows κ arcs (`model.KAPPA_ARC_DIRECTION`: symmetric kinds are no arcs)
+forward from the anchors and, separately, backward into them, each for at most
+`LOOP_RADIUS` arcs, and stops adding nodes at `LOOP_MAX_NODES`.  Tarjan over the
+walked nodes keeps the members of every non-trivial SCC that holds an anchor.  A
+cycle of length L through an anchor has each member within `LOOP_RADIUS` arcs of
+it forward or backward when L ≤ 2 · `LOOP_RADIUS` + 1, so such a cycle is always
+seen whole unless the node budget is hit; whichever bound left arcs unfollowed is
+reported (``stats.topology_region``), never silently.
 """
 
 from __future__ import annotations
@@ -46,6 +49,12 @@ nodes 270–624 ms on dense unions of Hamiltonian cycles), so 400 keeps the topo
 a retrieval well below its other stages while covering a radius-3 neighbourhood of ten
 results of typical degree (10 × (3 + 3²) ≈ 120 ordinary nodes; hubs are what hit it)."""
 
+ANCHOR_SHARE: Final = 0.5
+"""A result scoring under half the best is the list's tail (a ten-result answer from a small
+corpus reaches into unrelated files): its loops are not the answer's.  Measured on the dev
+corpus of benchmarks/eval_kappa_activation.py --loops: the loop-holding results of loop
+questions score 0.8–1.0 of the best; the loop chunks reached by acyclic questions 0.3–0.7."""
+
 CUT_NONE: Final = "none"
 CUT_RADIUS: Final = "radius"
 CUT_MAX_NODES: Final = "max_nodes"
@@ -56,7 +65,7 @@ class LoopRegion:
     """What the walk saw: the analysed universe and how the bounds acted."""
 
     members: list[str]  # results + members of the SCCs holding a result, sorted
-    walked: int  # nodes the bounded walk collected
+    walked: int  # nodes the bounded walk collected (from the results and their wholes)
     cut: str  # CUT_NONE, CUT_RADIUS (arcs left at the radius) or CUT_MAX_NODES
     arcs_not_followed: int  # arcs leaving the walked set that the bounds cut
 
@@ -140,14 +149,18 @@ class _Walk:
 
 
 def loop_region(reader: GraphReader, result_ids: Sequence[str]) -> LoopRegion:
-    """The results plus the members of every non-trivial SCC holding a result, bounded.
+    """The results plus the members of every non-trivial SCC holding a result or a whole
+    a result is part of (a chunk goes with its file: `model` structural kinds), bounded.
 
     Output: a `LoopRegion` (universe sorted; `cut` says which bound, if any,
     left arcs unfollowed).  Complexity: `LOOP_RADIUS` + 1 batched link reads,
     O(V + E) over at most `LOOP_MAX_NODES` walked nodes and their links.
     """
     results = sorted(set(result_ids))
-    walk = _Walk(reader, results)
+    wholes = reader.wholes_of(results)
+    anchors = sorted(set(results).union(*wholes.values()))
+    anchors_set = set(anchors)
+    walk = _Walk(reader, anchors)
     for _ in range(LOOP_RADIUS):
         if not (walk.frontier[True] or walk.frontier[False]) or walk.full:
             break
@@ -156,24 +169,31 @@ def loop_region(reader: GraphReader, result_ids: Sequence[str]) -> LoopRegion:
     adjacency = adjacency_over(walk.seen, arcs)
     keep = set(results)
     for component in tarjan_scc(adjacency):
-        if len(component) > 1 and keep.intersection(component):
+        if len(component) > 1 and not anchors_set.isdisjoint(component):
             keep.update(component)
     cut = CUT_MAX_NODES if walk.full else CUT_RADIUS if not_followed else CUT_NONE
     return LoopRegion(sorted(keep), len(walk.seen), cut, not_followed)
 
 
+def anchors(ranked: Sequence[tuple[str, float]]) -> list[str]:
+    """The results the answer rests on: those scoring at least `ANCHOR_SHARE` of the best."""
+    best = max((score for _node, score in ranked), default=0.0)
+    return [node_id for node_id, score in ranked if score >= ANCHOR_SHARE * best]
+
+
 def answer_topology(
-    reader: GraphReader, result_ids: Sequence[str], window: Iterable[str]
+    reader: GraphReader, ranked: Sequence[tuple[str, float]], window: Iterable[str]
 ) -> tuple[dict[str, Any], list[str], list[Edge], LoopRegion]:
     """(canonical §A.1 topology, its sorted universe, the stored edges among it, the loops).
 
-    The single home of a retrieval's κ: `retrieve_context` calls it, and every
-    surface reports what it returns.  Universe = `window` ∪ the results' loop
-    members (:func:`loop_region`); κ is analysed on the stored edges among it, as
-    ``topology.analyze`` defines (trigger ``retrieve_context``).  Complexity:
-    :func:`loop_region` plus one read of the universe's edges plus ``analyze``.
+    The single home of a retrieval's κ: `retrieve_context` calls it with its ranked
+    results ``(id, score)``, and every surface reports what it returns.  Universe =
+    `window` ∪ the loop members of the :func:`anchors` (:func:`loop_region`); κ is
+    analysed on the stored edges among it, as ``topology.analyze`` defines (trigger
+    ``retrieve_context``).  Complexity: :func:`loop_region` plus one read of the
+    universe's edges plus ``analyze``.
     """
-    region = loop_region(reader, result_ids)
+    region = loop_region(reader, anchors(ranked))
     universe = sorted(set(window) | set(region.members))
     edges = reader.edges_between(universe)
     adjacency = build_adjacency(universe, edges)
@@ -187,6 +207,7 @@ __all__ = [
     "LOOP_MAX_NODES",
     "LOOP_RADIUS",
     "LoopRegion",
+    "anchors",
     "answer_topology",
     "loop_region",
 ]

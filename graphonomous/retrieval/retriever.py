@@ -1761,7 +1761,8 @@ def retrieve_context(
 
         started = time.perf_counter()
         window = _window(run, result_ids)
-        topology, universe, window_edges, region = answer_topology(run.reader, result_ids, window)
+        ranked = [(entry.node_id, entry.score) for entry in chosen]
+        topology, universe, window_edges, region = answer_topology(run.reader, ranked, window)
         run.mechanisms.append("topology")
         run.timings["topology"] = _ms(started)
         rows = {node_id: run.reader.node(node_id) for node_id in result_ids}
