@@ -188,3 +188,26 @@ def test_a_word_found_everywhere_names_no_one_quantity(
     stored = graph.store_node("Risk reduces trade.", node_id="d")
     assert stored["relation_links"] == {"linked": 0, "hub_keys_skipped": 1}
     assert graph.store.find_edge("a", "d", "causes") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Transpiration decreases with increasing humidity.",  # intransitive: no object
+        "The population increases by a percentage.",
+        "Afterwards produce sterile seeds.",  # an adverb is no mention
+        "raise KeyError(key)",  # a line of code states no relation
+        "value = causes(x)",
+    ],
+)
+def test_intransitive_verbs_adverbs_and_code_state_nothing(text: str) -> None:
+    assert extract_relations(text) == []
+
+
+def test_a_subject_keeps_the_noun_it_complements_and_docstrings_stay_prose() -> None:
+    assert _triples("Vasodilation of arterioles increases blood flow.") == [
+        ("vasodilation of arteriole", "causes", "positive", "blood flow")
+    ]
+    code = 'def test_masks():\n    """Test that masks reduce transmission."""\n    assert x\n'
+    (found,) = extract_relations(code)
+    assert (found.subject_key, found.object_key, found.line_start) == ("mask", "transmission", 1)

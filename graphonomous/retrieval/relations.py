@@ -234,6 +234,51 @@ PREPOSITIONS: Final = frozenset(
         "unlike",
     ]
 )
+# What may stand between a cue and its object: articles, demonstratives, quantifiers.
+DETERMINERS: Final = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "these",
+        "those",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "your",
+        "my",
+        "some",
+        "any",
+        "more",
+        "less",
+        "fewer",
+        "much",
+        "many",
+        "all",
+        "both",
+        "each",
+        "every",
+        "several",
+        "most",
+        "few",
+        "another",
+        "such",
+    ]
+)
+# Adverbs name no thing: "-ly" adverbs by their endings (nouns such as "supply" or
+# "family" do not end so), and a few others.
+ADVERBS: Final = frozenset(["always", "afterwards", "meanwhile", "already", "still", "soon"])
+_ADVERB: Final = re.compile(r"(?:ally|ously|ively|ently|antly|fully|ably|ibly|edly|ingly)$")
+# A line of program code states no relation ("raise KeyError(key)", "x = f(y)", "if a:"):
+# it is cut out of the text before sentences are read.
+_CODE_LINE: Final = re.compile(
+    r"^\s*(?:(?:def|class|return|raise|assert|import|from|yield|del|pass|@)\b|"
+    r"(?:if|elif|else|for|while|with|try|except|finally)\b.*:\s*$|[\w.\[\]]+\s*[-+*/]?=[^=])",
+    re.MULTILINE,
+)
 # Quantities named by their measure: "the amount of eggs" is about eggs.
 MEASURES: Final = frozenset(("amount", "number", "quantity", "level", "size", "volume"))
 # Verbs of change in "as X increases, Y decreases" (not cues on their own: "prices rise"
@@ -309,19 +354,38 @@ def _is_content(token: str) -> bool:
         token[:1].isalnum()
         and plain not in FUNCTION_WORDS
         and plain not in PREPOSITIONS
+        and plain not in ADVERBS
+        and not _ADVERB.search(plain)
         and plain not in _CUE_HEADS
         and plain not in CHANGES
     )
 
 
-def _mention(tokens: list[str], end: int) -> list[str] | None:
-    """The content-word run ending at token `end` (reading leftwards), in reading order."""
+def _run_left(tokens: list[str], end: int) -> tuple[list[str], int]:
+    """The content-word run ending at token `end`, in reading order, and its first index."""
     words: list[str] = []
     index = end
     while index >= 0 and _is_content(tokens[index]) and len(words) < MAX_MENTION_WORDS:
         words.append(tokens[index])
         index -= 1
-    return words[::-1] or None
+    return words[::-1], index + 1
+
+
+def _mention(tokens: list[str], end: int) -> list[str] | None:
+    """The subject mention ending at token `end`.  A run after "of" is the complement of
+    the noun before it ("vasodilation of arterioles", "intake of dietary fibres"): the
+    mention is the whole "X of Y"."""
+    words, start = _run_left(tokens, end)
+    if not words:
+        return None
+    before = start - 1
+    if before >= 1 and tokens[before].lower() in DETERMINERS:
+        before -= 1
+    if before >= 1 and tokens[before].lower() == "of":
+        head, _ = _run_left(tokens, before - 1)
+        if head and head[-1].lower() not in MEASURES:  # "the amount of eggs" is eggs
+            return [*head, "of", *words]
+    return words
 
 
 def _key(words: list[str]) -> str:
@@ -331,15 +395,19 @@ def _key(words: list[str]) -> str:
 
 
 def _phrase_start(lowered: list[str], index: int) -> int | None:
-    """Past determiners, comparatives and "the amount of"; None at a negation."""
+    """Past determiners, comparatives and "the amount of"; None at a negation or at any
+    other function word ("increases in spring", "decreases with humidity": the verb is
+    intransitive there and what follows is no object)."""
     while index < len(lowered):
         word = lowered[index]
         if word in NEGATIONS:
             return None
         if word in MEASURES and index + 1 < len(lowered) and lowered[index + 1] == "of":
             index += 2
-        elif word in FUNCTION_WORDS or word in MODIFIERS:
+        elif word in DETERMINERS or word in MODIFIERS:
             index += 1
+        elif word in FUNCTION_WORDS or word in PREPOSITIONS:
+            return None
         else:
             break
     return index
@@ -465,6 +533,11 @@ def _sentence_relations(sentence: str) -> list[tuple[_Found, bool]]:
     return found
 
 
+def _code_free(text: str) -> str:
+    """`text` with every line of code emptied (line numbers kept: the line stays, blank)."""
+    return "\n".join("" if _CODE_LINE.match(line) else line for line in text.split("\n"))
+
+
 def extract_relations(text: str) -> list[Relation]:
     """Every relation `text` states (module rules), in reading order.
 
@@ -472,6 +545,7 @@ def extract_relations(text: str) -> list[Relation]:
     within `text` (a caller adds the node's own first line).
     """
     out: list[Relation] = []
+    text = _code_free(text)
     for offset, sentence in _sentences(text):
         if sentence.rstrip().endswith("?"):
             continue
