@@ -89,6 +89,15 @@ def test_the_window_of_neighbours_stays_and_the_loop_joins_it(graph: Graphonomou
     assert result["stats"]["topology_region"]["loop_members"] == 4
 
 
+def test_a_sink_anchor_is_not_walked(graph: Graphonomous) -> None:
+    _add(graph, "session", "alpha centauri is a star system")
+    _filler(graph, [f"turn{i}" for i in range(5)])
+    for i in range(5):
+        graph.store_edge(f"turn{i}", "session", "part_of")  # arcs in, none out
+    result = graph.retrieve_context("alpha centauri star system", limit=1, effort=0)
+    assert result["stats"]["topology_region"]["walked"] == 1
+
+
 def test_symmetric_kinds_are_no_arcs_of_the_walk(graph: Graphonomous) -> None:
     _add(graph, "a", "alpha centauri is a star system")
     _filler(graph, ["b", "c"])
@@ -103,13 +112,14 @@ def test_the_node_budget_is_reported_when_hit(
 ) -> None:
     monkeypatch.setattr(loop_region, "LOOP_MAX_NODES", 3)
     _add(graph, "a", "alpha centauri is a star system")
-    _filler(graph, ["b", "c", "d", "e"])
+    _filler(graph, ["b", "c", "d", "e", "x"])
     for target in ("b", "c", "d", "e"):
         graph.store_edge("a", target, "causes")
+    graph.store_edge("x", "a", "causes")  # an arc in: a may be on a cycle, so it is walked
     result = graph.retrieve_context("alpha centauri star system", limit=1, effort=0)
     region = result["stats"]["topology_region"]
     assert region["cut"] == "max_nodes" and region["walked"] == 3
-    assert region["arcs_not_followed"] == 2
+    assert region["arcs_not_followed"] == 3  # a → d, a → e, x → a
 
 
 # -- every surface reports the same topology ---------------------------------------------
@@ -186,3 +196,14 @@ def test_the_tail_of_the_list_anchors_no_loop() -> None:
     ranked = [("a", 0.9), ("b", 0.45), ("c", 0.44)]
     assert loop_region.anchors(ranked) == ["a", "b"]  # 0.45 ≥ 0.5 × 0.9; 0.44 is the tail
     assert loop_region.anchors([]) == []
+
+
+def test_a_loop_of_the_tail_does_not_route_the_answer(graph: Graphonomous) -> None:
+    _add(graph, "a", "alpha centauri is a star system")
+    _add(graph, "t", "alpha particles decay")  # a weak match: the list's tail
+    _filler(graph, ["n"])
+    _cycle(graph, ["t", "n"])
+    result = graph.retrieve_context("alpha centauri star system", limit=2, effort=0)
+    assert [r["node_id"] for r in result["results"]] == ["a", "t"]
+    assert result["topology"]["routing"] == "fast"
+    assert result["topology"]["dag_nodes"] == ["a", "t"]  # t's neighbour n: not the answer's

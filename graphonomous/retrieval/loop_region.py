@@ -7,9 +7,9 @@ through `retrieve_context`.  The κ math is `graphonomous.topology`'s, untouched
 this module only chooses the region.  Reads go through `GraphReader` (batched,
 one SQL statement per layer, visibility and retrieval aids as everywhere else).
 
-The region (SPEC §9.3.7) is seed 004's expanded topology window (the results and
-their strongest neighbours, chosen by the retriever) united with the strongly
-connected components that the *anchors* belong to in the directed κ graph around
+The region (SPEC §9.3.7) is the results, seed 004's expanded topology window of the
+anchors (they and their strongest neighbours, chosen by the retriever) and the
+strongly connected components that the *anchors* belong to in the directed κ graph around
 them.  Anchors are the results scoring at least `ANCHOR_SHARE` of the best (the
 list's tail is not what the answer rests on) and the wholes they are part of (the
 structural kinds of `model`: a chunk goes with its file, a turn with its session;
@@ -27,7 +27,7 @@ reported (``stats.topology_region``), never silently.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -105,11 +105,20 @@ def _step(reader: GraphReader, frontier: Iterable[str], forward: bool) -> list[t
 class _Walk:
     """The two bounded breadth-first walks (forward, backward) sharing one node budget."""
 
-    def __init__(self, reader: GraphReader, results: Sequence[str]) -> None:
+    def __init__(self, reader: GraphReader, anchors: Sequence[str]) -> None:
         self.reader = reader
-        self.seen: set[str] = set(results)
-        self.reached = {True: set(results), False: set(results)}
-        self.frontier = {True: set(results), False: set(results)}
+        self.seen: set[str] = set(anchors)
+        self.reached = {True: set(anchors), False: set(anchors)}
+        # Only an anchor with an arc in and an arc out can be on a cycle: a sink (a
+        # session its turns are part of) or a source is walked from neither side, which
+        # keeps a hub's parts out of the walk.
+        reader.load_links(anchors)
+        cyclic = {
+            node_id
+            for node_id in anchors
+            if _step(reader, [node_id], True) and _step(reader, [node_id], False)
+        }
+        self.frontier = {True: set(cyclic), False: set(cyclic)}
         self.full = len(self.seen) >= LOOP_MAX_NODES
 
     def layer(self) -> None:
@@ -182,21 +191,31 @@ def anchors(ranked: Sequence[tuple[str, float]]) -> list[str]:
 
 
 def answer_topology(
-    reader: GraphReader, ranked: Sequence[tuple[str, float]], window: Iterable[str]
+    reader: GraphReader,
+    ranked: Sequence[tuple[str, float]],
+    window: Callable[[Sequence[str]], list[str]],
 ) -> tuple[dict[str, Any], list[str], list[Edge], LoopRegion]:
-    """(canonical §A.1 topology, its sorted universe, the stored edges among it, the loops).
+    """(canonical §A.1 topology, its sorted universe, the stored edges of the whole region,
+    the loops).
 
     The single home of a retrieval's κ: `retrieve_context` calls it with its ranked
-    results ``(id, score)``, and every surface reports what it returns.  Universe =
-    `window` ∪ the loop members of the :func:`anchors` (:func:`loop_region`); κ is
-    analysed on the stored edges among it, as ``topology.analyze`` defines (trigger
-    ``retrieve_context``).  Complexity: :func:`loop_region` plus one read of the
-    universe's edges plus ``analyze``.
+    results ``(id, score)`` and its seed-004 window (ids → those ids plus their
+    strongest neighbours), and every surface reports what it returns.  κ is analysed,
+    as ``topology.analyze`` defines (trigger ``retrieve_context``), on the results,
+    the :func:`anchors`' window and their loops (:func:`loop_region`); the edges
+    returned (for causal context and contradiction flags) are those among every
+    result's window and the loops.  Complexity: :func:`loop_region` plus one read of
+    the region's edges plus ``analyze``.
     """
-    region = loop_region(reader, anchors(ranked))
-    universe = sorted(set(window) | set(region.members))
-    edges = reader.edges_between(universe)
-    adjacency = build_adjacency(universe, edges)
+    results = [node_id for node_id, _score in ranked]
+    anchored = anchors(ranked)
+    region = loop_region(reader, anchored)
+    full = sorted(set(window(results)) | set(region.members))
+    edges = reader.edges_between(full)
+    universe = sorted(set(results) | set(window(anchored)) | set(region.members))
+    members = set(universe)
+    inside = [e for e in edges if e.source_id in members and e.target_id in members]
+    adjacency = build_adjacency(universe, inside)
     return analyze(adjacency, trigger="retrieve_context", copy=False), universe, edges, region
 
 

@@ -1493,8 +1493,8 @@ def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
 
 
 def _window(run: _Run, result_ids: list[str]) -> list[str]:
-    """Results plus each one's strongest visible neighbours (seed 004's topology window),
-    sorted; `loop_region.answer_topology` adds the loops the results are in."""
+    """Nodes plus each one's strongest visible neighbours (seed 004's topology window),
+    sorted; `loop_region.answer_topology` asks it for the results and their anchors."""
     run.reader.load_links(result_ids)
     universe = set(result_ids)
     per_result = run.settings.topology_neighbors_per_result
@@ -1760,9 +1760,10 @@ def retrieve_context(
         result_ids = [entry.node_id for entry in chosen]
 
         started = time.perf_counter()
-        window = _window(run, result_ids)
         ranked = [(entry.node_id, entry.score) for entry in chosen]
-        topology, universe, window_edges, region = answer_topology(run.reader, ranked, window)
+        topology, universe, window_edges, region = answer_topology(
+            run.reader, ranked, lambda ids: _window(run, list(ids))
+        )
         run.mechanisms.append("topology")
         run.timings["topology"] = _ms(started)
         rows = {node_id: run.reader.node(node_id) for node_id in result_ids}
