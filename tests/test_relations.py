@@ -211,3 +211,31 @@ def test_a_subject_keeps_the_noun_it_complements_and_docstrings_stay_prose() -> 
     code = 'def test_masks():\n    """Test that masks reduce transmission."""\n    assert x\n'
     (found,) = extract_relations(code)
     assert (found.subject_key, found.object_key, found.line_start) == ("mask", "transmission", 1)
+
+
+def test_the_index_is_saved_and_a_fresh_process_reads_only_later_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = str(tmp_path / "saved.db")
+    with Graphonomous(db) as writer:
+        writer.store_node("More rabbits increase the fox population.", node_id="x")
+        writer.store_node("Births increase population.", node_id="z")
+        writer.store_node("The fox population reduces rabbits.", node_id="y")
+    index = RelationIndex()
+    index.add("x", "More rabbits increase the fox population.")
+    assert RelationIndex.load(index.dump()) is not None
+    assert RelationIndex.load(b"not a dump") is None
+    from graphonomous.retrieval import relations
+
+    calls: list[str] = []
+    original = relations.extract_relations
+    monkeypatch.setattr(
+        relations, "extract_relations", lambda text: calls.append(text) or original(text)
+    )
+    with Graphonomous(db) as reader:
+        loaded = relations.relation_index(reader.engine)
+        assert list(loaded.stating_subject("causes", "fox population")) == ["y"]
+        assert [r.object_key for r in loaded.relations_of("z")] == ["population"]
+    # The copy saved at the first write was loaded: only the nodes written after it
+    # (replayed from the change log) were read again.
+    assert sorted(calls) == ["Births increase population.", "The fox population reduces rabbits."]

@@ -38,20 +38,23 @@ Rules of this file:
   quantity whose change the cue already says).
 * `RelationIndex` maps each node to its relations and (kind, subject key) /
   (kind, object key) to the nodes stating them; the engine keeps it current
-  with the database like the entity index (`Engine.text_mirror`).  It adds no
-  node to the graph.
+  with the database and saves it like the entity index (`Engine.text_mirror`,
+  `dump` / `load`).  It adds no node to the graph.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Any, Final
 
 from ..engine import Engine
 from .entities import FUNCTION_WORDS, entity_key
 
+# The saved copy's layout (`RelationIndex.dump`, kept by the engine like the BM25 index).
+_DUMP_FORMAT: Final = "graphonomous-relations/1"
 CAUSES: Final = "causes"
 DEPENDS_ON: Final = "depends_on"
 POSITIVE: Final = "positive"
@@ -590,7 +593,9 @@ class RelationIndex:
     def add(self, node_id: str, content: str) -> None:
         """Index (or re-index) one node's content.  O(len(content))."""
         self.remove(node_id)
-        found = tuple(extract_relations(content))
+        self._index(node_id, tuple(extract_relations(content)))
+
+    def _index(self, node_id: str, found: tuple[Relation, ...]) -> None:
         if not found:
             return
         self._relations[node_id] = found
@@ -614,6 +619,32 @@ class RelationIndex:
                     nodes.discard(node_id)
                     if not nodes:
                         del table[(relation.kind, key)]
+
+    def dump(self) -> bytes:
+        """The whole index as bytes (`load` restores it).  O(size): saved beside the BM25
+        index (`Engine.text_mirror`), so a fresh process extracts no content again."""
+        state = {
+            "format": _DUMP_FORMAT,
+            "relations": [
+                [node_id, [list(astuple(r)) for r in found]]
+                for node_id, found in self._relations.items()
+            ],
+        }
+        return json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    @classmethod
+    def load(cls, data: bytes) -> RelationIndex | None:
+        """An index from `dump` bytes; None when they are not a readable dump.  O(size)."""
+        try:
+            state = json.loads(data.decode("utf-8"))
+            if not isinstance(state, dict) or state.get("format") != _DUMP_FORMAT:
+                return None
+            index = cls()
+            for node_id, found in state["relations"]:
+                index._index(str(node_id), tuple(Relation(*fields) for fields in found))
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+            return None
+        return index
 
     def relations_of(self, node_id: str) -> tuple[Relation, ...]:
         return self._relations.get(node_id, ())
