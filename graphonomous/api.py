@@ -32,6 +32,7 @@ from .learning import (
 )
 from .model import DEFAULT_AGENT_ID, Node, check_id
 from .model import MAX_LIST_LIMIT as MAX_LIST_LIMIT
+from .retrieval.defaults import DEFAULT_EXPANSION_HOPS, DEFAULT_LIMIT, DEFAULT_NEIGHBORS_PER_NODE
 from .retrieval.experience import (
     ExperienceIndex,
     RetrievalTrace,
@@ -48,7 +49,14 @@ from .store import Store, is_postgres_url, open_store, storage_url_from_env
 # deliberation, nor the retriever and topology they import).
 if TYPE_CHECKING:
     from .index import Bm25Index
-    from .learning import attention, consolidator, coverage, deliberation, supersession
+    from .learning import (
+        attention,
+        consolidator,
+        coverage,
+        deliberation,
+        relation_links,
+        supersession,
+    )
     from .retrieval import entities, metrics, speakers
     from .retrieval.entities import EntityIndex
     from .retrieval.retriever import RetrievalSettings
@@ -62,6 +70,7 @@ else:
     metrics = lazy_module("graphonomous.retrieval.metrics")
     speakers = lazy_module("graphonomous.retrieval.speakers")
     supersession = lazy_module("graphonomous.learning.supersession")
+    relation_links = lazy_module("graphonomous.learning.relation_links")
 
 DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
 DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
@@ -174,6 +183,9 @@ class Graphonomous:
             valid_to=valid_to,
         )
         stored["updates"] = supersession.link_updates(self.engine, [stored["node"]["id"]])
+        stored["relation_links"] = relation_links.link_relations(
+            self.engine, [stored["node"]["id"]]
+        )
         if stored["updates"]:
             stored["node"] = crud.get_node(self.engine, stored["node"]["id"])["node"]
         return stored
@@ -299,6 +311,10 @@ class Graphonomous:
         result = crud.apply_batch(
             self.engine, operations, bookkeeping, defer_embeddings=defer_embeddings
         )
+        if result.get("added_node_ids"):  # an ingest's prose states relations too
+            result["relation_links"] = relation_links.link_relations(
+                self.engine, result["added_node_ids"]
+            )
         if bookkeeping is None and not defer_embeddings and result.get("added_node_ids"):
             unchecked: list[str] = []
             result["updates"] = supersession.link_updates(
@@ -359,9 +375,9 @@ class Graphonomous:
         self,
         query: str,
         *,
-        limit: int = 10,
-        expansion_hops: int = 1,
-        neighbors_per_node: int = 5,
+        limit: int = DEFAULT_LIMIT,
+        expansion_hops: int = DEFAULT_EXPANSION_HOPS,
+        neighbors_per_node: int = DEFAULT_NEIGHBORS_PER_NODE,
         min_score: float = 0.0,
         node_type: str | None = None,
         agent_id: str | None = None,

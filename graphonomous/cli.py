@@ -41,6 +41,7 @@ from .model import (
     new_id,
 )
 from .paths import create_problem
+from .retrieval.defaults import DEFAULT_LIMIT
 from .retrieval.provenance import location
 from .store import BatchError, StoreError, is_postgres_url
 from .store.damage import damage_message, full_message, is_damage, is_full
@@ -662,6 +663,13 @@ def _print_recall(result: dict[str, Any], where: dict[str, str], out: TextIO) ->
                 f"{where[f['source']]} → {where[f['target']]}" for f in scc["fault_line_edges"]
             )
             out.write(f"  {scc['id']} κ={scc['kappa']} fault lines: {faults or '-'}\n")
+    region = stats["topology_region"]
+    if region["cut"] != "none":
+        bound = f"radius {region['radius']}" if region["cut"] == "radius" else "node budget"
+        out.write(
+            f"  loops looked for in {region['walked']} nodes, cut at the {bound} "
+            f"({region['arcs_not_followed']} arcs not followed)\n"
+        )
     for rank, item in enumerate(result["results"], start=1):
         origin = item["channel"] if item["hops"] == 0 else f"{item['channel']}+{item['hops']}"
         flags = f" [{', '.join(item['flags'])}]" if item["flags"] else ""
@@ -1807,7 +1815,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     depth = recall.add_mutually_exclusive_group()
     depth.add_argument("--effort", type=int, metavar="0-10", help="effort spectrum level")
     depth.add_argument("--deep", action="store_true", help="same as --effort 6")
-    recall.add_argument("--limit", type=int, default=10)
+    recall.add_argument("--limit", type=int, default=DEFAULT_LIMIT)
     recall.add_argument("--type", choices=NODE_TYPES, help="only nodes of this type")
     recall.add_argument("--mermaid", action="store_true", help="also print a Mermaid flowchart")
     recall.add_argument(

@@ -361,6 +361,10 @@ class Bm25Index:
         slot = self._term_slot.get(term)
         return 0 if slot is None else self._df_of(slot)
 
+    def document_frequency(self, term: str) -> int:
+        """How many indexed documents hold `term` (a term as `terms` returns it).  O(1)."""
+        return self._df(term)
+
     def idf(self, term: str) -> float:
         """Okapi idf of a term with rank-bm25's negative floor; 0.0 for unknown terms.  O(1)."""
         df = self._df(term)

@@ -57,6 +57,7 @@ from ..model import (
     TIMESCALES,
     ValidationError,
 )
+from ..retrieval.defaults import DEFAULT_EXPANSION_HOPS, DEFAULT_LIMIT, DEFAULT_NEIGHBORS_PER_NODE
 from ..retrieval.lookups import (
     DEFAULT_EPISODIC_LIMIT,
     DEFAULT_PATH_HOPS,
@@ -72,9 +73,6 @@ from ..retrieval.lookups import (
 from ..retrieval.region import DEFAULT_SEARCH_LIMIT
 from ..retrieval.retriever import (
     DEEP_EFFORT,
-    DEFAULT_EXPANSION_HOPS,
-    DEFAULT_LIMIT,
-    DEFAULT_NEIGHBORS_PER_NODE,
     EFFORT_MAX,
     MAX_EXPANSION_HOPS,
     MAX_NEIGHBORS_PER_NODE,

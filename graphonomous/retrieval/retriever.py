@@ -36,8 +36,13 @@ The pipeline (SPEC "Retrieval" is normative; every knob is a field of
 5. **Utility rerank** (seed 004 phase 2) — score = (1 − α)·score + α·q_value
    when some candidate in the query's context has ``q_update_count > 0``;
    superseded nodes × `SUPERSEDED_FACTOR`.
-6. **Topology** of the results plus their strongest 1-hop neighbours
-   ("expanded topology window"), routed with trigger ``retrieve_context``.
+6. **Topology** of the region the answer rests on: the results plus their
+   strongest 1-hop neighbours ("expanded topology window") plus the members of
+   the feedback loops (non-trivial SCCs) the results belong to, found by a
+   bounded walk along κ arcs (`loop_region.answer_topology`; the bounds and
+   whether they cut anything are in ``stats.topology_region``), routed with
+   trigger ``retrieve_context``; causal context and contradiction flags read
+   the edges of the same region.
 7. **Side effects** (one transaction): access_count/last_accessed_at of the
    results, co_activation_count of edges between results.
 
@@ -71,9 +76,9 @@ from ..model import (
     format_time,
     parse_time,
 )
-from ..topology import analyze, build_adjacency
 from .auto_effort import is_document_query
 from .bm25 import bm25_tokens
+from .defaults import DEFAULT_EXPANSION_HOPS, DEFAULT_LIMIT, DEFAULT_NEIGHBORS_PER_NODE
 from .entities import FUNCTION_WORDS, entity_index, entity_key
 from .experience import (
     ExperienceIndex,
@@ -109,6 +114,7 @@ from .graph_view import (
     walk_degrees,
     weighted_graph,
 )
+from .loop_region import answer_topology
 from .multihop import entity_walk
 from .prf import expansion_terms
 from .provenance import provenance
@@ -135,11 +141,8 @@ WALK_MIN_EFFORT: Final = 5  # 5–7: + local PageRank and Louvain communities
 FULL_GRAPH_MIN_EFFORT: Final = 8  # 8–10: + whole-graph PageRank, contradiction check
 
 # -- arguments -----------------------------------------------------------------
-DEFAULT_LIMIT: Final = 10
 MAX_LIMIT: Final = 1000
-DEFAULT_EXPANSION_HOPS: Final = 1
 MAX_EXPANSION_HOPS: Final = 5
-DEFAULT_NEIGHBORS_PER_NODE: Final = 5
 MAX_NEIGHBORS_PER_NODE: Final = 100
 # Longer queries are cut to this many characters before embedding and BM25
 # (the answer echoes the cut query): a query is a question, not a document,
@@ -1525,7 +1528,8 @@ def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
 
 
 def _window(run: _Run, result_ids: list[str]) -> list[str]:
-    """Results plus each one's strongest visible neighbours (the topology window), sorted."""
+    """Nodes plus each one's strongest visible neighbours (seed 004's topology window),
+    sorted; `loop_region.answer_topology` asks it for the results and their anchors."""
     run.reader.load_links(result_ids)
     universe = set(result_ids)
     per_result = run.settings.topology_neighbors_per_result
@@ -1791,10 +1795,10 @@ def retrieve_context(
         result_ids = [entry.node_id for entry in chosen]
 
         started = time.perf_counter()
-        universe = _window(run, result_ids)
-        window_edges = run.reader.edges_between(universe)
-        adjacency = build_adjacency(universe, window_edges)
-        topology = analyze(adjacency, trigger="retrieve_context", copy=False)
+        ranked = [(entry.node_id, entry.score) for entry in chosen]
+        topology, universe, window_edges, region = answer_topology(
+            run.reader, ranked, lambda ids: _window(run, list(ids))
+        )
         run.mechanisms.append("topology")
         run.timings["topology"] = _ms(started)
         rows = {node_id: run.reader.node(node_id) for node_id in result_ids}
@@ -1844,6 +1848,7 @@ def retrieve_context(
         "time": {**time_report, "recalled": recalled},
         "returned": len(results),
         "topology_window": len(universe),
+        "topology_region": region.report(),
         "timings_ms": run.timings,
     }
     return {

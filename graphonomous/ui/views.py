@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from ..model import RELATIONSHIPS, ValidationError, check_choice, check_id, check_int
+from ..retrieval.defaults import DEFAULT_LIMIT
 from ..topology import analyze_document
 from .relationships import CANVAS_DEFAULT_RELATIONSHIP
 
@@ -26,7 +27,9 @@ MAX_VIEW_NODES: Final = 400
 nodes that is 80K pair updates (~2–4 ms in V8), which keeps 60 frames per second;
 beyond that a drawing is unreadable anyway, so larger graphs are shown by region."""
 
-DEFAULT_SEARCH_LIMIT: Final = 12
+# The canvas search asks what `recall` and the MCP tool ask by default, so the
+# three show the same results and the same topology for the same query.
+DEFAULT_SEARCH_LIMIT: Final = DEFAULT_LIMIT
 MAX_SEARCH_LIMIT: Final = 100
 DEFAULT_EXPAND_DEPTH: Final = 1
 MAX_EXPAND_DEPTH: Final = 3

@@ -309,6 +309,11 @@ function renderSearchPanel(result) {
   const t = result.topology;
   const routing = row(p, 'routing', `${t.routing} (max κ ${t.max_kappa}, ${t.scc_count} SCC)`);
   routing.dataset.testid = 'search-routing';
+  const region = result.stats.topology_region;
+  if (region.cut !== 'none') {
+    const bound = region.cut === 'radius' ? `radius ${region.radius}` : 'node budget';
+    row(p, 'loops', `looked for in ${region.walked} nodes, cut at the ${bound} (${region.arcs_not_followed} arcs not followed)`);
+  }
   row(p, 'results', `${result.results.length}${result.truncated ? ` (showing ${result.nodes.length})` : ''}`);
   for (const scc of t.sccs) {
     const names = (id) => nodeById(app.plane, id)?.label ?? id;

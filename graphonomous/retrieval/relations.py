@@ -1,0 +1,678 @@
+"""LLM-free directed relations in prose: "A raises B", "B suppresses A", "C depends on D".
+
+Rules of this file:
+
+* Extraction is pure and deterministic (regular expressions over words; no
+  model, no parser, no download).  A relation is a **cue** between two
+  **mentions** in one sentence: the mention is the run of up to
+  `MAX_MENTION_WORDS` content words (words that are not `entities.FUNCTION_WORDS`;
+  identifiers and codes count) directly left of the cue and directly right of it.
+  Only hedges and adverbs (`BETWEEN_WORDS`) may stand between a mention and its
+  cue; anything else (a relative clause, a comma) means no relation — high
+  precision first: a missed relation costs one edge, a wrong one fakes a loop.
+* Cues (`CUES`), each with its reason:
+  - causal, positive (`causes`, polarity ``positive``): raises, increases,
+    causes, leads to, drives, triggers, produces, results in, amplifies,
+    boosts, and their plural forms — verbs whose subject makes the object
+    happen or grow;
+  - causal, negative (`causes`, polarity ``negative``): reduces, decreases,
+    lowers, suppresses, inhibits, prevents, dampens — the subject makes the
+    object shrink or not happen (a balancing link in system-dynamics terms);
+  - reversed: "B because of A", "B due to A", and the passives "B is caused /
+    driven / triggered / produced / raised / increased / reduced / suppressed /
+    inhibited / prevented by A" — the cause stands after the cue.  A plain
+    "because" introduces a clause whose noun phrase a word rule cannot find
+    ("we left because it rained"), so it makes no relation;
+  - dependency (`depends_on`): depends on, relies on, requires — the subject
+    rests on the object.
+  Past tense and gerunds ("increased", "increasing") are no cues: they are
+  mostly adjectives ("increased pressure").
+* Negation between the mentions ("does not cause", "never raises", "causes no")
+  → no relation.  A hedge ("may", "might", "could", "can", "possibly",
+  "probably", "likely", "often", "sometimes", "tends to") anywhere in the
+  clause before the cue → confidence `HEDGED_CONFIDENCE` instead of
+  `DIRECT_CONFIDENCE`.  Questions assert nothing: a sentence ending in "?" makes
+  no relation.
+* A mention's key is `entities.entity_key` of its words without leading
+  comparatives (`MODIFIERS`: "higher temperatures" and "temperature" are one
+  quantity whose change the cue already says).
+* `RelationIndex` maps each node to its relations and (kind, subject key) /
+  (kind, object key) to the nodes stating them; the engine keeps it current
+  with the database and saves it like the entity index (`Engine.text_mirror`,
+  `dump` / `load`).  It adds no node to the graph.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import astuple, dataclass
+from typing import Any, Final
+
+from ..engine import Engine
+from .entities import FUNCTION_WORDS, entity_key
+
+# The saved copy's layout (`RelationIndex.dump`, kept by the engine like the BM25 index).
+_DUMP_FORMAT: Final = "graphonomous-relations/1"
+CAUSES: Final = "causes"
+DEPENDS_ON: Final = "depends_on"
+POSITIVE: Final = "positive"
+NEGATIVE: Final = "negative"
+
+# A cue with both mentions adjacent is right most of the time; the hand-labelled
+# sample (benchmarks/eval_kappa_activation.py --label) measures how often.
+DIRECT_CONFIDENCE: Final = 0.8
+# A hedged statement ("may raise") asserts a possibility: half the confidence.
+HEDGED_CONFIDENCE: Final = 0.4
+# A mention is a short noun phrase; more words are mostly a clause swallowed whole.
+MAX_MENTION_WORDS: Final = 3
+# A mention key shorter than this is an abbreviation fragment or a symbol, not a quantity.
+MIN_KEY_CHARS: Final = 3
+
+_POSITIVE_VERBS: Final = (
+    "raises raise increases increase causes cause drives drive triggers trigger "
+    "produces produce amplifies amplify boosts boost"
+)
+_NEGATIVE_VERBS: Final = (
+    "reduces reduce decreases decrease lowers lower suppresses suppress inhibits inhibit "
+    "prevents prevent dampens dampen"
+)
+_PASSIVE: Final = {
+    "caused": POSITIVE,
+    "driven": POSITIVE,
+    "triggered": POSITIVE,
+    "produced": POSITIVE,
+    "raised": POSITIVE,
+    "increased": POSITIVE,
+    "reduced": NEGATIVE,
+    "suppressed": NEGATIVE,
+    "inhibited": NEGATIVE,
+    "prevented": NEGATIVE,
+}
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One cue phrase: the relation it states and whether the cause comes after it."""
+
+    words: tuple[str, ...]
+    kind: str
+    polarity: str | None
+    reversed: bool
+
+
+def _cues() -> tuple[Cue, ...]:
+    cues = [Cue((verb,), CAUSES, POSITIVE, False) for verb in _POSITIVE_VERBS.split()]
+    cues += [Cue((verb,), CAUSES, NEGATIVE, False) for verb in _NEGATIVE_VERBS.split()]
+    cues += [Cue((verb, "to"), CAUSES, POSITIVE, False) for verb in ("leads", "lead")]
+    cues += [Cue((verb, "in"), CAUSES, POSITIVE, False) for verb in ("results", "result")]
+    cues += [
+        Cue(("because", "of"), CAUSES, POSITIVE, True),
+        Cue(("due", "to"), CAUSES, POSITIVE, True),
+    ]
+    for be in ("is", "are", "was", "were", "be", "been"):
+        cues += [Cue((be, verb, "by"), CAUSES, sign, True) for verb, sign in _PASSIVE.items()]
+    for verb in ("depends", "depend", "relies", "rely"):
+        cues.append(Cue((verb, "on"), DEPENDS_ON, None, False))
+    cues += [Cue((verb,), DEPENDS_ON, None, False) for verb in ("requires", "require")]
+    # Longest first: "is caused by" wins over "caused"-less readings, "leads to" over none.
+    return tuple(sorted(cues, key=lambda cue: -len(cue.words)))
+
+
+CUES: Final = _cues()
+_CUE_HEADS: Final = frozenset(cue.words[0] for cue in CUES)
+
+HEDGES: Final = frozenset(
+    [
+        "may",
+        "might",
+        "could",
+        "can",
+        "possibly",
+        "probably",
+        "likely",
+        "perhaps",
+        "often",
+        "sometimes",
+        "tends",
+        "tend",
+    ]
+)
+NEGATIONS: Final = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nothing",
+        "cannot",
+        "neither",
+        "nor",
+        "doesn't",
+        "don't",
+        "didn't",
+        "won't",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "can't",
+        "couldn't",
+    ]
+)
+# "tends to raise": the only "to" allowed before a cue ("want to raise" has no subject).
+TEND: Final = frozenset({"tend", "tends"})
+# Words allowed between a mention and its cue besides hedges and negations (which are
+# read for what they say): adverbs of degree and sequence, auxiliaries.
+BETWEEN_WORDS: Final = HEDGES | frozenset(
+    [
+        "also",
+        "directly",
+        "indirectly",
+        "further",
+        "strongly",
+        "weakly",
+        "slightly",
+        "greatly",
+        "usually",
+        "generally",
+        "typically",
+        "in",
+        "turn",
+        "then",
+        "thereby",
+        "therefore",
+        "thus",
+        "eventually",
+        "ultimately",
+        "does",
+        "do",
+        "did",
+    ]
+)
+# Comparatives that say which way a quantity moved, not which quantity it is.
+MODIFIERS: Final = frozenset(
+    [
+        "higher",
+        "lower",
+        "more",
+        "less",
+        "greater",
+        "smaller",
+        "larger",
+        "increased",
+        "decreased",
+        "rising",
+        "falling",
+        "growing",
+        "declining",
+        "reduced",
+        "elevated",
+    ]
+)
+
+# Prepositions `entities.FUNCTION_WORDS` lacks: they end a mention ("oscillations around").
+PREPOSITIONS: Final = frozenset(
+    [
+        "around",
+        "across",
+        "along",
+        "among",
+        "amongst",
+        "within",
+        "without",
+        "toward",
+        "towards",
+        "via",
+        "per",
+        "versus",
+        "despite",
+        "beyond",
+        "throughout",
+        "onto",
+        "inside",
+        "outside",
+        "near",
+        "unlike",
+    ]
+)
+# What may stand between a cue and its object: articles, demonstratives, quantifiers.
+DETERMINERS: Final = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "these",
+        "those",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "your",
+        "my",
+        "some",
+        "any",
+        "more",
+        "less",
+        "fewer",
+        "much",
+        "many",
+        "all",
+        "both",
+        "each",
+        "every",
+        "several",
+        "most",
+        "few",
+        "another",
+        "such",
+    ]
+)
+# Adverbs name no thing: "-ly" adverbs by their endings (nouns such as "supply" or
+# "family" do not end so), and a few others.
+ADVERBS: Final = frozenset(["always", "afterwards", "meanwhile", "already", "still", "soon"])
+_ADVERB: Final = re.compile(r"(?:ally|ously|ively|ently|antly|fully|ably|ibly|edly|ingly)$")
+# A line of program code states no relation ("raise KeyError(key)", "x = f(y)", "if a:"):
+# it is cut out of the text before sentences are read.
+_CODE_LINE: Final = re.compile(
+    r"^\s*(?:(?:def|class|return|raise|assert|import|from|yield|del|pass|@)\b|"
+    r"(?:if|elif|else|for|while|with|try|except|finally)\b.*:\s*$|[\w.\[\]]+\s*[-+*/]?=[^=])",
+    re.MULTILINE,
+)
+# Quantities named by their measure: "the amount of eggs" is about eggs.
+MEASURES: Final = frozenset(("amount", "number", "quantity", "level", "size", "volume"))
+# Verbs of change in "as X increases, Y decreases" (not cues on their own: "prices rise"
+# says nothing about a cause).
+_UP: Final = ("increases", "increase", "rises", "rise", "grows", "grow", "goes up", "go up")
+_DOWN: Final = (
+    "decreases",
+    "decrease",
+    "falls",
+    "fall",
+    "declines",
+    "decline",
+    "drops",
+    "drop",
+    "shrinks",
+    "shrink",
+    "goes down",
+    "go down",
+)
+_CHANGE_PHRASES: Final = tuple((tuple(p.split()), 1) for p in _UP) + tuple(
+    (tuple(p.split()), -1) for p in _DOWN
+)
+CHANGES: Final = frozenset(words[0] for words, _sign in _CHANGE_PHRASES)
+# "as", "when", "if", "whenever" open a covariation ("as X increases, Y ...").
+COVARIATION_OPENERS: Final = frozenset(("as", "when", "whenever", "if"))
+# Markup is no part of a sentence's words: HTML tags, a wiki link's target ("[[Page|shown]]"
+# reads "shown"), TeX between $...$ (its symbols are no mentions).
+_TAGS: Final = re.compile(r"<[^<>\n]*>|\[\[(?:[^\]|\n]*\|)?|\]\]|\$[^$\n]*\$")
+# Emphasis and code marks around a word are no part of it: `eggs`, *eggs*, "eggs".
+_MARKUP: Final = re.compile(r"[`*\"“”]|(?<![\w'’])['‘’]|['‘’](?![\w])|(?<!\w)_|_(?!\w)")
+
+# A sentence ends at . ! ? ; or a blank line; a single line break is a wrapped line.
+_SENTENCE: Final = re.compile(r"(?:[^.!?;\n]|\n(?![ \t]*\n))+(?:[.!?;]+|\n[ \t]*\n|$)")
+_TOKEN: Final = re.compile(r"[A-Za-z0-9][\w'’-]*|[^\sA-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One extracted relation: subject --kind--> object, as the sentence states it."""
+
+    subject: str  # the words as written
+    object: str
+    subject_key: str
+    object_key: str
+    kind: str  # CAUSES or DEPENDS_ON
+    polarity: str | None  # POSITIVE / NEGATIVE for causes, None for depends_on
+    cue: str
+    confidence: float
+    line_start: int  # 0-based lines of the sentence within the text
+    line_end: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "subject": self.subject,
+            "object": self.object,
+            "kind": self.kind,
+            "polarity": self.polarity,
+            "cue": self.cue,
+            "confidence": self.confidence,
+        }
+
+
+def _sentences(text: str) -> Iterator[tuple[int, str]]:
+    """(start offset, sentence) for each sentence or line of `text`.  O(len(text))."""
+    for match in _SENTENCE.finditer(text):
+        if match.group(0).strip():
+            yield match.start(), match.group(0)
+
+
+def _is_content(token: str) -> bool:
+    plain = token.lower()
+    return (
+        token[:1].isalnum()
+        and plain not in FUNCTION_WORDS
+        and plain not in PREPOSITIONS
+        and plain not in ADVERBS
+        and not _ADVERB.search(plain)
+        and plain not in _CUE_HEADS
+        and plain not in CHANGES
+    )
+
+
+def _run_left(tokens: list[str], end: int) -> tuple[list[str], int]:
+    """The content-word run ending at token `end`, in reading order, and its first index."""
+    words: list[str] = []
+    index = end
+    while index >= 0 and _is_content(tokens[index]) and len(words) < MAX_MENTION_WORDS:
+        words.append(tokens[index])
+        index -= 1
+    return words[::-1], index + 1
+
+
+def _mention(tokens: list[str], end: int) -> list[str] | None:
+    """The subject mention ending at token `end`.  A run after "of" is the complement of
+    the noun before it ("vasodilation of arterioles", "intake of dietary fibres"): the
+    mention is the whole "X of Y"."""
+    words, start = _run_left(tokens, end)
+    if not words:
+        return None
+    before = start - 1
+    if before >= 1 and tokens[before].lower() in DETERMINERS:
+        before -= 1
+    if before >= 1 and tokens[before].lower() == "of":
+        head, _ = _run_left(tokens, before - 1)
+        if head and head[-1].lower() not in MEASURES:  # "the amount of eggs" is eggs
+            return [*head, "of", *words]
+    return words
+
+
+def _key(words: list[str]) -> str:
+    while words and words[0].lower() in MODIFIERS:
+        words = words[1:]
+    return entity_key(words)
+
+
+def _phrase_start(lowered: list[str], index: int) -> int | None:
+    """Past determiners, comparatives and "the amount of"; None at a negation or at any
+    other function word ("increases in spring", "decreases with humidity": the verb is
+    intransitive there and what follows is no object)."""
+    while index < len(lowered):
+        word = lowered[index]
+        if word in NEGATIONS:
+            return None
+        if word in MEASURES and index + 1 < len(lowered) and lowered[index + 1] == "of":
+            index += 2
+        elif word in DETERMINERS or word in MODIFIERS:
+            index += 1
+        elif word in FUNCTION_WORDS or word in PREPOSITIONS:
+            return None
+        else:
+            break
+    return index
+
+
+def _phrase(tokens: list[str], lowered: list[str], start: int) -> tuple[list[str], int] | None:
+    """The mention read rightwards from `start`: (its words, the index after them)."""
+    index = _phrase_start(lowered, start)
+    if index is None:
+        return None
+    words: list[str] = []
+    while index < len(tokens) and _is_content(tokens[index]) and len(words) < MAX_MENTION_WORDS:
+        words.append(tokens[index])
+        index += 1
+    return (words, index) if words else None
+
+
+def _match_cue(lowered: list[str], at: int) -> Cue | None:
+    for cue in CUES:
+        if tuple(lowered[at : at + len(cue.words)]) == cue.words:
+            return cue
+    return None
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A relation before its lines are known, and where its object ended (for "which")."""
+
+    cause: list[str]
+    effect: list[str]
+    kind: str
+    polarity: str | None
+    cue: str
+    tail: list[str]  # the mention that ends the relation ("which" after it refers to it)
+    object_end: int  # the token index after `tail`
+
+
+def _subject(
+    tokens: list[str], lowered: list[str], at: int, previous: _Found | None
+) -> list[str] | None:
+    """The mention left of a cue at `at`; ", which" refers to the object just before it."""
+    end = at - 1
+    while end >= 0 and (
+        lowered[end] in BETWEEN_WORDS | NEGATIONS
+        or (lowered[end] == "to" and end > 0 and lowered[end - 1] in TEND)
+    ):
+        end -= 1
+    if any(word in NEGATIONS for word in lowered[end + 1 : at]):
+        return None  # "does not cause", "never raises"
+    if (
+        end >= 1
+        and lowered[end] == "which"
+        and lowered[end - 1] == ","
+        and previous is not None
+        and previous.object_end == end - 1
+    ):
+        return previous.tail
+    return _mention(tokens, end)
+
+
+def _cue_relation(
+    tokens: list[str], lowered: list[str], at: int, cue: Cue, previous: _Found | None
+) -> _Found | None:
+    """The relation a cue at token `at` states, or None (see the module rules)."""
+    subject = _subject(tokens, lowered, at, previous)
+    found = _phrase(tokens, lowered, at + len(cue.words))
+    if subject is None or found is None:
+        return None
+    words, end = found
+    cause, effect = (words, subject) if cue.reversed else (subject, words)
+    return _Found(cause, effect, cue.kind, cue.polarity, " ".join(cue.words), words, end)
+
+
+def _change(lowered: list[str], index: int) -> tuple[int, int] | None:
+    """(+1 / -1, index after) of a change verb ("rises", "goes down") at `index`."""
+    for words, sign in _CHANGE_PHRASES:
+        if tuple(lowered[index : index + len(words)]) == words:
+            return sign, index + len(words)
+    return None
+
+
+def _covariation(tokens: list[str], lowered: list[str], at: int) -> _Found | None:
+    """ "As X increases, Y decreases": X causes Y, positive when both move one way."""
+    first = _phrase(tokens, lowered, at + 1)
+    if first is None:
+        return None
+    cause, index = first
+    moved = _change(lowered, index)
+    if moved is None:
+        return None
+    sign, index = moved
+    index += 1 if index < len(lowered) and lowered[index] == "," else 0
+    index += 1 if index < len(lowered) and lowered[index] in ("so", "then") else 0
+    second = _phrase(tokens, lowered, index)
+    if second is None:
+        return None
+    effect, index = second
+    while index < len(lowered) and lowered[index] in BETWEEN_WORDS | {"too", "likewise"}:
+        index += 1
+    answered = _change(lowered, index)
+    if answered is None:
+        return None
+    polarity = POSITIVE if answered[0] == sign else NEGATIVE
+    cue = f"{lowered[at]} ... {' '.join(lowered[index : answered[1]])}"
+    return _Found(cause, effect, CAUSES, polarity, cue, effect, answered[1])
+
+
+def _sentence_relations(sentence: str) -> list[tuple[_Found, bool]]:
+    """(relation, hedged) for every relation one sentence states, in reading order."""
+    tokens = _TOKEN.findall(_MARKUP.sub(" ", _TAGS.sub(" ", sentence)))
+    lowered = [token.lower() for token in tokens]
+    found: list[tuple[_Found, bool]] = []
+    previous: _Found | None = None
+    for at, word in enumerate(lowered):
+        relation = None
+        if word in COVARIATION_OPENERS:
+            relation = _covariation(tokens, lowered, at)
+        elif word in _CUE_HEADS and (cue := _match_cue(lowered, at)) is not None:
+            relation = _cue_relation(tokens, lowered, at, cue, previous)
+        if relation is not None:
+            found.append((relation, any(w in HEDGES for w in lowered[:at])))
+            previous = relation
+    return found
+
+
+def _code_free(text: str) -> str:
+    """`text` with every line of code emptied (line numbers kept: the line stays, blank)."""
+    return "\n".join("" if _CODE_LINE.match(line) else line for line in text.split("\n"))
+
+
+def extract_relations(text: str) -> list[Relation]:
+    """Every relation `text` states (module rules), in reading order.
+
+    Deterministic; O(len(text) × number of cues).  Line numbers are 0-based
+    within `text` (a caller adds the node's own first line).
+    """
+    out: list[Relation] = []
+    text = _code_free(text)
+    for offset, sentence in _sentences(text):
+        if sentence.rstrip().endswith("?"):
+            continue
+        first_line = text.count("\n", 0, offset + len(sentence) - len(sentence.lstrip()))
+        last_line = first_line + sentence.strip().count("\n")
+        for found, hedged in _sentence_relations(sentence):
+            cause_key, effect_key = _key(found.cause), _key(found.effect)
+            if min(len(cause_key), len(effect_key)) < MIN_KEY_CHARS or cause_key == effect_key:
+                continue
+            out.append(
+                Relation(
+                    subject=" ".join(found.cause),
+                    object=" ".join(found.effect),
+                    subject_key=cause_key,
+                    object_key=effect_key,
+                    kind=found.kind,
+                    polarity=found.polarity,
+                    cue=found.cue,
+                    confidence=HEDGED_CONFIDENCE if hedged else DIRECT_CONFIDENCE,
+                    line_start=first_line,
+                    line_end=last_line,
+                )
+            )
+    return out
+
+
+class RelationIndex:
+    """Node -> its relations; (kind, key) -> nodes whose relations start / end there.
+
+    Kept current with the database by the engine (`Engine.text_mirror`), like the
+    entity index; not thread-safe by itself (callers hold the engine lock).
+    """
+
+    def __init__(self) -> None:
+        self._relations: dict[str, tuple[Relation, ...]] = {}
+        self._by_subject: dict[tuple[str, str], set[str]] = {}
+        self._by_object: dict[tuple[str, str], set[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._relations)
+
+    def add(self, node_id: str, content: str) -> None:
+        """Index (or re-index) one node's content.  O(len(content))."""
+        self.remove(node_id)
+        self._index(node_id, tuple(extract_relations(content)))
+
+    def _index(self, node_id: str, found: tuple[Relation, ...]) -> None:
+        if not found:
+            return
+        self._relations[node_id] = found
+        for relation in found:
+            self._by_subject.setdefault((relation.kind, relation.subject_key), set()).add(node_id)
+            self._by_object.setdefault((relation.kind, relation.object_key), set()).add(node_id)
+
+    def add_many(self, items: Iterable[tuple[str, str]]) -> None:
+        for node_id, content in items:
+            self.add(node_id, content)
+
+    def remove(self, node_id: str) -> None:
+        """Forget a node (no-op if unknown).  O(its relations)."""
+        for relation in self._relations.pop(node_id, ()):
+            for table, key in (
+                (self._by_subject, relation.subject_key),
+                (self._by_object, relation.object_key),
+            ):
+                nodes = table.get((relation.kind, key))
+                if nodes is not None:
+                    nodes.discard(node_id)
+                    if not nodes:
+                        del table[(relation.kind, key)]
+
+    def dump(self) -> bytes:
+        """The whole index as bytes (`load` restores it).  O(size): saved beside the BM25
+        index (`Engine.text_mirror`), so a fresh process extracts no content again."""
+        state = {
+            "format": _DUMP_FORMAT,
+            "relations": [
+                [node_id, [list(astuple(r)) for r in found]]
+                for node_id, found in self._relations.items()
+            ],
+        }
+        return json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    @classmethod
+    def load(cls, data: bytes) -> RelationIndex | None:
+        """An index from `dump` bytes; None when they are not a readable dump.  O(size)."""
+        try:
+            state = json.loads(data.decode("utf-8"))
+            if not isinstance(state, dict) or state.get("format") != _DUMP_FORMAT:
+                return None
+            index = cls()
+            for node_id, found in state["relations"]:
+                index._index(str(node_id), tuple(Relation(*fields) for fields in found))
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+            return None
+        return index
+
+    def relations_of(self, node_id: str) -> tuple[Relation, ...]:
+        return self._relations.get(node_id, ())
+
+    def stating_subject(self, kind: str, key: str) -> Mapping[str, None]:
+        """Nodes with a relation of `kind` whose subject key is `key`, sorted."""
+        return dict.fromkeys(sorted(self._by_subject.get((kind, key), ())))
+
+    def stating_object(self, kind: str, key: str) -> Mapping[str, None]:
+        """Nodes with a relation of `kind` whose object key is `key`, sorted."""
+        return dict.fromkeys(sorted(self._by_object.get((kind, key), ())))
+
+
+def relation_index(engine: Engine[Any, Any]) -> RelationIndex:
+    """The relation index of searchable content, kept current like the BM25 index."""
+    index = engine.text_mirror("relations", RelationIndex)
+    assert isinstance(index, RelationIndex)
+    return index
+
+
+__all__ = [
+    "CAUSES",
+    "CUES",
+    "DEPENDS_ON",
+    "NEGATIVE",
+    "POSITIVE",
+    "Relation",
+    "RelationIndex",
+    "extract_relations",
+    "relation_index",
+]
