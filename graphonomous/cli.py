@@ -1042,12 +1042,12 @@ def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
             emit_json(result, out)
         else:
             out.write(f"file scrub: {result['status']}\n")
-            _print_file_report(result["file"], out)
+            _print_file_report(result["file"], result["causes"], out)
         return EXIT_OK if result["status"] == "scrubbed" else EXIT_FAILED
     if args.node_id is None:
         raise CliError("erase: give a NODE_ID (or --finish)", EXIT_USAGE)
     with _open(args) as graph:
-        result = graph.gdpr_erase(args.node_id, args.reason, args.wait)
+        result = graph.gdpr_erase(args.node_id, args.reason, args.wait, args.with_quoting)
     code = EXIT_OK if result["status"] == "scrubbed" else EXIT_FAILED
     if args.json:
         emit_json(result, out)
@@ -1066,26 +1066,31 @@ def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
         )
     if result["rewritten_ids"]:
         out.write(f"  rewritten (derived content): {', '.join(result['rewritten_ids'])}\n")
-    _print_file_report(result["file"], out)
-    if result["residual"]:
-        out.write(f"  WARNING: still found in {', '.join(result['residual'])}\n")
-    if result["nodes_quoting_content"]:
-        ids = ", ".join(result["nodes_quoting_content"])
-        out.write(f"  other nodes quote its content (erase them too if needed): {ids}\n")
+    _print_file_report(result["file"], result["causes"], out)
     return code
 
 
-def _print_file_report(report: dict[str, Any], out: TextIO) -> None:
-    if report["blocked_by_reader"]:
-        out.write(
-            "  PENDING: another connection holds a reader; the old bytes are still in the file\n"
-        )
+def _print_file_report(report: dict[str, Any], causes: list[dict[str, Any]], out: TextIO) -> None:
+    """The erase's pending causes, one ``PENDING:`` line and one ``fix:`` line each."""
     if report["bytes_found_in"]:
-        out.write(f"  PENDING: erased text still in {', '.join(report['bytes_found_in'])}\n")
-    if report["error"]:
-        out.write(f"  PENDING: the file scrub failed: {report['error']}\n")
-    if report["advice"]:
-        out.write(f"  fix: {report['advice']}\n")
+        out.write(f"  erased text still in {', '.join(report['bytes_found_in'])}\n")
+    for cause in causes:
+        out.write(f"  PENDING: {_cause_line(cause)}\n")
+        out.write(f"  fix: {cause['advice']}\n")
+
+
+def _cause_line(cause: dict[str, Any]) -> str:
+    """One pending cause of an erase in words (learning/erasure.verdict names them)."""
+    kind = cause["cause"]
+    if kind == "error":
+        return f"the file scrub failed: {cause['error']}"
+    if kind == "reader":
+        return "another connection holds a read snapshot; the old bytes stay in the file"
+    if kind == "quoting_nodes":
+        return f"other nodes hold the erased text: {', '.join(cause['node_ids'])}"
+    if kind == "residual":
+        return f"still found in {', '.join(cause['columns'])}"
+    return f"the erased text is still in {', '.join(cause['files'])}"
 
 
 def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
@@ -1791,6 +1796,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "--finish",
         action="store_true",
         help="complete a pending physical scrub (no NODE_ID); exit 1 while it stays pending",
+    )
+    erase.add_argument(
+        "--with-quoting",
+        action="store_true",
+        help="also erase the other nodes that quote the node's content (named otherwise)",
     )
     migrate = command(
         "migrate", cmd_migrate, "copy a graph between SQLite and PostgreSQL, verified"
