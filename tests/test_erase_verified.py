@@ -160,3 +160,40 @@ def test_a_keyword_quote_stays_pending_in_finish_until_changed(db: Path) -> None
         graph.store_node("unrelated text about the weather today")
         graph.gdpr_erase(keywords)
         assert graph.gdpr_finish()["status"] == "scrubbed"
+
+
+# -- a derived-index save racing an erase ----------------------------------------------
+
+
+def test_a_stale_index_save_after_an_erase_is_dropped(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A loads its indexes, B erases (after A's last refresh), A saves: the erased terms
+    and id are not written back (the save checks the change log inside its write)."""
+    with Graphonomous(db, embedder="hashing") as a:
+        secret = a.store_node(SECRET)["node"]["id"]
+        a.store_node("The plant runs three shifts a day")
+        a.engine.text_index()
+        a.engine.vector_index()
+        with Graphonomous(db, embedder="hashing") as b:
+            refresh = a.engine.refresh
+
+            def erase_after_refresh() -> None:
+                refresh()
+                assert b.gdpr_erase(secret)["status"] == "scrubbed"
+
+            monkeypatch.setattr(a.engine, "refresh", erase_after_refresh)
+            saved = a.engine.save_indexes()
+            monkeypatch.undo()
+            assert saved_copies_hold(b, secret) is False
+            assert file_bytes_hold(db, MARKER.lower()) == [] and file_bytes_hold(db) == []
+            assert saved is False  # the stale copy was dropped
+            assert a.engine.save_indexes() is True  # refreshed: a clean copy is saved
+            assert saved_copies_hold(b, secret) is False
+            assert file_bytes_hold(db, MARKER.lower()) == []
+
+
+def saved_copies_hold(graph: Graphonomous, node_id: str) -> bool:
+    """Whether a saved derived index names the node (the audit log keeps ids by design)."""
+    rows = graph.store.query("SELECT data FROM derived_indexes")
+    return any(node_id.encode() in bytes(row[0]) for row in rows)
