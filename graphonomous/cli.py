@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import contextlib
 import functools
 import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
@@ -47,6 +50,8 @@ from .store.damage import damage_message, is_damage
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+# A command ended by SIGTERM after cleaning up: the shell's 128 + signal number.
+EXIT_TERMINATED = 128 + 15
 
 
 class CliError(GraphonomousError):
@@ -777,44 +782,72 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _memory_records(path: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
-    """The records of a memory file, streamed (the file is open while iterating)."""
+def _memory_records(source: str | TextIO) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """The records of a memory file (a path, or the stdin spool read from its start),
+    streamed (the file is open while iterating)."""
     from .server_memory.jsonl import iter_records
 
-    with open(path, encoding="utf-8") as handle:
+    if not isinstance(source, str):
+        source.seek(0)
+        yield from iter_records(source)
+        return
+    with open(source, encoding="utf-8") as handle:
         yield from iter_records(handle)
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived during a command that cleans up after itself."""
+
+
+def _on_sigterm(_signum: int, _frame: object) -> None:
+    raise _Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """While inside, SIGTERM raises (so open transactions roll back and `finally` blocks
+    run) and the command exits EXIT_TERMINATED; only in the main thread (where Python
+    delivers signals)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    except _Terminated:
+        raise CliError("terminated (SIGTERM); nothing was imported", EXIT_TERMINATED) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
     """Stream the file twice (check every line, then import in chunks inside one
-    transaction); stdin is first spooled to a temporary file.  Memory does not grow
-    with the file size."""
+    transaction); stdin is first spooled to an anonymous temporary file (unlinked at
+    creation: no name in $TMPDIR, gone with the process however it ends).  Memory does
+    not grow with the file size.  SIGTERM rolls the import back (exit 143)."""
     from .server_memory import MemoryFileError, memory_view
 
-    spool: str | None = None
-    try:
+    with _sigterm_unwinds(), contextlib.ExitStack() as scratch:
+        source: str | TextIO = args.file
         if args.file == "-":
             import tempfile  # here, not at import: only this command spools stdin
 
-            with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", suffix=".jsonl", delete=False
-            ) as handle:
-                spool = handle.name
-                shutil.copyfileobj(sys.stdin, handle)
-        path = spool or args.file
+            source = scratch.enter_context(
+                tempfile.TemporaryFile("w+", encoding="utf-8", suffix=".jsonl")
+            )
+            shutil.copyfileobj(sys.stdin, source)
         try:
-            for _ in _memory_records(path):
+            for _ in _memory_records(source):
                 pass
         except (OSError, UnicodeDecodeError) as exc:
             raise CliError(f"cannot read memory file {args.file}: {exc}", EXIT_USAGE) from exc
         except MemoryFileError as exc:
             raise CliError(f"{args.file} {exc}; nothing was imported", EXIT_USAGE) from exc
-        source = "stdin" if args.file == "-" else str(Path(args.file).resolve())
+        origin = "stdin" if args.file == "-" else str(Path(args.file).resolve())
         with _open(args) as graph:
-            result = memory_view(graph).import_stream(lambda: _memory_records(path), source=source)
-    finally:
-        if spool is not None:
-            os.unlink(spool)
+            result = memory_view(graph).import_stream(
+                lambda: _memory_records(source), source=origin
+            )
     if args.json:
         emit_json(result, out)
         return EXIT_OK
