@@ -97,9 +97,10 @@ def test_the_witness_holds_no_text(graph: Graphonomous, db: Path) -> None:
 
 
 def test_with_quoting_erases_the_quoting_nodes_too(graph: Graphonomous, db: Path) -> None:
-    secret = graph.store_node(SECRET)["node"]["id"]
-    verbatim = graph.store_node(f"Forwarded: {SECRET}")["node"]["id"]
-    sentence = graph.store_node(f"She wrote: Private note of Erin {MARKER} with her phone")
+    text = f"Erin {MARKER} lives at 4 Elm Street. Her dogs are called Rex and Moll."
+    secret = graph.store_node(text)["node"]["id"]
+    verbatim = graph.store_node(f"Forwarded: {text}")["node"]["id"]
+    sentence = graph.store_node(f"Neighbours: Erin {MARKER} lives at 4 Elm Street. Nice.")
     other = graph.store_node("The plant runs three shifts a day")["node"]["id"]
     result = graph.gdpr_erase(secret, with_quoting=True)
     assert result["status"] == "scrubbed", result["causes"]
@@ -145,21 +146,18 @@ def test_an_outcome_quoting_one_sentence_is_rewritten(graph: Graphonomous, db: P
     assert file_bytes_hold(db) == []
 
 
-def test_a_keyword_quote_stays_pending_in_finish_until_changed(db: Path) -> None:
-    with Graphonomous(db, embedder="hashing") as graph:
-        secret = graph.store_node(
-            f"Dana {MARKER} paid invoice 4471 late. She asked for a refund of the fee."
-        )["node"]["id"]
-        keywords = graph.store_node("keywords: invoice, refund, dana, late, fee")["node"]["id"]
-        result = graph.gdpr_erase(secret)
-        assert result["status"] == "pending" and result["nodes_quoting_content"] == [keywords]
-    with Graphonomous(db, embedder="hashing") as graph:
-        finished = graph.gdpr_finish()
-        assert finished["status"] == "pending"
-        assert finished["causes"][0]["node_ids"] == [keywords]
-        graph.store_node("unrelated text about the weather today")
-        graph.gdpr_erase(keywords)
-        assert graph.gdpr_finish()["status"] == "scrubbed"
+def test_a_keyword_list_is_named_but_holds_no_bytes(graph: Graphonomous, db: Path) -> None:
+    """A node sharing the content's words is named for review, never erased with it, and
+    does not keep the status pending (it holds none of the text's bytes)."""
+    secret = graph.store_node(
+        f"Dana {MARKER} paid invoice 4471 late. She asked for a refund of the fee."
+    )["node"]["id"]
+    keywords = graph.store_node("keywords: invoice, refund, dana, late, fee")["node"]["id"]
+    result = graph.gdpr_erase(secret, with_quoting=True)
+    assert result["status"] == "scrubbed" and result["causes"] == []
+    assert result["nodes_quoting_content"] == [keywords]
+    assert graph.store.get_node(keywords) is not None
+    assert file_bytes_hold(db) == []
 
 
 # -- a derived-index save racing an erase ----------------------------------------------
@@ -197,3 +195,22 @@ def saved_copies_hold(graph: Graphonomous, node_id: str) -> bool:
     """Whether a saved derived index names the node (the audit log keeps ids by design)."""
     rows = graph.store.query("SELECT data FROM derived_indexes")
     return any(node_id.encode() in bytes(row[0]) for row in rows)
+
+
+def test_every_store_file_is_looked_in(graph: Graphonomous, db: Path) -> None:
+    """The text in a file beside the database (here a stale rollback journal, as a crash
+    in rollback-journal mode can leave one) keeps the erase pending, naming the file."""
+    secret = graph.store_node(SECRET)["node"]["id"]
+    quoting = graph.store_node(f"Copy of it: {SECRET}")["node"]["id"]
+    assert graph.gdpr_erase(secret)["status"] == "pending"
+    journal = Path(str(db) + "-journal")
+    # A first byte 0 marks a journal that is not hot: SQLite leaves it alone.
+    journal.write_bytes(b"\x00" * 512 + SECRET.encode())
+    result = graph.gdpr_erase(quoting)
+    assert result["status"] == "pending"
+    assert result["file"]["bytes_found_in"] == ["g.db-journal"]
+    assert result["causes"] == [{**result["causes"][0], "cause": "bytes_left"}]
+    assert result["causes"][0]["files"] == ["g.db-journal"]
+    journal.unlink()
+    assert graph.gdpr_finish()["status"] == "scrubbed"
+    assert file_bytes_hold(db) == []

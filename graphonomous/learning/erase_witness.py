@@ -1,28 +1,29 @@
 """What a later process needs to look for erased bytes again without knowing them.
 
 Rules of this module (SPEC.md, "GDPR erase", the witness):
-- An erase whose physical scrub is not proven leaves a *witness* beside the
-  database, ``<db>-erase-pending`` (JSON, stdlib only): per erased text (whole
+- An erase leaves a *witness* beside the database, ``<db>-erase-pending``
+  (JSON, stdlib only), until its scrub is proven: per erased text (the whole
   content and each sentence of at least ``MIN_QUOTE_CHARS``), its UTF-8
-  length, a keyed digest (BLAKE2b), and an *anchor* — the byte offset of one of
-  its words and a 16-bit keyed tag of that word.  The key is random per file.
-  It holds no text: the digest confirms only a guess of the whole text, the
-  16-bit tag matches thousands of words of any vocabulary.  It also keeps the
-  ids of the nodes found quoting the text, each with the keyed digest of its
-  content then: such a node still quotes while its content is unchanged.
-- :func:`find` reads files in chunks, tags every distinct word of each chunk,
-  and at each occurrence of a word whose tag matches an anchor compares the
-  digest of the bytes the text would span: an exact byte search in O(file
-  size + candidate occurrences).  A hit returns the bytes found — the erased
-  text, recovered from the file itself, so the caller can name the nodes
-  still holding it.
+  length, a keyed digest (BLAKE2b), and an *anchor* — the byte offset and
+  length of one of its tokens and a 16-bit keyed tag of that token.  The key
+  is random per file.  It holds no text: the digest confirms only a guess of
+  the whole text, and a 16-bit tag fits thousands of words of any vocabulary.
+- :func:`find` reads files in chunks, tags every distinct token of an
+  anchor's length in each chunk, and at each occurrence of a token whose tag
+  matches compares the digest of the bytes the text would span: an exact byte
+  search in O(file size + candidate occurrences) — a regex scan, ≈ 25 ns per
+  byte, so an erase searches its own texts with ``bytes.find`` and the
+  witness only for earlier erases' texts.  A hit returns the bytes found (the
+  erased text, recovered from the file itself), so the caller can name the
+  nodes still holding it; it never leaves the process.
 - The witness is removed once a scrub is proven; a crash leaves it, and the
   next ``erase --finish`` (or consolidation) looks again.
-- Limits: the anchor word is interior to the text when the text has three
-  words or more; a text of one or two words is found only where its first
-  word is not glued to letters before it.  Text SQLite split over overflow
-  pages (a content longer than a page, ≈ 4 KB) is found only where it is
-  contiguous — the same limit as the in-memory byte search.
+- Limits: the anchor token (an ASCII word, else one non-ASCII character) is
+  interior to the text when the text has three tokens or more; a text of one
+  or two tokens is found only where its first ASCII word is not glued to
+  letters before it.  Text SQLite split over overflow pages (a content
+  longer than a page, ≈ 4 KB) is found only where it is contiguous — the same
+  limit as the in-memory byte search.
 """
 
 from __future__ import annotations
@@ -40,9 +41,10 @@ from typing import Any, Final
 
 WITNESS_SUFFIX: Final = "-erase-pending"
 _FORMAT: Final = "graphonomous-erase-witness/1"
-# A word for anchoring: bytes of letters, digits and any non-ASCII UTF-8 byte, so the
-# file and the text are tokenised alike whatever their script.
-_WORD: Final = re.compile(rb"[0-9A-Za-z_\x80-\xff]+")
+# A token for anchoring: a maximal run of ASCII letters, digits and "_", or one non-ASCII
+# UTF-8 character (scripts without spaces have no words; a UTF-8 character delimits
+# itself), so the text and the file are tokenised alike whatever the script.
+_TOKEN: Final = re.compile(rb"[0-9A-Za-z_]+|[\xc2-\xf4][\x80-\xbf]*")
 # Bytes of the keyed anchor tag: 16 bits, so a tag names no word (≈ 65K words share it)
 # while a chunk's distinct words yield only a handful of false candidates.
 TAG_BYTES: Final = 2
@@ -58,10 +60,13 @@ SCAN_CHUNK: Final = 1 << 20
 
 @dataclass(frozen=True)
 class Entry:
-    """One erased text as the witness keeps it."""
+    """One erased text as the witness keeps it: its byte length, its keyed digest, and
+    its anchor word (offset in the text, length, whether it is ASCII, keyed tag)."""
 
     length: int
     anchor_offset: int
+    anchor_length: int
+    anchor_ascii: bool
     anchor_tag: str
     digest: str
 
@@ -69,6 +74,8 @@ class Entry:
         return {
             "length": self.length,
             "anchor_offset": self.anchor_offset,
+            "anchor_length": self.anchor_length,
+            "anchor_ascii": self.anchor_ascii,
             "anchor_tag": self.anchor_tag,
             "digest": self.digest,
         }
@@ -80,7 +87,6 @@ class Witness:
 
     key: bytes
     entries: tuple[Entry, ...]
-    quoting: dict[str, str]  # node id -> keyed digest of its content when found quoting
 
 
 def file_backed(db_path: str) -> bool:
@@ -103,13 +109,20 @@ def digest(key: bytes, data: bytes) -> str:
 
 
 def _entry(key: bytes, text: str) -> Entry | None:
+    """The witness entry of one text; its anchor is an interior token: the longest ASCII
+    word, else the non-ASCII character of the highest code point (deterministic)."""
     data = text.encode("utf-8")
-    words = list(_WORD.finditer(data))
-    if not words:
+    tokens = list(_TOKEN.finditer(data))
+    if not tokens:
         return None
-    interior = words[1:-1] if len(words) >= 3 else words
-    anchor = max(interior, key=lambda m: (len(m.group()), -m.start()))
-    return Entry(len(data), anchor.start(), _tag(key, anchor.group()), digest(key, data))
+    interior = tokens[1:-1] if len(tokens) >= 3 else tokens
+    anchor = max(
+        interior, key=lambda m: (m.group().isascii(), len(m.group()), m.group(), -m.start())
+    )
+    word = anchor.group()
+    return Entry(
+        len(data), anchor.start(), len(word), word.isascii(), _tag(key, word), digest(key, data)
+    )
 
 
 def load(db_path: str) -> Witness | None:
@@ -123,18 +136,24 @@ def load(db_path: str) -> Witness | None:
     if not isinstance(raw, dict) or raw.get("format") != _FORMAT:
         raise ValueError(f"{path_of(db_path)} is not an erase witness")
     entries = tuple(
-        Entry(int(e["length"]), int(e["anchor_offset"]), str(e["anchor_tag"]), str(e["digest"]))
+        Entry(
+            int(e["length"]),
+            int(e["anchor_offset"]),
+            int(e["anchor_length"]),
+            bool(e["anchor_ascii"]),
+            str(e["anchor_tag"]),
+            str(e["digest"]),
+        )
         for e in raw["entries"]
     )
-    quoting = {str(k): str(v) for k, v in raw.get("quoting", {}).items()}
-    return Witness(bytes.fromhex(raw["key"]), entries, quoting)
+    return Witness(bytes.fromhex(raw["key"]), entries)
 
 
 def add(db_path: str, texts: Iterable[str]) -> Witness:
     """Add `texts` to the witness of `db_path` (created with a fresh key when absent);
     returns it.  Written to a temporary name and renamed: a crash leaves the old or the
     new file."""
-    witness = load(db_path) or Witness(secrets.token_bytes(KEY_BYTES), (), {})
+    witness = load(db_path) or Witness(secrets.token_bytes(KEY_BYTES), ())
     known = {e.digest for e in witness.entries}
     entries = list(witness.entries)
     for text in texts:
@@ -142,27 +161,9 @@ def add(db_path: str, texts: Iterable[str]) -> Witness:
         if entry is not None and entry.digest not in known:
             known.add(entry.digest)
             entries.append(entry)
-    updated = Witness(witness.key, tuple(sorted(entries, key=lambda e: e.digest)), witness.quoting)
+    updated = Witness(witness.key, tuple(sorted(entries, key=lambda e: e.digest)))
     _write(db_path, updated)
     return updated
-
-
-def set_quoting(db_path: str, witness: Witness, quoting: dict[str, str]) -> None:
-    """Replace the quoting nodes the witness remembers (id -> content)."""
-    digests = {
-        node_id: digest(witness.key, text.encode("utf-8")) for node_id, text in quoting.items()
-    }
-    _write(db_path, Witness(witness.key, witness.entries, digests))
-
-
-def still_quoting(witness: Witness, contents: dict[str, str]) -> list[str]:
-    """Remembered quoting nodes whose content (`contents`: id -> content of the nodes that
-    still exist) is unchanged since they were found quoting, sorted."""
-    return sorted(
-        node_id
-        for node_id, text in contents.items()
-        if witness.quoting.get(node_id) == digest(witness.key, text.encode("utf-8"))
-    )
 
 
 def _write(db_path: str, witness: Witness) -> None:
@@ -170,7 +171,6 @@ def _write(db_path: str, witness: Witness) -> None:
         "format": _FORMAT,
         "key": witness.key.hex(),
         "entries": [e.to_dict() for e in witness.entries],
-        "quoting": dict(sorted(witness.quoting.items())),
     }
     target = path_of(db_path)
     scratch = target + ".tmp"
@@ -188,47 +188,86 @@ def clear(db_path: str) -> None:
             os.unlink(name)
 
 
+def without(witness: Witness, texts: Iterable[str]) -> Witness:
+    """The witness without the entries of `texts` (those an erase searches for directly)."""
+    known = {digest(witness.key, text.encode("utf-8")) for text in texts}
+    kept = tuple(e for e in witness.entries if e.digest not in known)
+    return Witness(witness.key, kept)
+
+
 def find(witness: Witness, paths: Sequence[str]) -> dict[str, list[str]]:
     """``{file name: [texts found]}`` for the files among `paths` whose bytes hold a
     text of the witness (found texts decoded from the file, sorted).  Complexity:
-    O(total file size + occurrences of the candidate anchor words)."""
-    by_tag: dict[str, list[Entry]] = {}
-    for entry in witness.entries:
-        by_tag.setdefault(entry.anchor_tag, []).append(entry)
-    if not by_tag:
+    O(total file size) regex scans (one per anchor kind) + one keyed hash per distinct
+    word of an anchor's length + occurrences of the words whose tag matches."""
+    if not witness.entries:
         return {}
-    overlap = max(e.length for e in witness.entries)
-    tags: dict[bytes, str] = {}
+    scan = _Scan(witness)
     found: dict[str, list[str]] = {}
     for path in paths:
-        hits = _find_in(path, witness.key, by_tag, overlap, tags)
+        hits = scan.file(path)
         if hits:
             found[os.path.basename(path)] = sorted(hits)
     return found
 
 
-def _find_in(
-    path: str, key: bytes, by_tag: dict[str, list[Entry]], overlap: int, tags: dict[bytes, str]
-) -> set[str]:
-    hits: set[str] = set()
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below; a vanished file holds nothing
-    except FileNotFoundError:
+class _Scan:
+    """The search of :func:`find`: per anchor kind (ASCII or not) one regex for the
+    whole words of the anchors' lengths, the entries by tag, a bounded tag cache."""
+
+    def __init__(self, witness: Witness) -> None:
+        self.key = witness.key
+        self.overlap = max(e.length for e in witness.entries)
+        self.by_tag: dict[str, list[Entry]] = {}
+        lengths: dict[bool, set[int]] = {True: set(), False: set()}
+        for entry in witness.entries:
+            self.by_tag.setdefault(entry.anchor_tag, []).append(entry)
+            lengths[entry.anchor_ascii].add(entry.anchor_length)
+        self.patterns = [
+            (_words_of(ascii_only, sizes), sizes) for ascii_only, sizes in lengths.items() if sizes
+        ]
+        self.tags: dict[bytes, str] = {}
+
+    def file(self, path: str) -> set[str]:
+        hits: set[str] = set()
+        try:
+            handle = open(path, "rb")  # noqa: SIM115 - closed below; a vanished file holds nothing
+        except FileNotFoundError:
+            return hits
+        with handle:
+            tail = b""
+            while chunk := handle.read(SCAN_CHUNK):
+                window = tail + chunk
+                hits.update(self.window(window))
+                tail = window[-self.overlap :]
         return hits
-    with handle:
-        tail = b""
-        while chunk := handle.read(SCAN_CHUNK):
-            window = tail + chunk
-            for word in set(_WORD.findall(window)):
-                tag = tags.get(word)
-                if tag is None:
-                    if len(tags) >= TAG_CACHE_MAX:
-                        tags.clear()
-                    tag = tags[word] = _tag(key, word)
-                for entry in by_tag.get(tag, ()):
-                    hits.update(_matches(window, word, entry, key))
-            tail = window[-overlap:]
-    return hits
+
+    def window(self, window: bytes) -> set[str]:
+        hits: set[str] = set()
+        for pattern, sizes in self.patterns:
+            for word in set(pattern.findall(window)):
+                if len(word) in sizes:
+                    for entry in self.by_tag.get(self.tag(word), ()):
+                        hits.update(_matches(window, word, entry, self.key))
+        return hits
+
+    def tag(self, word: bytes) -> str:
+        tag = self.tags.get(word)
+        if tag is None:
+            if len(self.tags) >= TAG_CACHE_MAX:
+                self.tags.clear()
+            tag = self.tags[word] = _tag(self.key, word)
+        return tag
+
+
+def _words_of(ascii_only: bool, sizes: set[int]) -> re.Pattern[bytes]:
+    """Tokens (:data:`_TOKEN`) with a byte length in min(sizes)..max(sizes): ASCII words
+    when `ascii_only`, else non-ASCII characters."""
+    lo, hi = min(sizes), max(sizes)
+    if ascii_only:
+        # ``\b`` (ASCII word edges) admits exactly the maximal ASCII runs.
+        return re.compile(rb"\b[0-9A-Za-z_]{%d,%d}\b" % (lo, hi))
+    return re.compile(rb"[\xc2-\xf4][\x80-\xbf]{%d,%d}" % (lo - 1, hi - 1))
 
 
 def _matches(window: bytes, word: bytes, entry: Entry, key: bytes) -> Iterable[str]:

@@ -815,8 +815,9 @@ def erase_node(
     "scrubbed": {what: rows}, "residual", "nodes_quoting_content", "file": {...},
     "causes", "status": "scrubbed" | "pending", "already_erased"}``.  ``status``
     is "scrubbed" only when the bytes were looked for again and not found, no
-    node quotes the content and no column holds it; "pending" comes with its
-    causes (:func:`.erasure.verdict`) and ``file.advice``.  Complexity:
+    node holds the content or a sentence of it verbatim and no column holds it;
+    "pending" comes with its causes (:func:`.erasure.verdict`) and
+    ``file.advice``.  Complexity:
     O(size of the database); must not be called inside an open transaction.
     """
     check_id("node_id", node_id)
@@ -841,10 +842,13 @@ def erase_node(
 
 
 def _quoting_victims(store: Store, root: Node, with_quoting: bool) -> set[str]:
-    """The root and, with `with_quoting`, every node quoting its content (ids)."""
-    if not with_quoting or len(root.content) < MIN_CONTENT_MATCH:
+    """The root and, with `with_quoting`, every node holding its content or one of its
+    sentences verbatim (ids).  Nodes that only share its words are never erased with it
+    (in a graph of similar notes they are many unrelated nodes)."""
+    if not with_quoting:
         return {root.id}
-    return {root.id, *erasure.quoting_nodes(store, [root.content], {root.id})}
+    texts = erasure.erased_texts([root.content])
+    return {root.id, *erasure.holding_nodes(store, texts, {root.id})}
 
 
 def _erase_resolved(
@@ -876,7 +880,7 @@ def _erase_resolved(
         except BaseException:
             erasure.restore_pending(store, before)
             raise
-        file_report, _found = erasure.scrub_file(store, texts, wait_s)
+        file_report, found = erasure.scrub_file(store, texts, wait_s)
     finally:
         # A failure here is reported by the file scrub; the setting is per connection.
         with contextlib.suppress(sqlite3.Error):
@@ -888,15 +892,11 @@ def _erase_resolved(
             for hit in residual_references(store, victim.id, erasure.erased_texts([victim.content]))
         }
     )
-    quoting = sorted(
-        set(erasure.quoting_nodes(store, contents, erased_ids))
-        | set(erasure.remembered_quoting(store))
-    )
-    status, causes = erasure.verdict(file_report, quoting, residual)
+    holding = erasure.holding_nodes(store, [*texts, *found], erased_ids)
+    quoting = sorted(set(erasure.quoting_nodes(store, contents, erased_ids)) | set(holding))
+    status, causes = erasure.verdict(file_report, holding, residual)
     if status == "scrubbed":
         erasure.record_file_scrub(store, file_report, graph.now())
-    elif quoting:
-        erasure.note_quoting(store, quoting)
     telemetry.emit(ERASE_EVENT, {"edges_removed": edges_removed}, {"residual": len(residual)})
     return {
         "erased": True,
