@@ -1119,6 +1119,8 @@ def _cause_line(cause: dict[str, Any]) -> str:
         return f"the file scrub failed: {cause['error']}"
     if kind == "reader":
         return "another connection holds a read snapshot; the old bytes stay in the file"
+    if kind == "setting":
+        return f"the store's setting {cause['setting']} = {cause['value']} keeps the old bytes"
     if kind == "quoting_nodes":
         return f"other nodes hold the erased text: {', '.join(cause['node_ids'])}"
     if kind == "residual":

@@ -384,7 +384,8 @@ def scrub_file(
 
     Output: the report ``{"status": "scrubbed" | "pending", "vacuumed", "wal_truncated",
     "blocked_by_reader", "bytes_found_in": [file names], "error", "advice",
-    "texts_looked_for", "waited_ms", "duration_ms"}`` and the erased texts found (for
+    "texts_looked_for", "settings": [{setting, value, advice}], "waited_ms",
+    "duration_ms"}`` (settings: `Store.scrub_obstacles`) and the erased texts found (for
     naming the nodes holding them; never part of any output).  ``status`` here is the
     bytes' verdict only; the caller adds what the rows say (:func:`verdict`).
     """
@@ -398,6 +399,7 @@ def scrub_file(
         "error": None,
         "advice": None,
         "texts_looked_for": 0,
+        "settings": [],
         "waited_ms": 0.0,
     }
     found: dict[str, list[str]] = {}
@@ -413,12 +415,20 @@ def scrub_file(
             complete = _checkpoint_complete(store)
         report["waited_ms"] = round((time.perf_counter() - waited) * 1000.0, 3)
         report["wal_truncated"] = complete
-        report["blocked_by_reader"] = not complete
+        report["blocked_by_reader"] = not complete and store.checkpoint_refusal is None
+        if not complete and store.checkpoint_refusal is not None:
+            report["error"] = store.checkpoint_refusal
         found, report["texts_looked_for"] = look_again(store, needles)
         report["bytes_found_in"] = sorted(found)
+        report["settings"] = store.scrub_obstacles()
     except (sqlite3.Error, StoreError, OSError, ValueError) as exc:
         report["error"] = f"{type(exc).__name__}: {exc}"
-    proven = report["vacuumed"] and report["wal_truncated"] and not report["bytes_found_in"]
+    proven = (
+        report["vacuumed"]
+        and report["wal_truncated"]
+        and not report["bytes_found_in"]
+        and not report["settings"]
+    )
     if proven:
         report["status"] = "scrubbed"
     report["duration_ms"] = round((time.perf_counter() - started) * 1000.0, 3)
@@ -432,14 +442,16 @@ def verdict(
     the nodes still quoting the text and the residual columns.  ``"scrubbed"`` only when
     there is no cause; each cause names what holds the bytes and how to end it; the
     report's ``advice`` becomes the first cause's.  Causes, in this order: ``error``,
-    ``reader``, ``quoting_nodes`` (ids of the nodes holding the text verbatim,
-    :func:`holding_nodes`), ``residual`` (columns), ``bytes_left`` (files, when nothing
-    above explains them)."""
+    ``reader``, ``setting`` (one per store setting that keeps old bytes: PostgreSQL's
+    WAL retention, archiving, replication), ``quoting_nodes`` (ids of the nodes holding
+    the text verbatim, :func:`holding_nodes`), ``residual`` (columns), ``bytes_left``
+    (files, when nothing above explains them)."""
     causes: list[dict[str, Any]] = []
     if report["error"] is not None:
         causes.append({"cause": "error", "error": report["error"], "advice": ERROR_ADVICE})
     if report["blocked_by_reader"]:
         causes.append({"cause": "reader", "advice": READER_ADVICE})
+    causes.extend({"cause": "setting", **item} for item in report["settings"])
     if quoting:
         causes.append(
             {"cause": "quoting_nodes", "node_ids": list(quoting), "advice": QUOTING_ADVICE}

@@ -662,6 +662,16 @@ class Store(GraphQueries):
         self.execute("INSERT INTO node_changes (node_id) VALUES ('')")
         self.execute("DELETE FROM derived_indexes")
 
+    # What an incomplete truncating checkpoint means on this backend: None = another
+    # connection's read transaction holds the WAL (SQLite); else the reason in words.
+    checkpoint_refusal: str | None = None
+
+    def scrub_obstacles(self) -> list[dict[str, str]]:
+        """Settings under which a GDPR scrub cannot prove the erased bytes left the store:
+        ``[{setting, value, advice}]``.  None for a SQLite file: the scrub reads every file
+        of the store itself."""
+        return []
+
     # -- derived indexes -------------------------------------------------------
 
     def load_derived(self, name: str, model: str) -> tuple[int, bytes] | None:
