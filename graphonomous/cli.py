@@ -1067,8 +1067,8 @@ def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
     if args.wait < 0:
         raise CliError("erase: --wait must be >= 0", EXIT_USAGE)
     if args.finish:
-        if args.node_id is not None:
-            raise CliError("erase --finish takes no NODE_ID", EXIT_USAGE)
+        if args.node_id is not None or args.with_quoting:
+            raise CliError("erase --finish takes no NODE_ID (nor --with-quoting)", EXIT_USAGE)
         with _open(args) as graph:
             result = graph.gdpr_finish(args.wait)
         if args.json:

@@ -214,3 +214,41 @@ def test_every_store_file_is_looked_in(graph: Graphonomous, db: Path) -> None:
     journal.unlink()
     assert graph.gdpr_finish()["status"] == "scrubbed"
     assert file_bytes_hold(db) == []
+
+
+def test_mcp_gdpr_erase_with_quoting(db: Path) -> None:
+    """The MCP tool takes `with_quoting` and returns the causes (output schema checked)."""
+    from mcp_tool_calls import Session
+
+    with Graphonomous(db, embedder="hashing") as graph:
+        session = Session(graph, "v1")
+        secret = graph.store_node(SECRET)["node"]["id"]
+        holder = graph.store_node(f"Forwarded: {SECRET}")["node"]["id"]
+        pending = session.ok("gdpr_erase", {"node_id": secret})
+        assert pending["causes"][0]["node_ids"] == [holder]
+        again = graph.store_node(SECRET)["node"]["id"]  # stored once more
+        erased = session.ok("gdpr_erase", {"node_id": again, "with_quoting": True})
+        assert holder in erased["erased_ids"] and erased["status"] == "scrubbed"
+    assert file_bytes_hold(db) == []
+
+
+def test_an_unwritable_witness_is_said(
+    graph: Graphonomous, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphonomous.learning import erase_witness
+
+    def full_disk(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(erase_witness, "add", full_disk)
+    secret = graph.store_node(SECRET)["node"]["id"]
+    graph.store_node(f"Forwarded: {SECRET}")
+    result = graph.gdpr_erase(secret)
+    assert result["status"] == "pending" and graph.store.get_node(secret) is None
+    assert causes(result) == ["quoting_nodes", "error"]
+    assert "No space left" in result["causes"][1]["error"]
+
+
+def test_cli_finish_refuses_with_quoting(db: Path) -> None:
+    Graphonomous(db, embedder="hashing").close()
+    assert main(["--db", str(db), "erase", "--finish", "--with-quoting"], io.StringIO()) == 2

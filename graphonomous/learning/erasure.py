@@ -93,6 +93,11 @@ QUOTING_ADVICE: Final = (
     "each (`graphonomous erase ID`; `--with-quoting` erases them with the node) or edit "
     "them so they no longer hold it, then run `graphonomous erase --finish`"
 )
+WITNESS_ADVICE: Final = (
+    "the witness beside the database could not be written, so a later "
+    "`graphonomous erase --finish` cannot look for these texts and proves only the VACUUM "
+    "and checkpoint; fix the cause (e.g. free disk space) before ending the other causes"
+)
 RESIDUAL_ADVICE: Final = (
     "a column still holds the erased id or text (columns); run `graphonomous doctor` and "
     "report it: the erase's reference scrub missed it"
@@ -466,15 +471,30 @@ def verdict(
     return ("scrubbed" if not causes and report["status"] == "scrubbed" else "pending"), causes
 
 
-def note_pending(store: Store, texts: Sequence[str]) -> erase_witness.Witness | None:
+def note_pending(
+    store: Store, texts: Sequence[str]
+) -> tuple[erase_witness.Witness | None, str | None]:
     """Before an erase commits: add its texts to the witness (a crash after the commit
     leaves what `--finish` needs).  Returns the witness as it was (for
-    :func:`erase_witness.restore` on a rollback); None for a store without files."""
+    :func:`restore_pending` on a rollback; None for a store without files) and why the
+    witness could not be written, if so (the erase goes on: it searches its own texts)."""
     if not erase_witness.file_backed(store.path):
-        return None
-    previous = erase_witness.load(store.path)
-    erase_witness.add(store.path, texts)
-    return previous
+        return None, None
+    try:
+        previous = erase_witness.load(store.path)
+        erase_witness.add(store.path, texts)
+    except (OSError, ValueError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    return previous, None
+
+
+def witness_cause(problem: str) -> dict[str, Any]:
+    """The cause added to a pending erase whose witness could not be written."""
+    return {
+        "cause": "error",
+        "error": f"the witness was not written ({problem})",
+        "advice": WITNESS_ADVICE,
+    }
 
 
 def restore_pending(store: Store, previous: erase_witness.Witness | None) -> None:

@@ -872,7 +872,7 @@ def _erase_resolved(
     previous = tables.query(store, "PRAGMA secure_delete")[0][0]
     tables.execute(store, "PRAGMA secure_delete = ON")
     try:
-        before = erasure.note_pending(store, texts)
+        before, witness_problem = erasure.note_pending(store, texts)
         try:
             scrubbed, rewritten, edges_removed = _erase_rows(
                 graph, node_id, root, victims, merged, erased_ids, texts, rewrites, reason
@@ -897,6 +897,8 @@ def _erase_resolved(
     status, causes = erasure.verdict(file_report, holding, residual)
     if status == "scrubbed":
         erasure.record_file_scrub(store, file_report, graph.now())
+    elif witness_problem is not None:
+        causes.append(erasure.witness_cause(witness_problem))
     telemetry.emit(ERASE_EVENT, {"edges_removed": edges_removed}, {"residual": len(residual)})
     return {
         "erased": True,
