@@ -263,6 +263,9 @@ def test_gdpr_erase_on_default_wal_settings_is_pending_and_says_why(pg_cluster: 
             assert report["status"] == "pending", report
             assert _setting_causes(report) == {"wal_recycle": "on"}
             assert "wal_recycle = off" in report["file"]["advice"]
+            finished = graph.gdpr_finish()  # nothing to gain: no VACUUM FULL again
+            assert finished["status"] == "pending" and finished["file"]["vacuumed"] is False
+            assert _setting_causes(finished) == {"wal_recycle": "on"}
         out = io.StringIO()
         assert main(["--db", url, "erase", "--finish"], out) == 1
         assert "wal_recycle = on" in out.getvalue()

@@ -368,8 +368,10 @@ def look_again(store: Store, needles: Sequence[str]) -> tuple[dict[str, list[str
     how many texts were looked for)``.  Raises OSError / ValueError when a file or the
     witness cannot be read."""
     paths = store_files(store)
+    if not paths:  # in memory, or a server's files (PostgreSQL): nothing a client can read
+        return {}, 0
     found = remaining_in_files(paths, needles)
-    witness = erase_witness.load(store.path) if paths else None
+    witness = erase_witness.load(store.path)
     looked_for = len({n for n in needles if len(n) >= MIN_QUOTE_CHARS})
     if witness is not None:
         # Texts known in memory were searched directly (bytes.find, ≈ 10× faster than
@@ -379,6 +381,23 @@ def look_again(store: Store, needles: Sequence[str]) -> tuple[dict[str, list[str
         for name, texts in erase_witness.find(witness, paths).items():
             found[name] = sorted(set(found.get(name, [])) | set(texts))
     return found, looked_for
+
+
+def _new_report() -> dict[str, Any]:
+    """A file report before anything was done (:func:`scrub_file`'s output shape)."""
+    return {
+        "status": "pending",
+        "vacuumed": False,
+        "wal_truncated": False,
+        "blocked_by_reader": False,
+        "bytes_found_in": [],
+        "error": None,
+        "advice": None,
+        "texts_looked_for": 0,
+        "settings": [],
+        "waited_ms": 0.0,
+        "duration_ms": 0.0,
+    }
 
 
 def scrub_file(
@@ -395,18 +414,7 @@ def scrub_file(
     bytes' verdict only; the caller adds what the rows say (:func:`verdict`).
     """
     started = time.perf_counter()
-    report: dict[str, Any] = {
-        "status": "pending",
-        "vacuumed": False,
-        "wal_truncated": False,
-        "blocked_by_reader": False,
-        "bytes_found_in": [],
-        "error": None,
-        "advice": None,
-        "texts_looked_for": 0,
-        "settings": [],
-        "waited_ms": 0.0,
-    }
+    report = _new_report()
     found: dict[str, list[str]] = {}
     try:
         _checkpoint_complete(store)
@@ -537,7 +545,19 @@ def file_scrub_pending(store: Store) -> bool:
 def recheck(store: Store, now: str, wait_s: float = 0.0) -> tuple[str, dict[str, Any], list[Any]]:
     """Scrub the file and look for every pending text again (the witness): the texts are
     no longer known, but their bytes are recognised.  Texts found name the nodes still
-    holding them.  Returns ``(status, file report, causes)``; a proven scrub is recorded."""
+    holding them.  While a store setting keeps old bytes (`Store.scrub_obstacles`) nothing
+    is rewritten: the answer is pending with those settings.  Returns ``(status, file
+    report, causes)``; a proven scrub is recorded."""
+    try:
+        obstacles = store.scrub_obstacles()
+    except (sqlite3.Error, StoreError):
+        obstacles = []  # scrub_file reports the error
+    if obstacles:
+        # A setting keeps the bytes whatever the scrub does: no VACUUM (FULL locks every
+        # table) until it changes; the causes say which and how.
+        report = {**_new_report(), "settings": obstacles}
+        status, causes = verdict(report, (), ())
+        return status, report, causes
     report, texts = scrub_file(store, (), wait_s)
     status, causes = verdict(report, holding_nodes(store, texts), ())
     if status == "scrubbed":
