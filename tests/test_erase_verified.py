@@ -249,6 +249,7 @@ def test_an_unwritable_witness_is_said(
     assert "No space left" in result["causes"][1]["error"]
 
 
-def test_cli_finish_refuses_with_quoting(db: Path) -> None:
+def test_cli_finish_refuses_with_quoting(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     Graphonomous(db, embedder="hashing").close()
     assert main(["--db", str(db), "erase", "--finish", "--with-quoting"], io.StringIO()) == 2
+    assert "--finish takes no NODE_ID (nor --with-quoting)" in capsys.readouterr().err
