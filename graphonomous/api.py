@@ -609,12 +609,17 @@ class Graphonomous:
         return forgetting.forget_by_policy(self.engine, policy, max_nodes, dry_run, mode)
 
     def gdpr_erase(
-        self, node_id: str, reason: str | None = None, wait_s: float = 0.0
+        self,
+        node_id: str,
+        reason: str | None = None,
+        wait_s: float = 0.0,
+        with_quoting: bool = False,
     ) -> dict[str, Any]:
         """Erase a node and every trace of it, including from the file's free pages;
-        `wait_s` waits for other connections' readers so the file scrub can complete."""
+        `wait_s` waits for other connections' readers so the file scrub can complete;
+        `with_quoting` erases the nodes quoting its content too."""
         self.touch()
-        return forgetting.gdpr_erase(self.engine, node_id, reason, wait_s)
+        return forgetting.gdpr_erase(self.engine, node_id, reason, wait_s, with_quoting)
 
     def gdpr_finish(self, wait_s: float = 0.0) -> dict[str, Any]:
         """Complete a pending physical scrub of erased content (``erase --finish``)."""

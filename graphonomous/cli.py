@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import contextlib
 import errno
 import functools
 import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, NoReturn, TextIO
@@ -49,6 +52,8 @@ from .store.damage import damage_message, full_message, is_damage, is_full
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+# A command ended by SIGTERM after cleaning up: the shell's 128 + signal number.
+EXIT_TERMINATED = 128 + 15
 
 
 class CliError(GraphonomousError):
@@ -882,44 +887,72 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _memory_records(path: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
-    """The records of a memory file, streamed (the file is open while iterating)."""
+def _memory_records(source: str | TextIO) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """The records of a memory file (a path, or the stdin spool read from its start),
+    streamed (the file is open while iterating)."""
     from .server_memory.jsonl import iter_records
 
-    with open(path, encoding="utf-8") as handle:
+    if not isinstance(source, str):
+        source.seek(0)
+        yield from iter_records(source)
+        return
+    with open(source, encoding="utf-8") as handle:
         yield from iter_records(handle)
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived during a command that cleans up after itself."""
+
+
+def _on_sigterm(_signum: int, _frame: object) -> None:
+    raise _Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """While inside, SIGTERM raises (so open transactions roll back and `finally` blocks
+    run) and the command exits EXIT_TERMINATED; only in the main thread (where Python
+    delivers signals)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    except _Terminated:
+        raise CliError("terminated (SIGTERM); nothing was imported", EXIT_TERMINATED) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_import_memory(args: argparse.Namespace, out: TextIO) -> int:
     """Stream the file twice (check every line, then import in chunks inside one
-    transaction); stdin is first spooled to a temporary file.  Memory does not grow
-    with the file size."""
+    transaction); stdin is first spooled to an anonymous temporary file (unlinked at
+    creation: no name in $TMPDIR, gone with the process however it ends).  Memory does
+    not grow with the file size.  SIGTERM rolls the import back (exit 143)."""
     from .server_memory import MemoryFileError, memory_view
 
-    spool: str | None = None
-    try:
+    with _sigterm_unwinds(), contextlib.ExitStack() as scratch:
+        source: str | TextIO = args.file
         if args.file == "-":
             import tempfile  # here, not at import: only this command spools stdin
 
-            with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", suffix=".jsonl", delete=False
-            ) as handle:
-                spool = handle.name
-                shutil.copyfileobj(sys.stdin, handle)
-        path = spool or args.file
+            source = scratch.enter_context(
+                tempfile.TemporaryFile("w+", encoding="utf-8", suffix=".jsonl")
+            )
+            shutil.copyfileobj(sys.stdin, source)
         try:
-            for _ in _memory_records(path):
+            for _ in _memory_records(source):
                 pass
         except (OSError, UnicodeDecodeError) as exc:
             raise CliError(f"cannot read memory file {args.file}: {exc}", EXIT_USAGE) from exc
         except MemoryFileError as exc:
             raise CliError(f"{args.file} {exc}; nothing was imported", EXIT_USAGE) from exc
-        source = "stdin" if args.file == "-" else str(Path(args.file).resolve())
+        origin = "stdin" if args.file == "-" else str(Path(args.file).resolve())
         with _open(args) as graph:
-            result = memory_view(graph).import_stream(lambda: _memory_records(path), source=source)
-    finally:
-        if spool is not None:
-            os.unlink(spool)
+            result = memory_view(graph).import_stream(
+                lambda: _memory_records(source), source=origin
+            )
     if args.json:
         emit_json(result, out)
         return EXIT_OK
@@ -1196,20 +1229,20 @@ def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
     if args.wait < 0:
         raise CliError("erase: --wait must be >= 0", EXIT_USAGE)
     if args.finish:
-        if args.node_id is not None:
-            raise CliError("erase --finish takes no NODE_ID", EXIT_USAGE)
+        if args.node_id is not None or args.with_quoting:
+            raise CliError("erase --finish takes no NODE_ID (nor --with-quoting)", EXIT_USAGE)
         with _open(args) as graph:
             result = graph.gdpr_finish(args.wait)
         if args.json:
             emit_json(result, out)
         else:
             out.write(f"file scrub: {result['status']}\n")
-            _print_file_report(result["file"], out)
+            _print_file_report(result["file"], result["causes"], out)
         return EXIT_OK if result["status"] == "scrubbed" else EXIT_FAILED
     if args.node_id is None:
         raise CliError("erase: give a NODE_ID (or --finish)", EXIT_USAGE)
     with _open(args) as graph:
-        result = graph.gdpr_erase(args.node_id, args.reason, args.wait)
+        result = graph.gdpr_erase(args.node_id, args.reason, args.wait, args.with_quoting)
     code = EXIT_OK if result["status"] == "scrubbed" else EXIT_FAILED
     if args.json:
         emit_json(result, out)
@@ -1228,26 +1261,33 @@ def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
         )
     if result["rewritten_ids"]:
         out.write(f"  rewritten (derived content): {', '.join(result['rewritten_ids'])}\n")
-    _print_file_report(result["file"], out)
-    if result["residual"]:
-        out.write(f"  WARNING: still found in {', '.join(result['residual'])}\n")
-    if result["nodes_quoting_content"]:
-        ids = ", ".join(result["nodes_quoting_content"])
-        out.write(f"  other nodes quote its content (erase them too if needed): {ids}\n")
+    _print_file_report(result["file"], result["causes"], out)
     return code
 
 
-def _print_file_report(report: dict[str, Any], out: TextIO) -> None:
-    if report["blocked_by_reader"]:
-        out.write(
-            "  PENDING: another connection holds a reader; the old bytes are still in the file\n"
-        )
+def _print_file_report(report: dict[str, Any], causes: list[dict[str, Any]], out: TextIO) -> None:
+    """The erase's pending causes, one ``PENDING:`` line and one ``fix:`` line each."""
     if report["bytes_found_in"]:
-        out.write(f"  PENDING: erased text still in {', '.join(report['bytes_found_in'])}\n")
-    if report["error"]:
-        out.write(f"  PENDING: the file scrub failed: {report['error']}\n")
-    if report["advice"]:
-        out.write(f"  fix: {report['advice']}\n")
+        out.write(f"  erased text still in {', '.join(report['bytes_found_in'])}\n")
+    for cause in causes:
+        out.write(f"  PENDING: {_cause_line(cause)}\n")
+        out.write(f"  fix: {cause['advice']}\n")
+
+
+def _cause_line(cause: dict[str, Any]) -> str:
+    """One pending cause of an erase in words (learning/erasure.verdict names them)."""
+    kind = cause["cause"]
+    if kind == "error":
+        return f"the file scrub failed: {cause['error']}"
+    if kind == "reader":
+        return "another connection holds a read snapshot; the old bytes stay in the file"
+    if kind == "setting":
+        return f"the store's setting {cause['setting']} = {cause['value']} keeps the old bytes"
+    if kind == "quoting_nodes":
+        return f"other nodes hold the erased text: {', '.join(cause['node_ids'])}"
+    if kind == "residual":
+        return f"still found in {', '.join(cause['columns'])}"
+    return f"the erased text is still in {', '.join(cause['files'])}"
 
 
 def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
@@ -1969,6 +2009,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "--finish",
         action="store_true",
         help="complete a pending physical scrub (no NODE_ID); exit 1 while it stays pending",
+    )
+    erase.add_argument(
+        "--with-quoting",
+        action="store_true",
+        help="also erase the other nodes that quote the node's content (named otherwise)",
     )
     migrate = command(
         "migrate", cmd_migrate, "copy a graph between SQLite and PostgreSQL, verified"

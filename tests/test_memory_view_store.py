@@ -282,9 +282,9 @@ def test_name_set_counts_distinct_names_on_disk() -> None:
         assert names.add(["a", "b", "a"]) == 2
         assert names.add(["b", "c"]) == 1
         assert len(names) == 3
-        path = Path(names._path)
-        assert path.exists()
-    assert not path.exists()
+        # SQLite's temporary database: on disk, but without a name (unlinked at open).
+        main_db = names._conn.execute("PRAGMA database_list").fetchall()[0]
+        assert (main_db[1], main_db[2]) == ("main", "")
 
 
 # -- pinned answers on a generated file ---------------------------------------------------

@@ -225,3 +225,101 @@ def test_three_servers_eight_writers_one_database(pg_url: str) -> None:
             if process.poll() is None:
                 process.terminate()
                 process.wait(20)
+
+
+# -- GDPR erase: what the cluster's settings keep -------------------------------------------
+
+
+def _set_system(cluster: Cluster, setting: str, value: str | None) -> None:
+    """ALTER SYSTEM SET (or RESET when `value` is None), reload, and wait until a new
+    session sees it (the postmaster applies a reload asynchronously)."""
+    if value is None:
+        cluster.sql(cluster.base_url, f"ALTER SYSTEM RESET {setting}")
+    else:
+        cluster.sql(cluster.base_url, f"ALTER SYSTEM SET {setting} = '{value}'")
+    cluster.sql(cluster.base_url, "SELECT pg_reload_conf()")
+    wanted = cluster.sql(
+        cluster.base_url, f"SELECT boot_val FROM pg_settings WHERE name = '{setting}'"
+    )
+    target = wanted[0][0] if value is None else value
+    while cluster.sql(cluster.base_url, f"SHOW {setting}")[0][0] != target:
+        time.sleep(0.05)
+
+
+def _setting_causes(report: dict[str, Any]) -> dict[str, str]:
+    return {c["setting"]: c["value"] for c in report["causes"] if c["cause"] == "setting"}
+
+
+def test_gdpr_erase_on_default_wal_settings_is_pending_and_says_why(pg_cluster: Cluster) -> None:
+    """A cluster with the default wal_recycle = on keeps the erased rows in a recycled WAL
+    segment: the erase is pending, names the setting and the fix; --finish completes it once
+    the setting is off (exit 1 before)."""
+    url = pg_cluster.new_database()
+    _set_system(pg_cluster, "wal_recycle", None)  # the default: on
+    try:
+        with Graphonomous(url) as graph:
+            victim = graph.store_node("Zyxomarker-5512 lives at 3 Quillon Street")["node"]["id"]
+            report = graph.gdpr_erase(victim)
+            assert report["status"] == "pending", report
+            assert _setting_causes(report) == {"wal_recycle": "on"}
+            assert "wal_recycle = off" in report["file"]["advice"]
+            finished = graph.gdpr_finish()  # nothing to gain: no VACUUM FULL again
+            assert finished["status"] == "pending" and finished["file"]["vacuumed"] is False
+            assert _setting_causes(finished) == {"wal_recycle": "on"}
+        out = io.StringIO()
+        assert main(["--db", url, "erase", "--finish"], out) == 1
+        assert "wal_recycle = on" in out.getvalue()
+    finally:
+        _set_system(pg_cluster, "wal_recycle", "off")
+    out = io.StringIO()
+    assert main(["--db", url, "erase", "--finish", "--json"], out) == 0, out.getvalue()
+    assert json.loads(out.getvalue())["status"] == "scrubbed"
+
+
+def test_gdpr_erase_names_wal_keep_size_and_replication_slots(pg_cluster: Cluster) -> None:
+    url = pg_cluster.new_database()
+    _set_system(pg_cluster, "wal_keep_size", "64MB")
+    pg_cluster.sql(
+        pg_cluster.base_url, "SELECT pg_create_physical_replication_slot('gx_erase_test', true)"
+    )
+    try:
+        with Graphonomous(url) as graph:
+            victim = graph.store_node("Zyxomarker-6613 lives at 4 Quillon Street")["node"]["id"]
+            report = graph.gdpr_erase(victim)
+            assert report["status"] == "pending"
+            causes = _setting_causes(report)
+            assert causes["replication_slots"] == "gx_erase_test"
+            assert causes["wal_keep_size"] == "64"  # pg_settings' unit: MB
+            assert "pg_drop_replication_slot" in json.dumps(report["causes"])
+    finally:
+        pg_cluster.sql(pg_cluster.base_url, "SELECT pg_drop_replication_slot('gx_erase_test')")
+        _set_system(pg_cluster, "wal_keep_size", "0")
+    with Graphonomous(url) as graph:
+        assert graph.gdpr_finish()["status"] == "scrubbed"
+
+
+def test_a_stale_index_save_after_an_erase_is_dropped(
+    pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The generation check of the derived-index save, on PostgreSQL: A loads its indexes,
+    B erases, A saves → no saved copy names the erased node."""
+    url = pg_cluster.new_database()
+    with Graphonomous(url) as a, Graphonomous(url) as b:
+        victim = a.store_node("Zyxomarker-7714 lives at 5 Quillon Street")["node"]["id"]
+        a.store_node("The plant runs three shifts a day")
+        a.engine.text_index()
+        a.engine.vector_index()
+        assert a.engine.save_indexes() is True  # the check passes a current copy
+        refresh = a.engine.refresh
+
+        def erase_after_refresh() -> None:
+            refresh()
+            b.gdpr_erase(victim)
+
+        monkeypatch.setattr(a.engine, "refresh", erase_after_refresh)
+        saved = a.engine.save_indexes()
+        monkeypatch.undo()
+        rows = pg_cluster.sql(url, "SELECT data FROM derived_indexes")
+        assert not any(victim.encode() in bytes(row[0]) for row in rows)
+        assert b"zyxomarker" not in b"".join(bytes(row[0]) for row in rows)
+        assert saved is False

@@ -6,20 +6,25 @@ references to it; this module supplies what makes the erase *complete* and
 
 * **Derived content.**  A consolidation summary built from erased episodes is
   rewritten from the members that remain (at least
-  :data:`MIN_SUMMARY_MEMBERS`), or erased with them; a goal node whose text
-  quoted the erased content is rewritten with the same ``[erased]`` mark as
-  its goals row; a node merged away by consolidation resolves to its survivor
-  (whose ``metadata.merged_from`` names it).
+  :data:`MIN_SUMMARY_MEMBERS`), or erased with them; a goal or outcome node
+  whose text holds the erased id, content or one of its sentences is
+  rewritten with the same ``[erased]`` mark as its goals / outcomes row; a
+  node merged away by consolidation resolves to its survivor (whose
+  ``metadata.merged_from`` names it).
 * **Partial quotes.**  :func:`quoting_nodes` finds other nodes that contain a
   sentence of the erased content verbatim, or most of its content words (a
   keyword list), not only the whole text.
 * **The file.**  :func:`scrub_file` checkpoints, VACUUMs and checkpoints
   again, waiting up to `wait_s` for other connections' readers, then reads
-  the ``.db`` and ``-wal`` bytes for the erased texts.  The report says
-  ``status: "scrubbed"`` only when the VACUUM ran, the WAL was fully
-  checkpointed and truncated, and no erased text is left in the bytes;
-  otherwise ``"pending"`` with what remains and the fix.  A pending scrub is
-  remembered (audit entries) and completed by :func:`finish`.
+  every store file (:data:`STORE_FILE_SUFFIXES`) for the erased texts and
+  for every text a pending erase left in the witness
+  (:mod:`.erase_witness`).  :func:`verdict` says ``status: "scrubbed"`` only
+  when the VACUUM ran, the WAL was fully checkpointed and truncated, no
+  erased text is left in the bytes, no node quotes it and no column holds
+  it; otherwise ``"pending"`` with its causes (the reader, the quoting nodes
+  by id, the columns, the error).  A pending scrub is remembered (audit
+  entries, the witness) and completed by :func:`finish`, which looks for the
+  bytes again through the witness.
 """
 
 from __future__ import annotations
@@ -35,17 +40,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from ..embed import pack_f32
-from ..model import Node
+from ..model import AID_NODE_TYPES, Node
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
 from ..retrieval.keywords import distinct_words
 from ..store import Store, StoreError
 from ..store.sqlite import BUSY_TIMEOUT_MS
-from . import tables
+from ..store.verify import WITNESS_SUFFIX as VERIFIED_SUFFIX
+from . import erase_witness, tables
 from .abstraction import GROUNDING_RELATIONSHIP, summary_text
 
 if TYPE_CHECKING:
     from ..retrieval.graph_view import GraphEngine
 
+# Node types whose content the package writes from other nodes' text (a goal node
+# from its goals row, an outcome node from its evidence): rewritten by an erase.
+DERIVED_NODE_TYPES: Final = ("goal", *AID_NODE_TYPES)
 # A summary of fewer members than this is no summary: it goes with its erased members.
 MIN_SUMMARY_MEMBERS: Final = 2
 # A sentence this long (characters) quoted verbatim is a quote, not a coincidence
@@ -79,6 +88,28 @@ ERROR_ADVICE: Final = (
     "the file could not be rewritten; fix the cause (e.g. free disk space), then run "
     "`graphonomous erase --finish`"
 )
+QUOTING_ADVICE: Final = (
+    "other nodes hold the erased text or one of its sentences verbatim (node_ids): erase "
+    "each (`graphonomous erase ID`; `--with-quoting` erases them with the node) or edit "
+    "them so they no longer hold it, then run `graphonomous erase --finish`"
+)
+WITNESS_ADVICE: Final = (
+    "the witness beside the database could not be written, so a later "
+    "`graphonomous erase --finish` cannot look for these texts and proves only the VACUUM "
+    "and checkpoint; fix the cause (e.g. free disk space) before ending the other causes"
+)
+RESIDUAL_ADVICE: Final = (
+    "a column still holds the erased id or text (columns); run `graphonomous doctor` and "
+    "report it: the erase's reference scrub missed it"
+)
+BYTES_ADVICE: Final = (
+    "the erased text is still in these files (files) though no node holds it and no reader "
+    "blocks the checkpoint: a file VACUUM does not rewrite (a stale journal, a copy beside "
+    "the database); remove or overwrite it, then run `graphonomous erase --finish`"
+)
+# The files of a SQLite store (suffixes of the database path): the database, its WAL,
+# WAL index, rollback journal and the quick-check side file (store/verify.py).
+STORE_FILE_SUFFIXES: Final = ("", "-wal", "-shm", "-journal", VERIFIED_SUFFIX)
 _SENTENCE: Final = re.compile(r"[^.!?\n]+[.!?]?")
 
 
@@ -164,16 +195,17 @@ def rewrite_summaries(graph: GraphEngine, rewrites: Sequence[tuple[Node, list[No
     return [summary.id for summary, _ in rewrites]
 
 
-def rewrite_goal_nodes(
+def rewrite_derived_nodes(
     graph: GraphEngine,
     scrub_text: Any,
     mentions: Any,
 ) -> list[str]:
-    """Goal nodes whose content mentions the erased ids or content, rewritten with
-    `scrub_text` (the same ``[erased]`` replacement as their goals row) and re-embedded."""
+    """Derived nodes (goal nodes, outcome nodes: :data:`DERIVED_NODE_TYPES`) whose content
+    mentions the erased ids or content, rewritten with `scrub_text` (the same
+    ``[erased]`` replacement as their goals / outcomes rows) and re-embedded."""
     store = graph.store
-    rows = store.node_texts_of_type("goal")
-    targets = [(node_id, scrub_text(text)) for node_id, text in rows if mentions(text)]
+    rows = [row for kind in DERIVED_NODE_TYPES for row in store.node_texts_of_type(kind)]
+    targets = [(node_id, scrub_text(text)) for node_id, text in sorted(rows) if mentions(text)]
     if not targets:
         return []
     vectors = graph.embed_texts([text for _, text in targets])
@@ -253,6 +285,23 @@ def quoting_nodes(store: Store, contents: Sequence[str], exclude: Iterable[str] 
     return sorted(found)
 
 
+def holding_nodes(store: Store, texts: Sequence[str], exclude: Iterable[str] = ()) -> list[str]:
+    """Ids of live or forgotten nodes (not in `exclude`) whose content holds one of the
+    erased `texts` (contents and their sentences, :func:`erased_texts`) verbatim, sorted:
+    the nodes that keep the text's bytes in the file.  A SQL prefilter (``instr``), then
+    the check with runs of white space folded."""
+    wanted = [t for t in texts if len(t) >= MIN_QUOTE_CHARS]
+    if not wanted:
+        return []
+    skip = set(exclude)
+    found = set()
+    for node_id, other in store.node_texts_containing(wanted, (), MIN_SHARED_WORDS):
+        flat = " ".join(other.split())
+        if node_id not in skip and any(t in other or t in flat for t in wanted):
+            found.add(str(node_id))
+    return sorted(found)
+
+
 # -- the file ----------------------------------------------------------------------------
 
 
@@ -272,42 +321,71 @@ def _checkpoint_complete(store: Store) -> bool:
     return busy == 0 and log == checkpointed
 
 
-def _files(store: Store) -> list[str]:
-    if store.path == ":memory:" or not store.path:
+def store_files(store: Store) -> list[str]:
+    """Every file of a file-backed store that exists now: the database, its ``-wal``,
+    ``-shm`` and ``-journal``, and the quick-check side file (the files the store writes;
+    import scratch files are unlinked at open, so none has a name to look in)."""
+    if not erase_witness.file_backed(store.path):
         return []
-    return [p for p in (store.path, store.path + "-wal") if os.path.exists(p)]
+    names = [store.path + suffix for suffix in STORE_FILE_SUFFIXES]
+    return [p for p in names if os.path.exists(p)]
 
 
-def remaining_in_files(store: Store, needles: Sequence[str]) -> list[str]:
-    """Names of the database files (``.db``, ``-wal``) whose bytes still hold one of the
-    `needles` (UTF-8).  Reads each file once in overlapping chunks: O(file size)."""
-    encoded = [n.encode("utf-8") for n in needles if len(n) >= MIN_QUOTE_CHARS]
+def erased_texts(contents: Iterable[str]) -> list[str]:
+    """What the byte search looks for: each content and each of its sentences
+    (≥ MIN_QUOTE_CHARS characters), sorted and distinct."""
+    found = {c for c in contents if len(c) >= MIN_QUOTE_CHARS}
+    for content in list(found):
+        found.update(_sentences(content))
+    return sorted(found)
+
+
+def remaining_in_files(paths: Sequence[str], needles: Sequence[str]) -> dict[str, list[str]]:
+    """``{file name: [needles found]}`` for the files among `paths` whose bytes hold one
+    of the `needles` (UTF-8).  Reads each file once in overlapping chunks: O(file size
+    × needles) byte comparisons, done by ``bytes.find``."""
+    encoded = {n: n.encode("utf-8") for n in needles if len(n) >= MIN_QUOTE_CHARS}
     if not encoded:
-        return []
-    overlap = max(len(n) for n in encoded)
-    found = []
-    for path in _files(store):
+        return {}
+    overlap = max(len(n) for n in encoded.values())
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        hits: set[str] = set()
         with open(path, "rb") as handle:
             tail = b""
             while chunk := handle.read(SCAN_CHUNK):
                 window = tail + chunk
-                if any(n in window for n in encoded):
-                    found.append(os.path.basename(path))
-                    break
+                hits.update(text for text, data in encoded.items() if data in window)
                 tail = window[-overlap:]
+        if hits:
+            found[os.path.basename(path)] = sorted(hits)
     return found
 
 
-def scrub_file(store: Store, needles: Sequence[str] = (), wait_s: float = 0.0) -> dict[str, Any]:
-    """Rewrite the file so no free page, WAL frame or journal keeps erased bytes; say
-    whether that is proven.  Never raises for SQLite or OS errors: they are reported.
+def look_again(store: Store, needles: Sequence[str]) -> tuple[dict[str, list[str]], int]:
+    """Search every store file for the `needles` (known in memory) and for every text
+    of the pending-erase witness (:mod:`.erase_witness`): ``({file name: [texts]},
+    how many texts were looked for)``.  Raises OSError / ValueError when a file or the
+    witness cannot be read."""
+    paths = store_files(store)
+    if not paths:  # in memory, or a server's files (PostgreSQL): nothing a client can read
+        return {}, 0
+    found = remaining_in_files(paths, needles)
+    witness = erase_witness.load(store.path)
+    looked_for = len({n for n in needles if len(n) >= MIN_QUOTE_CHARS})
+    if witness is not None:
+        # Texts known in memory were searched directly (bytes.find, ≈ 10× faster than
+        # the witness's word scan); the witness adds the earlier erases' texts.
+        witness = erase_witness.without(witness, needles)
+        looked_for += len(witness.entries)
+        for name, texts in erase_witness.find(witness, paths).items():
+            found[name] = sorted(set(found.get(name, [])) | set(texts))
+    return found, looked_for
 
-    Output: ``{"status": "scrubbed" | "pending", "vacuumed", "wal_truncated",
-    "blocked_by_reader", "bytes_found_in": [file names], "error", "advice", "waited_ms",
-    "duration_ms"}``.
-    """
-    started = time.perf_counter()
-    report: dict[str, Any] = {
+
+def _new_report() -> dict[str, Any]:
+    """A file report before anything was done (:func:`scrub_file`'s output shape)."""
+    return {
         "status": "pending",
         "vacuumed": False,
         "wal_truncated": False,
@@ -315,8 +393,29 @@ def scrub_file(store: Store, needles: Sequence[str] = (), wait_s: float = 0.0) -
         "bytes_found_in": [],
         "error": None,
         "advice": None,
+        "texts_looked_for": 0,
+        "settings": [],
         "waited_ms": 0.0,
+        "duration_ms": 0.0,
     }
+
+
+def scrub_file(
+    store: Store, needles: Sequence[str] = (), wait_s: float = 0.0
+) -> tuple[dict[str, Any], list[str]]:
+    """Rewrite the file so no free page, WAL frame or journal keeps erased bytes, then
+    look for the bytes again.  Never raises for SQLite or OS errors: they are reported.
+
+    Output: the report ``{"status": "scrubbed" | "pending", "vacuumed", "wal_truncated",
+    "blocked_by_reader", "bytes_found_in": [file names], "error", "advice",
+    "texts_looked_for", "settings": [{setting, value, advice}], "waited_ms",
+    "duration_ms"}`` (settings: `Store.scrub_obstacles`) and the erased texts found (for
+    naming the nodes holding them; never part of any output).  ``status`` here is the
+    bytes' verdict only; the caller adds what the rows say (:func:`verdict`).
+    """
+    started = time.perf_counter()
+    report = _new_report()
+    found: dict[str, list[str]] = {}
     try:
         _checkpoint_complete(store)
         tables.execute(store, "VACUUM")
@@ -329,34 +428,106 @@ def scrub_file(store: Store, needles: Sequence[str] = (), wait_s: float = 0.0) -
             complete = _checkpoint_complete(store)
         report["waited_ms"] = round((time.perf_counter() - waited) * 1000.0, 3)
         report["wal_truncated"] = complete
-        report["blocked_by_reader"] = not complete
-        report["bytes_found_in"] = remaining_in_files(store, needles)
-    except (sqlite3.Error, StoreError, OSError) as exc:
+        report["blocked_by_reader"] = not complete and store.checkpoint_refusal is None
+        if not complete and store.checkpoint_refusal is not None:
+            report["error"] = store.checkpoint_refusal
+        found, report["texts_looked_for"] = look_again(store, needles)
+        report["bytes_found_in"] = sorted(found)
+        report["settings"] = store.scrub_obstacles()
+    except (sqlite3.Error, StoreError, OSError, ValueError) as exc:
         report["error"] = f"{type(exc).__name__}: {exc}"
-    proven = report["vacuumed"] and report["wal_truncated"] and not report["bytes_found_in"]
+    proven = (
+        report["vacuumed"]
+        and report["wal_truncated"]
+        and not report["bytes_found_in"]
+        and not report["settings"]
+    )
     if proven:
         report["status"] = "scrubbed"
-    elif report["error"] is not None:
-        report["advice"] = ERROR_ADVICE
-    else:
-        report["advice"] = READER_ADVICE
     report["duration_ms"] = round((time.perf_counter() - started) * 1000.0, 3)
-    return report
+    return report, sorted({text for texts in found.values() for text in texts})
+
+
+def verdict(
+    report: dict[str, Any], quoting: Sequence[str], residual: Sequence[str]
+) -> tuple[str, list[dict[str, Any]]]:
+    """The erase's status and its causes, from the file report (bytes looked for again),
+    the nodes still quoting the text and the residual columns.  ``"scrubbed"`` only when
+    there is no cause; each cause names what holds the bytes and how to end it; the
+    report's ``advice`` becomes the first cause's.  Causes, in this order: ``error``,
+    ``reader``, ``setting`` (one per store setting that keeps old bytes: PostgreSQL's
+    WAL retention, archiving, replication), ``quoting_nodes`` (ids of the nodes holding
+    the text verbatim, :func:`holding_nodes`), ``residual`` (columns), ``bytes_left``
+    (files, when nothing above explains them)."""
+    causes: list[dict[str, Any]] = []
+    if report["error"] is not None:
+        causes.append({"cause": "error", "error": report["error"], "advice": ERROR_ADVICE})
+    if report["blocked_by_reader"]:
+        causes.append({"cause": "reader", "advice": READER_ADVICE})
+    causes.extend({"cause": "setting", **item} for item in report["settings"])
+    if quoting:
+        causes.append(
+            {"cause": "quoting_nodes", "node_ids": list(quoting), "advice": QUOTING_ADVICE}
+        )
+    if residual:
+        causes.append({"cause": "residual", "columns": list(residual), "advice": RESIDUAL_ADVICE})
+    if report["bytes_found_in"] and not causes:
+        causes.append(
+            {"cause": "bytes_left", "files": list(report["bytes_found_in"]), "advice": BYTES_ADVICE}
+        )
+    report["advice"] = causes[0]["advice"] if causes else None
+    return ("scrubbed" if not causes and report["status"] == "scrubbed" else "pending"), causes
+
+
+def note_pending(
+    store: Store, texts: Sequence[str]
+) -> tuple[erase_witness.Witness | None, str | None]:
+    """Before an erase commits: add its texts to the witness (a crash after the commit
+    leaves what `--finish` needs).  Returns the witness as it was (for
+    :func:`restore_pending` on a rollback; None for a store without files) and why the
+    witness could not be written, if so (the erase goes on: it searches its own texts)."""
+    if not erase_witness.file_backed(store.path):
+        return None, None
+    try:
+        previous = erase_witness.load(store.path)
+        erase_witness.add(store.path, texts)
+    except (OSError, ValueError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    return previous, None
+
+
+def witness_cause(problem: str) -> dict[str, Any]:
+    """The cause added to a pending erase whose witness could not be written."""
+    return {
+        "cause": "error",
+        "error": f"the witness was not written ({problem})",
+        "advice": WITNESS_ADVICE,
+    }
+
+
+def restore_pending(store: Store, previous: erase_witness.Witness | None) -> None:
+    """After an erase rolled back: the witness as :func:`note_pending` found it."""
+    if erase_witness.file_backed(store.path):
+        erase_witness.restore(store.path, previous)
 
 
 def record_file_scrub(store: Store, report: dict[str, Any], now: str) -> None:
-    """Remember that the file scrub completed (an audit entry without content), then
-    checkpoint again so the WAL holds nothing.  Only for ``status == "scrubbed"``."""
+    """Remember that the scrub is proven (an audit entry without content), drop the
+    witness, then checkpoint again so the WAL holds nothing.  Only for a "scrubbed"
+    verdict."""
     try:
         with store.transaction():
-            store.audit(now, FILE_SCRUB_ACTION, None, {"status": report["status"]})
+            store.audit(now, FILE_SCRUB_ACTION, None, {"status": "scrubbed"})
+        if erase_witness.file_backed(store.path):
+            erase_witness.clear(store.path)
         _checkpoint_complete(store)
-    except (sqlite3.Error, StoreError) as exc:
+    except (sqlite3.Error, StoreError, OSError) as exc:
         report["error"] = f"{type(exc).__name__}: {exc}"
 
 
 def file_scrub_pending(store: Store) -> bool:
-    """Whether an erase happened after the last completed file scrub (audit log order)."""
+    """Whether an erase happened after the last completed file scrub (audit log order),
+    or a witness of pending texts lies beside the file."""
     rows = tables.query(
         store,
         "SELECT max(CASE WHEN action = ? THEN seq END), max(CASE WHEN action = ? THEN seq END) "
@@ -364,46 +535,70 @@ def file_scrub_pending(store: Store) -> bool:
         (ERASE_ACTION, FILE_SCRUB_ACTION),
     )
     last_erase, last_scrub = rows[0][0], rows[0][1]
-    return last_erase is not None and (last_scrub is None or last_scrub < last_erase)
+    if last_erase is not None and (last_scrub is None or last_scrub < last_erase):
+        return True
+    return erase_witness.file_backed(store.path) and os.path.exists(
+        erase_witness.path_of(store.path)
+    )
+
+
+def recheck(store: Store, now: str, wait_s: float = 0.0) -> tuple[str, dict[str, Any], list[Any]]:
+    """Scrub the file and look for every pending text again (the witness): the texts are
+    no longer known, but their bytes are recognised.  Texts found name the nodes still
+    holding them.  While a store setting keeps old bytes (`Store.scrub_obstacles`) nothing
+    is rewritten: the answer is pending with those settings.  Returns ``(status, file
+    report, causes)``; a proven scrub is recorded."""
+    try:
+        obstacles = store.scrub_obstacles()
+    except (sqlite3.Error, StoreError):
+        obstacles = []  # scrub_file reports the error
+    if obstacles:
+        # A setting keeps the bytes whatever the scrub does: no VACUUM (FULL locks every
+        # table) until it changes; the causes say which and how.
+        report = {**_new_report(), "settings": obstacles}
+        status, causes = verdict(report, (), ())
+        return status, report, causes
+    report, texts = scrub_file(store, (), wait_s)
+    status, causes = verdict(report, holding_nodes(store, texts), ())
+    if status == "scrubbed":
+        record_file_scrub(store, report, now)
+    return status, report, causes
 
 
 def finish(graph: GraphEngine, wait_s: float = 0.0) -> dict[str, Any]:
     """Complete a pending physical scrub (``graphonomous erase --finish``).
 
-    The erased texts are no longer known (that is the point), so the proof is
-    mechanical: VACUUM rebuilt every page from live rows and the WAL was fully
-    checkpointed and truncated.  Output: ``{"pending_before", "file": report,
-    "status"}``.  Must not run inside an open transaction.
+    The scrub (:func:`recheck`) looks for the pending texts again through the
+    witness, so "scrubbed" means they were looked for and not found; otherwise
+    "pending" with the causes.  Output: ``{"pending_before", "file": report,
+    "causes", "status"}``.  Must not run inside an open transaction.
     """
     with graph.lock:
         store = graph.store
         if store.in_transaction:
             raise StoreError("erase --finish cannot run inside an open transaction")
         pending = file_scrub_pending(store)
-        report = scrub_file(store, (), wait_s)
-        if report["status"] == "scrubbed":
-            record_file_scrub(store, report, graph.now())
-    return {"pending_before": pending, "file": report, "status": report["status"]}
+        status, report, causes = recheck(store, graph.now(), wait_s)
+    return {"pending_before": pending, "file": report, "causes": causes, "status": status}
 
 
 def consolidation_scrub(store: Store, now: str, dry_run: bool = False) -> dict[str, Any] | None:
     """The physical scrub a consolidation cycle owes a pending erase (SPEC "GDPR erase").
 
-    None when no scrub is pending.  Otherwise :func:`scrub_file` runs (no wait: the
+    None when no scrub is pending.  Otherwise :func:`recheck` runs (no wait: the
     cycle must not block on another process's reader) and its report is returned with
-    ``attempted: true``; a completed scrub is recorded, so the next cycle owes nothing.
-    A dry run or a call inside an open transaction attempts nothing and says so
-    (``attempted: false``, ``status: "pending"``).  Never raises for SQLite/OS errors.
+    ``attempted: true`` and the verdict; a proven scrub is recorded, so the next cycle
+    owes nothing.  A dry run or a call inside an open transaction attempts nothing and
+    says so (``attempted: false``, ``status: "pending"``).  Never raises for SQLite/OS
+    errors.
     """
     try:
         pending = file_scrub_pending(store)
-    except (sqlite3.Error, StoreError):
+    except (sqlite3.Error, StoreError, OSError):
         return None  # a damaged audit log is doctor's to report, not the cycle's
     if not pending:
         return None
     if dry_run or store.in_transaction:
         return {"status": "pending", "attempted": False, "advice": READER_ADVICE}
-    report = scrub_file(store, (), 0.0)
-    if report["status"] == "scrubbed":
-        record_file_scrub(store, report, now)
-    return {"attempted": True, **report}
+    status, report, causes = recheck(store, now, 0.0)
+    return {"attempted": True, **report, "status": status, "causes": causes}

@@ -46,6 +46,7 @@ from ..model import (
     RESTS_ON_BACKWARD,
     RESTS_ON_FORWARD,
     STRUCTURAL_RELATIONSHIPS,
+    Node,
     ValidationError,
     check_choice,
     check_id,
@@ -548,27 +549,29 @@ def _id_pattern(ids: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")
 
 
-def _scrub_text(text: str, ids: frozenset[str], content: str | None) -> str:
-    """`text` with every whole-token id and every copy of the content replaced by ERASED_MARK."""
-    if content is not None:
-        text = text.replace(content, ERASED_MARK)
+def _scrub_text(text: str, ids: frozenset[str], texts: Sequence[str]) -> str:
+    """`text` with every whole-token id and every copy of an erased text (a content or
+    one of its sentences; the longest first, so a content goes whole) replaced by
+    ERASED_MARK."""
+    for erased in sorted(texts, key=lambda t: (-len(t), t)):
+        text = text.replace(erased, ERASED_MARK)
     return _id_pattern(ids).sub(ERASED_MARK, text)
 
 
-def _scrub(value: Any, ids: frozenset[str], content: str | None) -> Any:
+def _scrub(value: Any, ids: frozenset[str], texts: Sequence[str]) -> Any:
     """A JSON value without the erased ids and content.
 
     Strings equal to an id are dropped (from lists; dict entries are
     removed), as are dict entries keyed by an id; other strings have every
-    whole-token occurrence of an id, and every copy of the content, replaced
+    whole-token occurrence of an id, and every copy of an erased text, replaced
     by ERASED_MARK.
     """
     if isinstance(value, str):
         if value in ids:
             return _DROP
-        return _scrub_text(value, ids, content)
+        return _scrub_text(value, ids, texts)
     if isinstance(value, list):
-        kept = [_scrub(item, ids, content) for item in value]
+        kept = [_scrub(item, ids, texts) for item in value]
         return [item for item in kept if item is not _DROP]
     if isinstance(value, dict):
         out = {}
@@ -580,25 +583,24 @@ def _scrub(value: Any, ids: frozenset[str], content: str | None) -> Any:
                 # keeps its shape and the next run re-examines that instant's nodes.
                 out[key] = [item[0], "" if item[1] in ids else item[1]]
                 continue
-            cleaned = _scrub(item, ids, content)
+            cleaned = _scrub(item, ids, texts)
             if cleaned is not _DROP:
                 out[key] = cleaned
         return out
     return value
 
 
-def _mentions(text: str | None, ids: frozenset[str], content: str | None) -> bool:
+def _mentions(text: str | None, ids: frozenset[str], texts: Sequence[str]) -> bool:
     if text is None:
         return False
-    return (content is not None and content in text) or bool(_id_pattern(ids).search(text))
+    return any(erased in text for erased in texts) or bool(_id_pattern(ids).search(text))
 
 
 def _rows_mentioning(
-    store: Store, table: str, key: str, column: str, ids: frozenset[str], content: str | None
+    store: Store, table: str, key: str, column: str, ids: frozenset[str], texts: Sequence[str]
 ) -> list[Any]:
-    """(key, column) of the rows whose column contains an id or the content (SQL instr)."""
-    needles = sorted(ids) + ([content] if content is not None else [])
-    return store.rows_mentioning(table, key, column, needles)
+    """(key, column) of the rows whose column contains an id or an erased text (SQL instr)."""
+    return store.rows_mentioning(table, key, column, sorted(ids) + sorted(texts))
 
 
 def _scrub_json_column(
@@ -607,42 +609,43 @@ def _scrub_json_column(
     key: str,
     column: str,
     ids: frozenset[str],
-    content: str | None,
+    texts: Sequence[str],
 ) -> int:
     """Scrub one JSON text column of one table in place; returns rows changed.
 
     `table`, `key` and `column` are names written in this module, never input.
     """
     changed = 0
-    for row in _rows_mentioning(store, table, key, column, ids, content):
+    for row in _rows_mentioning(store, table, key, column, ids, texts):
         text = row[1]
-        if not _mentions(text, ids, content):
+        if not _mentions(text, ids, texts):
             continue
-        cleaned = json.dumps(_scrub(json.loads(text), ids, content), sort_keys=True)
+        cleaned = json.dumps(_scrub(json.loads(text), ids, texts), sort_keys=True)
         store.set_text(table, key, column, row[0], cleaned)
         changed += 1
     return changed
 
 
 def _scrub_text_column(
-    store: Store, table: str, key: str, column: str, ids: frozenset[str], content: str | None
+    store: Store, table: str, key: str, column: str, ids: frozenset[str], texts: Sequence[str]
 ) -> int:
-    """Replace ids and content inside a plain text column; returns rows changed."""
+    """Replace ids and erased texts inside a plain text column; returns rows changed."""
     changed = 0
-    for row in _rows_mentioning(store, table, key, column, ids, content):
+    for row in _rows_mentioning(store, table, key, column, ids, texts):
         text = row[1]
-        if not _mentions(text, ids, content):
+        if not _mentions(text, ids, texts):
             continue
-        cleaned = _scrub_text(text, ids, content)
+        cleaned = _scrub_text(text, ids, texts)
         store.set_text(table, key, column, row[0], cleaned)
         changed += 1
     return changed
 
 
 def _scrub_references(
-    store: Store, node_id: str, content: str | None, also: frozenset[str] = frozenset()
+    store: Store, node_id: str, texts: Sequence[str], also: frozenset[str] = frozenset()
 ) -> dict[str, int]:
-    """Remove every reference to a node (and copies of its content) outside its own row.
+    """Remove every reference to a node (and copies of its erased `texts`: its content
+    and sentences, :func:`.erasure.erased_texts`) outside its own row.
 
     Rows that exist only because of the node go entirely: its outcomes row
     (outcome nodes), its goals row, its source_files row (file nodes), and
@@ -708,19 +711,20 @@ def _scrub_references(
         ("consolidation_log", "id", "totals"),
     )
     for table, key, column in json_columns:
-        counts[f"{table}.{column}"] = _scrub_json_column(store, table, key, column, ids, content)
+        counts[f"{table}.{column}"] = _scrub_json_column(store, table, key, column, ids, texts)
     for table, key, column in (
         ("goals", "id", "title"),
         ("goals", "id", "description"),
         ("revisions", "id", "reason"),
         ("outcomes", "id", "action_id"),
     ):
-        counts[f"{table}.{column}"] = _scrub_text_column(store, table, key, column, ids, content)
+        counts[f"{table}.{column}"] = _scrub_text_column(store, table, key, column, ids, texts)
     return {name: count for name, count in counts.items() if count}
 
 
-def residual_references(store: Store, node_id: str, content: str | None) -> list[str]:
-    """``table.column`` names of every column whose text or bytes still hold the id or content.
+def residual_references(store: Store, node_id: str, texts: Sequence[str] = ()) -> list[str]:
+    """``table.column`` names of every column whose text or bytes still hold the id or an
+    erased text (its content or a sentence of it, :func:`.erasure.erased_texts`).
 
     Scans every column of every table (``sqlite_master``); the audit log is
     skipped for the id (it names the erased id by design) but not for the
@@ -733,8 +737,8 @@ def residual_references(store: Store, node_id: str, content: str | None) -> list
         for column in columns:
             if table != "audit_log":
                 pairs.append((column, node_id))
-            if content is not None and (table, column) != ("nodes", "content"):
-                pairs.append((column, content))
+            if (table, column) != ("nodes", "content"):
+                pairs.extend((column, text) for text in texts)
         if not pairs:
             continue
         # One scan per table: a flag per (column, needle) pair.
@@ -768,38 +772,52 @@ def nodes_quoting(store: Store, content: str | None) -> list[str]:
 
 
 def gdpr_erase(
-    graph: GraphEngine, node_id: str, reason: str | None = None, wait_s: float = 0.0
+    graph: GraphEngine,
+    node_id: str,
+    reason: str | None = None,
+    wait_s: float = 0.0,
+    with_quoting: bool = False,
 ) -> dict[str, Any]:
     """Erase a node and every trace of it (`erase_node`), then drop the recent
-    retrievals that returned it (they may quote it)."""
-    result = erase_node(graph, node_id, reason, wait_s)
+    retrievals that returned one of the erased nodes (they may quote it)."""
+    result = erase_node(graph, node_id, reason, wait_s, with_quoting)
     with graph.lock:
-        retrieval_trace(graph).forget([node_id])
+        retrieval_trace(graph).forget([node_id, *result["erased_ids"]])
     return result
 
 
 def erase_node(
-    graph: GraphEngine, node_id: str, reason: str | None = None, wait_s: float = 0.0
+    graph: GraphEngine,
+    node_id: str,
+    reason: str | None = None,
+    wait_s: float = 0.0,
+    with_quoting: bool = False,
 ) -> dict[str, Any]:
     """Erase a node and every trace of its id and content (GDPR art. 17); SPEC "GDPR erase".
 
     Steps: (0) resolve the id — a node merged away by consolidation resolves to
     its survivor (erased in its place), an id erased before completes the file
-    scrub only; (1) plan derived content (:func:`.erasure.plan_derived`):
+    scrub only; with `with_quoting`, the nodes quoting its content are erased
+    with it; (1) plan derived content (:func:`.erasure.plan_derived`):
     summaries left with too few members are erased too, the others rewritten;
     (2) with ``PRAGMA secure_delete = ON``, in one transaction: scrub every
     reference to the erased ids and copies of their content
-    (:func:`_scrub_references`), rewrite derived summaries and goal nodes that
-    quoted the content, delete the nodes with their edges and embeddings, and
-    append an audit entry ``gdpr_erase`` per node (subject = id; the reason
-    only as its SHA-256); (3) drop the nodes from the in-memory indexes;
+    (:func:`_scrub_references`), rewrite derived summaries, and goal and outcome
+    nodes that hold the content or one of its sentences, delete the nodes with
+    their edges and embeddings, and append an audit entry ``gdpr_erase`` per
+    node (subject = id; the reason only as its SHA-256); (3) drop the nodes from
+    the in-memory indexes;
     (4) :func:`.erasure.scrub_file`: checkpoint, VACUUM, checkpoint (waiting up
-    to `wait_s` for other readers), then search the file bytes for the erased
-    texts.  Output: ``{"erased": true, "node_id", "resolved_to", "erased_ids",
-    "rewritten_ids", "edges_removed", "scrubbed": {what: rows}, "residual",
-    "nodes_quoting_content", "file": {...}, "status": "scrubbed" | "pending",
-    "already_erased"}``.  ``status`` is "scrubbed" only when the bytes are
-    provably gone; "pending" comes with ``file.advice``.  Complexity:
+    to `wait_s` for other readers), then search every store file for the erased
+    texts (contents and their sentences; the witness written before the commit
+    keeps them findable by a later `--finish`).  Output: ``{"erased": true,
+    "node_id", "resolved_to", "erased_ids", "rewritten_ids", "edges_removed",
+    "scrubbed": {what: rows}, "residual", "nodes_quoting_content", "file": {...},
+    "causes", "status": "scrubbed" | "pending", "already_erased"}``.  ``status``
+    is "scrubbed" only when the bytes were looked for again and not found, no
+    node holds the content or a sentence of it verbatim and no column holds it;
+    "pending" comes with its causes (:func:`.erasure.verdict`) and
+    ``file.advice``.  Complexity:
     O(size of the database); must not be called inside an open transaction.
     """
     check_id("node_id", node_id)
@@ -807,6 +825,8 @@ def erase_node(
         raise ValidationError("reason", "must be a string")
     if isinstance(wait_s, bool) or not isinstance(wait_s, (int, float)) or wait_s < 0:
         raise ValidationError("wait_s", "must be a number of seconds >= 0")
+    if not isinstance(with_quoting, bool):
+        raise ValidationError("with_quoting", "must be a boolean")
     with graph.lock:
         store = graph.store
         if store.in_transaction:
@@ -818,71 +838,67 @@ def erase_node(
             if erasure.was_erased(store, node_id):
                 return _erased_before(graph, node_id, wait_s)
             node = store.require_node(node_id, include_forgotten=True)
-        root = node
-        merged = {m for m in root.metadata.get("merged_from", []) if isinstance(m, str)}
-        extra, rewrites = erasure.plan_derived(store, {root.id})
-        victims = [root, *store.get_nodes(sorted(extra)).values()]
-        erased_ids = frozenset({node_id, *merged, *(v.id for v in victims)})
-        contents = [v.content for v in victims if len(v.content) >= MIN_CONTENT_MATCH]
-        previous = tables.query(store, "PRAGMA secure_delete")[0][0]
-        tables.execute(store, "PRAGMA secure_delete = ON")
+        return _erase_resolved(graph, node_id, node, reason, wait_s, with_quoting)
+
+
+def _quoting_victims(store: Store, root: Node, with_quoting: bool) -> set[str]:
+    """The root and, with `with_quoting`, every node holding its content or one of its
+    sentences verbatim (ids).  Nodes that only share its words are never erased with it
+    (in a graph of similar notes they are many unrelated nodes)."""
+    if not with_quoting:
+        return {root.id}
+    texts = erasure.erased_texts([root.content])
+    return {root.id, *erasure.holding_nodes(store, texts, {root.id})}
+
+
+def _erase_resolved(
+    graph: GraphEngine,
+    node_id: str,
+    root: Node,
+    reason: str | None,
+    wait_s: float,
+    with_quoting: bool,
+) -> dict[str, Any]:
+    """`erase_node` once the id resolved to the live or forgotten node `root`."""
+    store = graph.store
+    merged = {m for m in root.metadata.get("merged_from", []) if isinstance(m, str)}
+    chosen = _quoting_victims(store, root, with_quoting)
+    extra, rewrites = erasure.plan_derived(store, chosen)
+    others = store.get_nodes(sorted((chosen | extra) - {root.id}))
+    victims = [root, *(others[key] for key in sorted(others))]
+    erased_ids = frozenset({node_id, *merged, *(v.id for v in victims)})
+    contents = [v.content for v in victims if len(v.content) >= MIN_CONTENT_MATCH]
+    texts = erasure.erased_texts(contents)
+    previous = tables.query(store, "PRAGMA secure_delete")[0][0]
+    tables.execute(store, "PRAGMA secure_delete = ON")
+    try:
+        before, witness_problem = erasure.note_pending(store, texts)
         try:
-            with store.transaction():
-                scrubbed: dict[str, int] = {}
-                for victim in victims:
-                    content = victim.content if len(victim.content) >= MIN_CONTENT_MATCH else None
-                    counts = _scrub_references(store, victim.id, content, erased_ids)
-                    entity_name = victim.metadata.get("entity_name")
-                    if isinstance(entity_name, str):  # memory-compat relations naming it
-                        counts["memory_relations_deleted"] = store.remove_dangling_touching(
-                            victim.agent_id, [entity_name]
-                        )
-                    for name, count in counts.items():
-                        scrubbed[name] = scrubbed.get(name, 0) + count
-                rewritten = erasure.rewrite_summaries(graph, rewrites)
-                rewritten += erasure.rewrite_goal_nodes(
-                    graph,
-                    lambda text: _scrub_all(text, erased_ids, contents),
-                    lambda text: _mentions_any(text, erased_ids, contents),
-                )
-                edges_removed = 0
-                digest = hashlib.sha256(reason.encode("utf-8")).hexdigest() if reason else None
-                for victim in victims:
-                    removed = store.delete_node(victim.id)
-                    edges_removed += removed
-                    store.erase_change_traces(victim.id)
-                    store.audit(
-                        graph.now(),
-                        "gdpr_erase",
-                        victim.id,
-                        {
-                            "edges_removed": removed,
-                            "scrubbed": scrubbed if victim is root else {},
-                            "reason_sha256": digest,
-                            "requested_id": node_id if victim is root else root.id,
-                        },
-                    )
-                for merged_id in sorted(merged | ({node_id} - {root.id})):
-                    store.audit(graph.now(), "gdpr_erase", merged_id, {"merged_into": root.id})
-            file_report = erasure.scrub_file(store, contents, wait_s)
-        finally:
-            # A failure here is reported by the file scrub; the setting is per connection.
-            with contextlib.suppress(sqlite3.Error):
-                tables.execute(store, f"PRAGMA secure_delete = {int(previous)}")
-        if file_report["status"] == "scrubbed":
-            erasure.record_file_scrub(store, file_report, graph.now())
-        residual = sorted(
-            {
-                hit
-                for victim in victims
-                for hit in residual_references(
-                    store,
-                    victim.id,
-                    victim.content if len(victim.content) >= MIN_CONTENT_MATCH else None,
-                )
-            }
-        )
-        quoting = erasure.quoting_nodes(store, contents, erased_ids)
+            scrubbed, rewritten, edges_removed = _erase_rows(
+                graph, node_id, root, victims, merged, erased_ids, texts, rewrites, reason
+            )
+        except BaseException:
+            erasure.restore_pending(store, before)
+            raise
+        file_report, found = erasure.scrub_file(store, texts, wait_s)
+    finally:
+        # A failure here is reported by the file scrub; the setting is per connection.
+        with contextlib.suppress(sqlite3.Error):
+            tables.execute(store, f"PRAGMA secure_delete = {int(previous)}")
+    residual = sorted(
+        {
+            hit
+            for victim in victims
+            for hit in residual_references(store, victim.id, erasure.erased_texts([victim.content]))
+        }
+    )
+    holding = erasure.holding_nodes(store, [*texts, *found], erased_ids)
+    quoting = sorted(set(erasure.quoting_nodes(store, contents, erased_ids)) | set(holding))
+    status, causes = erasure.verdict(file_report, holding, residual)
+    if status == "scrubbed":
+        erasure.record_file_scrub(store, file_report, graph.now())
+    elif witness_problem is not None:
+        causes.append(erasure.witness_cause(witness_problem))
     telemetry.emit(ERASE_EVENT, {"edges_removed": edges_removed}, {"residual": len(residual)})
     return {
         "erased": True,
@@ -896,28 +912,75 @@ def erase_node(
         "residual": residual,
         "nodes_quoting_content": quoting,
         "file": file_report,
-        "status": "scrubbed" if file_report["status"] == "scrubbed" and not residual else "pending",
+        "causes": causes,
+        "status": status,
     }
 
 
-def _mentions_any(text: str, ids: frozenset[str], contents: Sequence[str]) -> bool:
-    return _mentions(text, ids, None) or any(content in text for content in contents)
-
-
-def _scrub_all(text: str, ids: frozenset[str], contents: Sequence[str]) -> str:
-    for content in contents:
-        text = _scrub_text(text, ids, content)
-    return _scrub_text(text, ids, None)
+def _erase_rows(
+    graph: GraphEngine,
+    node_id: str,
+    root: Node,
+    victims: Sequence[Node],
+    merged: set[str],
+    erased_ids: frozenset[str],
+    texts: Sequence[str],
+    rewrites: Sequence[tuple[Node, list[Node]]],
+    reason: str | None,
+) -> tuple[dict[str, int], list[str], int]:
+    """Step (2) of `erase_node`, in one transaction: ``(scrubbed, rewritten ids,
+    edges removed)``."""
+    store = graph.store
+    with store.transaction():
+        scrubbed: dict[str, int] = {}
+        for victim in victims:
+            own = erasure.erased_texts([victim.content])
+            counts = _scrub_references(store, victim.id, own, erased_ids)
+            entity_name = victim.metadata.get("entity_name")
+            if isinstance(entity_name, str):  # memory-compat relations naming it
+                counts["memory_relations_deleted"] = store.remove_dangling_touching(
+                    victim.agent_id, [entity_name]
+                )
+            for name, count in counts.items():
+                scrubbed[name] = scrubbed.get(name, 0) + count
+        rewritten = erasure.rewrite_summaries(graph, rewrites)
+        rewritten += erasure.rewrite_derived_nodes(
+            graph,
+            lambda text: _scrub_text(text, erased_ids, texts),
+            lambda text: _mentions(text, erased_ids, texts),
+        )
+        edges_removed = 0
+        digest = hashlib.sha256(reason.encode("utf-8")).hexdigest() if reason else None
+        for victim in victims:
+            removed = store.delete_node(victim.id)
+            edges_removed += removed
+            store.erase_change_traces(victim.id)
+            store.audit(
+                graph.now(),
+                "gdpr_erase",
+                victim.id,
+                {
+                    "edges_removed": removed,
+                    "scrubbed": scrubbed if victim is root else {},
+                    "reason_sha256": digest,
+                    "requested_id": node_id if victim is root else root.id,
+                },
+            )
+        for merged_id in sorted(merged | ({node_id} - {root.id})):
+            store.audit(graph.now(), "gdpr_erase", merged_id, {"merged_into": root.id})
+    return scrubbed, rewritten, edges_removed
 
 
 def _erased_before(graph: GraphEngine, node_id: str, wait_s: float) -> dict[str, Any]:
     """The answer for an id erased earlier (a retry after a failed file scrub): the rows
-    are gone already; the file scrub is run again so the retry completes it."""
+    are gone already; the file scrub is run again (:func:`.erasure.recheck`, the
+    witness's texts looked for again) so the retry completes it."""
     store = graph.store
-    file_report = erasure.scrub_file(store, (), wait_s)
-    if file_report["status"] == "scrubbed":
-        erasure.record_file_scrub(store, file_report, graph.now())
-    residual = residual_references(store, node_id, None)
+    status, file_report, causes = erasure.recheck(store, graph.now(), wait_s)
+    residual = residual_references(store, node_id)
+    if residual and status == "scrubbed":
+        status, causes = erasure.verdict(file_report, (), residual)
+    quoting: list[str] = next((c["node_ids"] for c in causes if c["cause"] == "quoting_nodes"), [])
     return {
         "erased": True,
         "node_id": node_id,
@@ -928,7 +991,8 @@ def _erased_before(graph: GraphEngine, node_id: str, wait_s: float) -> dict[str,
         "edges_removed": 0,
         "scrubbed": {},
         "residual": residual,
-        "nodes_quoting_content": [],
+        "nodes_quoting_content": quoting,
         "file": file_report,
-        "status": "scrubbed" if file_report["status"] == "scrubbed" and not residual else "pending",
+        "causes": causes,
+        "status": status,
     }

@@ -554,6 +554,7 @@ _POLICY_INPUT: Final = {
 _ERASE_INPUT: Final = {
     "node_id": text("The node to erase.", minLength=1),
     "reason": text("Why (only its SHA-256 is kept in the audit log)."),
+    "with_quoting": flag("Also erase the nodes holding its text or a sentence of it verbatim."),
 }
 
 _CONSOLIDATION_INPUT: Final = {

@@ -1,18 +1,19 @@
 """A set of strings kept on disk: the names an import has seen, in bounded memory.
 
 Rules of this module:
-- it is scratch space of one import, not graph data: a private temporary SQLite file
-  (stdlib ``sqlite3``), deleted on close, never the graph's database, so it works the
-  same whatever backend the graph is on;
+- it is scratch space of one import, not graph data: SQLite's private temporary
+  database (stdlib ``sqlite3``, an empty file name), never the graph's database, so it
+  works the same whatever backend the graph is on;
+- the file has no name: SQLite creates it in its temporary directory ($SQLITE_TMPDIR,
+  $TMPDIR, /var/tmp, /usr/tmp, /tmp) and unlinks it at once (Unix; Windows deletes it on
+  close), so no end of the process — SIGTERM, kill -9, a power cut — leaves the
+  names in a file; the kernel frees the blocks when the process ends;
 - memory is SQLite's page cache (SCRATCH_CACHE_KIB), whatever the number of names.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sqlite3
-import tempfile
 from collections.abc import Iterable
 from typing import Final
 
@@ -25,9 +26,10 @@ class NameSet:
     """Distinct strings on disk.  Use as a context manager (the file goes on exit)."""
 
     def __init__(self) -> None:
-        handle, self._path = tempfile.mkstemp(prefix="graphonomous-names-", suffix=".db")
-        os.close(handle)
-        self._conn = sqlite3.connect(self._path, isolation_level=None)
+        # "": a temporary on-disk database, unlinked at open (pages spill to it past the
+        # cache: SQLite's default build option SQLITE_TEMP_STORE=1 keeps
+        # temporary databases on disk).
+        self._conn = sqlite3.connect("", isolation_level=None)
         self._conn.execute("PRAGMA journal_mode = OFF")
         self._conn.execute("PRAGMA synchronous = OFF")
         self._conn.execute(f"PRAGMA cache_size = -{SCRATCH_CACHE_KIB}")
@@ -51,8 +53,6 @@ class NameSet:
 
     def close(self) -> None:
         self._conn.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self._path)
 
     def __enter__(self) -> NameSet:
         return self

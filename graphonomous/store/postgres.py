@@ -49,6 +49,34 @@ NO_COMPACT: Final = (
     "VACUUM FULL (run from psql; it locks each table while it rewrites it) gives it back "
     "to the operating system"
 )
+# What keeps erased rows in the cluster after VACUUM FULL, CHECKPOINT and pg_switch_wal:
+# (setting, value that is safe, why it is not, what to do).  "then" in every advice:
+# `graphonomous erase --finish` proves the scrub once the setting allows it.
+_FINISH: Final = "then run `graphonomous erase --finish`"
+_WAL_SETTINGS: Final = (
+    (
+        "wal_recycle",
+        "off",
+        "a retired WAL segment is renamed for reuse, not deleted, so it keeps the erased rows "
+        "until it is overwritten",
+        "ALTER SYSTEM SET wal_recycle = off; SELECT pg_reload_conf();",
+    ),
+    (
+        "wal_keep_size",
+        "0",
+        "the server keeps the last wal_keep_size of WAL, which holds the erased rows",
+        "ALTER SYSTEM SET wal_keep_size = 0; SELECT pg_reload_conf(); (or let that much WAL "
+        "be written after the erase)",
+    ),
+    (
+        "archive_mode",
+        "off",
+        "WAL segments are archived: the archive (and any base backup) holds the erased rows "
+        "outside this cluster, where graphonomous cannot reach",
+        "delete the segments written since the erased node was stored from the archive and "
+        "the backups, or turn archive_mode off (a restart)",
+    ),
+)
 _INSTALL_HINT: Final = "install the PostgreSQL extra: pip install 'graphonomous[postgres]'"
 
 
@@ -605,6 +633,39 @@ class PostgresStore(Store):
 
     # -- similarity search in the database (store/pgvector.py) ------------------------------
 
+    # Readers never block a PostgreSQL checkpoint: an incomplete one was refused.
+    checkpoint_refusal = (
+        "CHECKPOINT or pg_switch_wal() was refused: the role needs the pg_checkpoint role "
+        "and EXECUTE on pg_switch_wal() (GRANT pg_checkpoint TO role; GRANT EXECUTE ON "
+        "FUNCTION pg_switch_wal() TO role)"
+    )
+
+    def scrub_obstacles(self) -> list[dict[str, str]]:
+        """Settings of the cluster under which a scrub cannot guarantee the erased bytes
+        left it (`_WAL_SETTINGS`, replication slots retaining WAL, connected standbys that
+        received it): ``[{setting, value, advice}]``, sorted by setting.  A client cannot
+        read the server's files, so these are what the verdict rests on."""
+        names = [name for name, *_ in _WAL_SETTINGS]
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT name, setting FROM pg_settings WHERE name = ANY(?)", (names,)
+            ).fetchall()
+            slots = self._conn.execute(
+                "SELECT slot_name FROM pg_replication_slots ORDER BY slot_name"
+            ).fetchall()
+            standbys = self._conn.execute("SELECT count(*) FROM pg_stat_replication").fetchall()
+        current = {str(name): str(value) for name, value in rows}
+        found = [
+            {"setting": name, "value": current[name], "advice": f"{why}: {fix}, {_FINISH}"}
+            for name, safe, why, fix in _WAL_SETTINGS
+            if name in current and current[name] != safe
+        ]
+        if slots:
+            found.append(_slots_obstacle([str(row[0]) for row in slots]))
+        if int(standbys[0][0]):
+            found.append(_standby_obstacle(int(standbys[0][0])))
+        return sorted(found, key=lambda item: item["setting"])
+
     def set_embedding(self, node_id: str, blob: bytes, model: str) -> None:
         """The BLOB and its pgvector column in one statement."""
         self.execute(pgvector.upsert_sql(), (node_id, blob, model, pgvector.blob_literal(blob)))
@@ -666,3 +727,23 @@ class PostgresStore(Store):
                 self._reader.close()
                 self._reader = None
         super().close()
+
+
+def _slots_obstacle(slots: list[str]) -> dict[str, str]:
+    return {
+        "setting": "replication_slots",
+        "value": ", ".join(slots),
+        "advice": "replication slots retain the WAL that holds the erased rows until their "
+        "consumers confirm it (and the consumers keep copies): drop the unused slots "
+        "(SELECT pg_drop_replication_slot(name)), scrub the consumers too, " + _FINISH,
+    }
+
+
+def _standby_obstacle(count: int) -> dict[str, str]:
+    return {
+        "setting": "streaming_replication",
+        "value": f"{count} connected",
+        "advice": "standbys received the WAL that holds the erased rows: their files keep it "
+        "until they replay the erase and retire those segments; apply the same settings on "
+        "them, " + _FINISH,
+    }

@@ -29,6 +29,7 @@ class GraphStorage(Protocol):
     """Nodes, edges, embeddings, the change log and saved derived indexes."""
 
     path: str
+    checkpoint_refusal: str | None
 
     # -- lifetime, locking, transactions ------------------------------------------------
     @property
@@ -73,6 +74,7 @@ class GraphStorage(Protocol):
     def prune_change_log(self, keep: int = ...) -> int: ...
 
     def erase_change_traces(self, node_id: str) -> None: ...
+    def scrub_obstacles(self) -> list[dict[str, str]]: ...
 
     def load_derived(self, name: str, model: str) -> tuple[int, bytes] | None: ...
 

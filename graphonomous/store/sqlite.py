@@ -662,6 +662,16 @@ class Store(GraphQueries):
         self.execute("INSERT INTO node_changes (node_id) VALUES ('')")
         self.execute("DELETE FROM derived_indexes")
 
+    # What an incomplete truncating checkpoint means on this backend: None = another
+    # connection's read transaction holds the WAL (SQLite); else the reason in words.
+    checkpoint_refusal: str | None = None
+
+    def scrub_obstacles(self) -> list[dict[str, str]]:
+        """Settings under which a GDPR scrub cannot prove the erased bytes left the store:
+        ``[{setting, value, advice}]``.  None for a SQLite file: the scrub reads every file
+        of the store itself."""
+        return []
+
     # -- derived indexes -------------------------------------------------------
 
     def load_derived(self, name: str, model: str) -> tuple[int, bytes] | None:
@@ -709,7 +719,7 @@ class Store(GraphQueries):
         """Save a derived index as a header row and one row per section (named
         ``name/0``, ``name/1``, ...), so a reader can take a few sections without
         the rest; each section is stored behind the header's first 8 bytes (the
-        save's nonce).  Best effort, like `save_derived`."""
+        save's nonce).  Best effort and generation-checked, like `save_derived`."""
         nonce = header[:8]
         # Generated row by row: the nonce-prefixed copy of one section at a time, not of
         # all of them (≈ 90 MB for a 50K-node vector index).
@@ -717,18 +727,34 @@ class Store(GraphQueries):
             [(name, model, generation, header)],
             ((f"{name}{_PART}{i}", model, generation, nonce + s) for i, s in enumerate(sections)),
         )
-        return self._save_rows(name, model, rows)
+        return self._save_rows(name, model, generation, rows)
 
     def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool:
         """Save a derived index, best effort: False (nothing written) when the file
-        cannot take writes now (read-only, disk full, locked by another process)."""
-        return self._save_rows(name, model, [(name, model, generation, data)])
+        cannot take writes now (read-only, disk full, locked by another process) or
+        the copy is stale past an erase (`_stale_copy`, checked inside the write)."""
+        return self._save_rows(name, model, generation, [(name, model, generation, data)])
+
+    def _stale_copy(self, generation: int) -> bool:
+        """Whether a copy reflecting `generation` may hold what a GDPR erase removed
+        since: a resync marker (`erase_change_traces`) lies after it, or the log no
+        longer reaches back to it (what changed is unknown).  Inside the save's write
+        transaction, so no erase can commit between this check and the save.  O(log n)."""
+        rows = self._conn.execute(
+            "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0), "
+            "EXISTS (SELECT 1 FROM node_changes WHERE seq > ? AND node_id = '') "
+            "FROM node_changes",
+            (generation,),
+        ).fetchall()
+        floor, newest, marker = int(rows[0][0]), int(rows[0][1]), bool(rows[0][2])
+        return newest > generation and (marker or floor > generation + 1)
 
     def _save_rows(
-        self, name: str, model: str, rows: Iterable[tuple[str, str, int, bytes]]
+        self, name: str, model: str, generation: int, rows: Iterable[tuple[str, str, int, bytes]]
     ) -> bool:
         """Replace `name` of `model` and its sections by `rows` in one cache write
-        (another model's copy of `name` stays)."""
+        (another model's copy of `name` stays); a copy stale past an erase is dropped
+        (False, nothing written)."""
         try:
             with self._lock:
                 if self._conn.in_transaction:
@@ -738,6 +764,9 @@ class Store(GraphQueries):
                 try:
                     self._conn.execute("BEGIN IMMEDIATE")
                     try:
+                        if self._stale_copy(generation):
+                            self._conn.execute("ROLLBACK")
+                            return False
                         self._conn.execute(
                             "DELETE FROM derived_indexes WHERE model = ? "
                             "AND (name = ? OR (name > ? AND name < ?))",
