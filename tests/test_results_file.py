@@ -162,13 +162,13 @@ def test_scratch_output_never_reaches_the_page(tmp_path: Path, gen: ModuleType) 
     argv = ["--nodes", "9", "--label", "a|b"]
     kept = resultfile.stamp({"r5": 0.25}, str(BENCHMARKS / "bench_store.py"), argv)
     (repo / "benchmarks/results/kept.json").write_text(json.dumps(kept), encoding="utf-8")
-    (repo / "benchmarks/results/scratch.json").write_text('{"r5": 0.99}', encoding="utf-8")
+    (repo / "benchmarks/results/untracked-run-q7x.json").write_text('{"r5": 0.99}', encoding="utf-8")
     _git("add", "-f", "benchmarks/results/kept.json", cwd=repo)
     page = gen.generate(repo)
     assert "`benchmarks/results/kept.json` (provenance in the file)" in page
     assert "`python benchmarks/bench_store.py --nodes 9 --label 'a\\|b'`" in page  # table-safe
     assert "| `r5` | 0.250 |" in page
-    assert "scratch" not in page and "0.99" not in page
+    assert "untracked-run-q7x" not in page and "0.99" not in page
 
 
 def test_a_tracked_result_without_provenance_is_an_error(tmp_path: Path, gen: ModuleType) -> None:
