@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from graphonomous.mcp.docs import PAGE, main, page, reference
+from graphonomous.mcp.docs import PAGE, TITLE, main, page, reference
 from graphonomous.mcp.machines import MACHINES
 from graphonomous.mcp.surfaces import SURFACES
 
@@ -48,12 +48,24 @@ def test_check_and_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     path = tmp_path / "mcp-tools.md"
     assert main(["--check", str(path)]) == 1
     assert "does not exist" in capsys.readouterr().err
-    path.write_text("stale\n", encoding="utf-8")
+    path.write_text(f"{TITLE}\n\nstale\n", encoding="utf-8")
     assert main(["--check", str(path)]) == 1
     assert "out of date" in capsys.readouterr().err
     assert main(["--write", str(path)]) == 0
     assert main(["--check", str(path)]) == 0
     assert path.read_text(encoding="utf-8") == page()
+
+
+@pytest.mark.parametrize("mode", ["--write", "--check"])
+def test_a_file_that_is_not_the_page_is_left_alone(
+    tmp_path: Path, mode: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "SPEC.md"  # what `--write SPEC.md` named when SPEC held the reference
+    prose = "# Graphonomous — specification\n\nThe prose.\n"
+    path.write_text(prose, encoding="utf-8")
+    assert main([mode, str(path)]) == 2
+    assert "not the generated tool reference" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == prose
 
 
 def test_runs_as_a_module_with_the_page_as_default(tmp_path: Path) -> None:
