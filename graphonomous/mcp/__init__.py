@@ -6,7 +6,7 @@ Layers, each usable on its own:
 * :mod:`.server` — :class:`McpServer`, the protocol state machine (no I/O);
 * :mod:`.tools` / :mod:`.resources` — tools and resources declared as data
   (tool sets: :mod:`.v1`, :mod:`.machines`, :mod:`.memory_compat`);
-* :mod:`.docs` — the generated tool reference of SPEC.md;
+* :mod:`.docs` — the generated tool reference, docs/mcp-tools.md;
 * :mod:`.stdio` / :mod:`.http` — thin transports.
 
 :func:`serve` is the entry point behind ``graphonomous serve``.

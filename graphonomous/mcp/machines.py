@@ -26,7 +26,7 @@ How a machine is generated from its actions (:func:`build_machine`):
   per-field prose, omits the upstream alias fields (still accepted), and is
   open — the per-action check rejects fields the action does not take.  The
   tool description lists each action with its arguments (``*`` =
-  required); the field reference lives in SPEC.md (``mcp/docs.py``, from
+  required); the field reference lives in docs/mcp-tools.md (``mcp/docs.py``, from
   :func:`merge_fields`) and in the v1 tools of the same names.  An action that is
   another machine's action too (``listed_in``: consolidate's stats/query/traverse,
   route's topology/attention_survey are retrieve's) is listed once, there; each

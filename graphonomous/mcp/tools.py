@@ -337,7 +337,7 @@ def topology_result_schema() -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------
-# Markdown (rendered into SPEC.md by graphonomous.mcp.docs)
+# Markdown (rendered into docs/mcp-tools.md by graphonomous.mcp.docs)
 # --------------------------------------------------------------------------
 
 
