@@ -139,9 +139,9 @@ def _port(text: str) -> int:
     try:
         port = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number; got {text[:40]!r}") from None
+        raise argparse.ArgumentTypeError(f"invalid port: {text[:40]!r} (a whole number)") from None
     if not 0 <= port <= MAX_PORT:
-        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_PORT}; got {port}")
+        raise argparse.ArgumentTypeError(f"invalid port: {port} (0 to {MAX_PORT})")
     return port
 
 
