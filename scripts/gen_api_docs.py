@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate ``docs/python-api.md``: the reference of the public facade, from its docstrings.
+"""Generate ``docs/api.md``: the reference of the public facade, from its docstrings.
 
 One entry per public member of :class:`graphonomous.Graphonomous` (definition order):
 its signature, read by the standard library's :mod:`inspect`, and the first sentence of
@@ -9,7 +9,7 @@ code: ``tests/test_docs.py`` fails when the committed page differs from :func:`r
 
 Usage::
 
-    python scripts/gen_api_docs.py            # (re)write docs/python-api.md
+    python scripts/gen_api_docs.py            # (re)write docs/api.md
     python scripts/gen_api_docs.py --check    # exit 1 if it is stale
 
 Deterministic: the output depends only on the package's source.
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 ROOT: Final = Path(__file__).resolve().parent.parent
-OUTPUT: Final = ROOT / "docs" / "python-api.md"
+OUTPUT: Final = ROOT / "docs" / "api.md"
 # The first sentence of a docstring: up to the first ".", "?" or "!" followed by white
 # space (so "a.b" in a dotted name does not end it).
 _SENTENCE: Final = re.compile(r"(.+?[.?!])(?=\s|$)", re.DOTALL)

@@ -20,7 +20,7 @@
   README's commands parse too (they are not run: the README's own CI runs them).
 * Every relative link in docs/ and README.md names a file that exists (and, with
   ``#anchor``, a heading of that file); every ``§N`` of a page names a section of SPEC.md.
-* docs/python-api.md is exactly what scripts/gen_api_docs.py renders now.
+* docs/api.md is exactly what scripts/gen_api_docs.py renders now.
 
 The checkers are plain functions so that they are tested to fail on a bad page too.
 """
@@ -520,7 +520,7 @@ def test_the_pages_exist() -> None:
         "team-server-postgresql.md",
         "contract-in-ci.md",
         "canvas.md",
-        "python-api.md",
+        "api.md",
     }
     assert expected <= names, sorted(expected - names)
     index = (DOCS / "index.md").read_text(encoding="utf-8")
@@ -592,13 +592,18 @@ def _generator() -> ModuleType:
 
 
 def test_the_api_page_is_what_the_generator_makes_now() -> None:
-    assert (DOCS / "python-api.md").read_text(encoding="utf-8") == _generator().render(), (
-        "docs/python-api.md is stale: run python scripts/gen_api_docs.py"
+    assert (DOCS / "api.md").read_text(encoding="utf-8") == _generator().render(), (
+        "docs/api.md is stale: run python scripts/gen_api_docs.py"
     )
 
 
+def test_the_generator_writes_the_api_page_by_default() -> None:
+    assert _generator().OUTPUT == DOCS / "api.md"
+    assert not (DOCS / "python-api.md").exists()
+
+
 def test_the_api_page_names_every_public_method() -> None:
-    text = (DOCS / "python-api.md").read_text(encoding="utf-8")
+    text = (DOCS / "api.md").read_text(encoding="utf-8")
     public = [n for n in vars(Graphonomous) if not n.startswith("_")]
     assert public and all(f"- `{name}" in text for name in public)
 
