@@ -521,6 +521,7 @@ def test_the_pages_exist() -> None:
         "contract-in-ci.md",
         "canvas.md",
         "api.md",
+        "troubleshooting.md",
     }
     assert expected <= names, sorted(expected - names)
     index = (DOCS / "index.md").read_text(encoding="utf-8")
