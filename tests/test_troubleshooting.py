@@ -164,8 +164,8 @@ def cli(*argv: str, env: dict[str, str] | None = None) -> list[str]:
 
 
 def database_files(tmp: Path) -> list[str]:
-    """Unusable --db values: missing, under a file, a directory, not SQLite, another
-    SQLite file, a newer schema."""
+    """Unusable --db values: not creatable, missing, under a file, too long a name, a
+    directory, not SQLite, another SQLite file, a newer schema."""
     (tmp / "notes.txt").write_text("not a database\n", encoding="utf-8")
     (tmp / "folder").mkdir()
     foreign = sqlite3.connect(tmp / "other.db")
@@ -188,6 +188,7 @@ def database_files(tmp: Path) -> list[str]:
         *unwritable,
         *cli("--db", "no/such/folder/knowledge.db", "stats"),
         *cli("--db", "notes.txt/knowledge.db", "init"),
+        *cli("--db", "n" * 300 + "/knowledge.db", "init"),
         *cli("--db", "folder", "stats"),
         *cli("--db", "notes.txt", "stats"),
         *cli("--db", "other.db", "stats"),
@@ -251,6 +252,23 @@ def locked_file(tmp: Path) -> list[str]:
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def full_disk(tmp: Path) -> list[str]:
+    """A write that finds no room: over MCP on a file held at its page limit (SQLite
+    answers exactly as for a full disk); on the CLI a store whose write SQLite refuses so."""
+    with Graphonomous("full.db") as graph:
+        graph.store_node("The pump trips when the valve sticks.")
+        pages = graph.store.query("PRAGMA page_count")[0][0]
+        graph.store.query(f"PRAGMA max_page_count={pages}")
+        lines = mcp_texts(graph, {"name": "store_node", "arguments": {"content": "x " * 9000}})
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(Graphonomous, "store_node", full)
+        return lines + cli("--db", "full.db", "node", "add", "another note")
 
 
 def environment(tmp: Path) -> list[str]:
@@ -500,6 +518,7 @@ def produce(tmp: Path) -> dict[str, list[str]]:
             "read-only": read_only_file(tmp),
             "damaged": damaged_file(tmp),
             "locked": locked_file(tmp),
+            "full disk": full_disk(tmp),
             "environment": environment(tmp),
             "other embedder": other_embedder(tmp),
             "postgres": postgres(),
@@ -534,6 +553,7 @@ SITUATIONS = [
     "read-only",
     "damaged",
     "locked",
+    "full disk",
     "environment",
     "other embedder",
     "postgres",
