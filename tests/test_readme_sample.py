@@ -37,6 +37,10 @@ RESULT = re.compile(
 ROUTING = re.compile(r"^routing \w+ \(max κ \d+, \d+ SCC\) — effort \d+: [\w, ]+$")
 PLACE = re.compile(r"^ {7}<root>/\S+?:\d+(?:-\d+)?$")
 FAULT_LINES = re.compile(r"^  scc-\d+ κ=\d+ fault lines: .+$")
+LOOPS = re.compile(
+    r"^  loops looked for in \d+ nodes, cut at the (?:radius \d+|node budget) "
+    r"\(\d+ arcs not followed\)$"
+)
 
 
 def _readme_blocks() -> list[Block]:
@@ -62,8 +66,8 @@ def shape(text: str, root: str) -> list[str]:
 
     A result is ``result type@C origin@C where@C [lines] [flags]`` (C the column where each
     field starts); the lines after it are ``place`` (the absolute path and lines) and
-    ``snippet``; the routing line, fault lines and the scan summary keep their words with
-    every number as ``#``.
+    ``snippet``; the routing, fault-line and loop-search lines are named by kind; the scan
+    summary keeps its words with every number as ``#``.
     """
     out: list[str] = []
     after_result = 0
@@ -88,6 +92,8 @@ def shape(text: str, root: str) -> list[str]:
             out.append("routing")
         elif FAULT_LINES.match(raw):
             out.append("fault lines")
+        elif LOOPS.match(raw):
+            out.append("loops looked for")
         else:
             out.append(NUMBER.sub("#", raw))
     return out
@@ -162,6 +168,7 @@ def test_the_shape_check_fails_on_a_stale_sample() -> None:
             "excluded by rules",
             "routing deliberate (max κ 1, 1 SCC) — effort 0: embedding, bm25, topology",
             "  scc-0 κ=1 fault lines: a.md → b.md",
+            "  loops looked for in 40 nodes, cut at the radius 2 (7 arcs not followed)",
             "  1. 0.500  semantic   seed        a.md:1-4",
             "       /x/a.md:1-4",
             "       # A …",
@@ -171,15 +178,17 @@ def test_the_shape_check_fails_on_a_stale_sample() -> None:
         ]
     )
     real = shape(real_text, "/x")
-    assert real[3:7] == [
+    assert real[3:8] == [
         "fault lines",
+        "loops looked for",
         "result rank@3 type@12 origin@23 where@35 lines",
         "place",
         "snippet",
     ]
     same = real_text.replace("3 seen: 3", "9 seen: 9").replace("0.500", "0.731")
+    same = same.replace("cut at the radius 2", "cut at the node budget")
     assert shape_problems(shape(same, "/x"), real) == []
-    abridged = "\n".join([*real_text.splitlines()[:7], "  …"])
+    abridged = "\n".join([*real_text.splitlines()[:8], "  …"])
     assert shape_problems(shape(abridged, "/x"), real) == []
     renamed = real_text.replace("excluded by rules", "excluded")
     assert shape_problems(shape(renamed, "/x"), real) == [
