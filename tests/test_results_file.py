@@ -162,7 +162,8 @@ def test_scratch_output_never_reaches_the_page(tmp_path: Path, gen: ModuleType) 
     argv = ["--nodes", "9", "--label", "a|b"]
     kept = resultfile.stamp({"r5": 0.25}, str(BENCHMARKS / "bench_store.py"), argv)
     (repo / "benchmarks/results/kept.json").write_text(json.dumps(kept), encoding="utf-8")
-    (repo / "benchmarks/results/untracked-run-q7x.json").write_text('{"r5": 0.99}', encoding="utf-8")
+    untracked = repo / "benchmarks/results/untracked-run-q7x.json"
+    untracked.write_text('{"r5": 0.99}', encoding="utf-8")
     _git("add", "-f", "benchmarks/results/kept.json", cwd=repo)
     page = gen.generate(repo)
     assert "`benchmarks/results/kept.json` (provenance in the file)" in page
