@@ -29,6 +29,7 @@ CLEANED: Mapping[str, frozenset[int] | None] = {
     "2": None,
     "3": None,
     "4": None,
+    "5": None,
     "6": None,
     "7": None,
     "8": None,
