@@ -34,6 +34,7 @@ CLEANED: Mapping[str, frozenset[int] | None] = {
     "7": None,
     "8": None,
     "10": None,
+    "11": None,
     "11a": None,
     "12": None,
     "14": None,
