@@ -201,6 +201,13 @@ def test_a_deeper_subsection_can_be_left_out() -> None:
     ]
 
 
+def test_parts_of_one_number_are_checked_together() -> None:
+    text = "## 8. Eight\n\n### 5. A\n\nSession 3 here.\n\n### 5a. B\n\nClean.\n"
+    assert marker_problems(text, {"8": frozenset({"5"})}) == [
+        '§8.5: session narrative: "Session 3"'
+    ]
+
+
 def test_a_listed_section_that_does_not_exist_fails_loudly() -> None:
     try:
         marker_problems("## 1. One\n\ntext\n", {"99": None})
