@@ -5,7 +5,8 @@ tense; per-round narratives ("Session 9 …", "Status after …"), issue numbers
 branches and commit-pinned before/after runs belong in CHANGELOG.md, the git log or
 ``benchmarks/RESULTS.md``, not here. The check is scoped to the sections that have been
 cleaned, so it passes while other sections are still being rewritten; a section joins
-``CLEANED`` when its rewrite lands.
+``CLEANED`` when its rewrite lands. A section may be listed by its parts (`### N.` and
+`#### N.K` subsections), so one that another rewrite is editing can be left out.
 
 ``python tests/test_spec_text.py`` prints the line count of every top-level section
 (§10 split at 10.7, where "learning from use" starts) and the total.
@@ -22,17 +23,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "SPEC.md"
 
-# Top-level section → the numbered subsections (`### N.` / `### M.N`) that are cleaned, or
-# None for the whole section. 0 is a section's text before its first numbered subsection.
-CLEANED: Mapping[str, frozenset[int] | None] = {
+# Top-level section → the numbered parts that are cleaned, or None for the whole section.
+# A part is "N" for a `### N.` / `### M.N` subsection, "N.K" for a `#### N.K` one inside it
+# (then "N" is only the text between `### N.` and its first `#### N.K`), and "0" the
+# section's text before its first numbered subsection.
+CLEANED: Mapping[str, frozenset[str] | None] = {
     "1": None,
     "2": None,
     "3": None,
     "4": None,
+    "5": None,
     "6": None,
     "7": None,
     "8": None,
+    # §9 without 9.3.6 (the learning blend, cleaned on its own).
+    "9": frozenset(
+        {"0", "1", "2", "3", "3.1", "3.2", "3.3", "3.4", "3.5", "3.7", "3.8", "3.9", "3.10"}
+        | {"4", "5", "6", "7", "8", "9", "10", "11"}
+    ),
     "10": None,
+    "11": None,
     "11a": None,
     "12": None,
     "14": None,
@@ -63,6 +73,7 @@ MARKERS: Mapping[str, str] = {
 _TOP = re.compile(r"^## (\d+[a-z]?)\. ", re.M)
 _ANY_TOP = re.compile(r"^## ", re.M)
 _SUB = re.compile(r"^### (?:\d+[a-z]?\.)?(\d+)[a-z]?[. ]", re.M)
+_SUBSUB = re.compile(r"^#### (\d+)\.(\d+)[a-z]?[. ]", re.M)
 
 
 def sections(text: str) -> dict[str, str]:
@@ -77,19 +88,24 @@ def sections(text: str) -> dict[str, str]:
     return out
 
 
-def subsections(section: str) -> Iterator[tuple[int, str]]:
-    """(number, text) of a section's parts: 0 for the text before its first `### N.`
-    heading, then each numbered subsection up to the next one. Unnumbered `###`
-    headings stay inside the part they appear in."""
-    cuts = [(0, 0)] + [(int(m.group(1)), m.start()) for m in _SUB.finditer(section)]
+def subsections(section: str) -> Iterator[tuple[str, str]]:
+    """(key, text) of a section's parts: "0" for the text before its first `### N.`
+    heading, then each numbered subsection ("N", or "N.K" for `#### N.K`; a letter
+    suffix such as 3.5a stays in its number's part) up to the next numbered heading
+    of either depth. Unnumbered headings stay inside the part they appear in.
+    O(len(section))."""
+    heads = [(str(int(m.group(1))), m.start()) for m in _SUB.finditer(section)]
+    heads += [(f"{int(m[1])}.{int(m[2])}", m.start()) for m in _SUBSUB.finditer(section)]
+    cuts = [("0", 0), *sorted(heads, key=lambda head: head[1])]
     ends = [start for _, start in cuts[1:]] + [len(section)]
     for (number, start), end in zip(cuts, ends, strict=True):
         yield number, section[start:end]
 
 
-def cleaned_text(text: str, cleaned: Mapping[str, frozenset[int] | None]) -> dict[str, str]:
-    """The cleaned parts of ``text``, keyed `§N` or `§N.M`; a listed section that does
-    not exist is a KeyError naming it (so renumbering cannot silently skip a check)."""
+def cleaned_text(text: str, cleaned: Mapping[str, frozenset[str] | None]) -> dict[str, str]:
+    """The cleaned parts of ``text``, keyed `§N` or `§N.M`; parts sharing a key (3.5 and
+    3.5a) are joined. A listed section or part that does not exist is a KeyError naming it
+    (so renumbering cannot silently skip a check)."""
     found = sections(text)
     out: dict[str, str] = {}
     for number, parts in cleaned.items():
@@ -98,13 +114,20 @@ def cleaned_text(text: str, cleaned: Mapping[str, frozenset[int] | None]) -> dic
         if parts is None:
             out[f"§{number}"] = found[number]
             continue
+        seen: set[str] = set()
         for sub, part in subsections(found[number]):
+            seen.add(sub)
             if sub in parts:
-                out[f"§{number}.{sub}"] = part
+                key = f"§{number}.{sub}"
+                out[key] = out.get(key, "") + part
+        if missing := sorted(parts - seen):
+            raise KeyError(
+                f"§{number}.{missing[0]} is listed as cleaned but SPEC.md has no such part"
+            )
     return out
 
 
-def marker_problems(text: str, cleaned: Mapping[str, frozenset[int] | None]) -> list[str]:
+def marker_problems(text: str, cleaned: Mapping[str, frozenset[str] | None]) -> list[str]:
     """One line per narrative marker in the cleaned parts: `§N: marker: "matched text"`,
     in document order per part. O(len(text) × markers)."""
     problems: list[str] = []
@@ -156,11 +179,33 @@ def test_every_marker_is_caught_and_scoping_holds() -> None:
         "### 2. Dirty\n\nOn this branch it is faster.\n\n"
         "## 3. Not cleaned\n\nSession 4 narrative stays until its rewrite.\n"
     )
-    problems = marker_problems(text, {"1": None, "2": frozenset({0, 1, 2})})
+    problems = marker_problems(text, {"1": None, "2": frozenset({"0", "1", "2"})})
     names = [p.split(": ")[1] for p in problems]
     assert set(names) == set(MARKERS), set(MARKERS) - set(names)
     assert all(p.startswith(("§1:", "§2.2:")) for p in problems), problems
-    assert marker_problems(text, {"2": frozenset({0, 1})}) == []
+    assert marker_problems(text, {"2": frozenset({"0", "1"})}) == []
+
+
+def test_a_deeper_subsection_can_be_left_out() -> None:
+    text = (
+        "## 9. Nine\n\n### 3. Three\n\nClean.\n\n#### 3.5 Five\n\nClean.\n\n"
+        "#### 3.6 Six\n\nSession 9 narrative.\n\n#### 3.7 Seven\n\nClean.\n\n"
+        "### 4. Four\n\nClean.\n"
+    )
+    keys = [key for key, _ in subsections(sections(text)["9"])]
+    assert keys == ["0", "3", "3.5", "3.6", "3.7", "4"], keys
+    without = frozenset({"0", "3", "3.5", "3.7", "4"})
+    assert marker_problems(text, {"9": without}) == []
+    assert marker_problems(text, {"9": without | {"3.6"}}) == [
+        '§9.3.6: session narrative: "Session 9"'
+    ]
+
+
+def test_parts_of_one_number_are_checked_together() -> None:
+    text = "## 8. Eight\n\n### 5. A\n\nSession 3 here.\n\n### 5a. B\n\nClean.\n"
+    assert marker_problems(text, {"8": frozenset({"5"})}) == [
+        '§8.5: session narrative: "Session 3"'
+    ]
 
 
 def test_a_listed_section_that_does_not_exist_fails_loudly() -> None:
@@ -170,6 +215,12 @@ def test_a_listed_section_that_does_not_exist_fails_loudly() -> None:
         assert "§99" in str(error)
     else:
         raise AssertionError("a missing cleaned section must not pass silently")
+    try:
+        marker_problems("## 1. One\n\n### 1. A\n\ntext\n", {"1": frozenset({"1", "2"})})
+    except KeyError as error:
+        assert "§1.2" in str(error)
+    else:
+        raise AssertionError("a missing cleaned part must not pass silently")
 
 
 def test_line_counts_cover_the_whole_file() -> None:
@@ -185,8 +236,9 @@ def main() -> int:
     counts = line_counts(text)
     for name, count in counts.items():
         whole = name.split(".")[0]  # "10.7+" is part of §10
-        cleaned = name in CLEANED or (whole in CLEANED and CLEANED[whole] is None)
-        mark = "  cleaned" if cleaned else ""
+        key = name if name in CLEANED else whole
+        listed, parts = key in CLEANED, CLEANED.get(key)
+        mark = ("  cleaned" if parts is None else "  cleaned in part") if listed else ""
         print(f"{name:>9} {count:6d}{mark}")
     print(f"{'total':>9} {sum(counts.values()):6d}")
     return 0
