@@ -12,8 +12,9 @@ Rules of this file:
   (`eval_learning.MINUTES_PER_QUESTION`), so decay is the same on every run.
 - The bar, per credit and effort: R@5 after ≥ R@5 before − `TOLERANCE`, categories 1–4
   pooled (n = 105 measured questions per cell).  Both credits meet it: an attributed
-  success moves its turns' Q-values in full, and the blend lifts them only for questions
-  like the one they answered (`retrieval.experience.conditioned_q`).
+  success moves its turns' confidence and Q-values in full, and ranking counts what it
+  moved only for questions like the one they answered (`retrieval.experience.conditioned_q`,
+  `conditioned_confidence`).
 - The guard can fail: `test_the_guard_sees_a_sign_flipped_experience_credit` flips the
   sign of the mechanism this protocol exercises and asserts a fall in every cell.  With
   experience off (``experience_gain=0,experience_penalty=0``) the bundle protocol changes
