@@ -526,7 +526,7 @@ def no_forgetting(
         play(pooled, _qualified(conversation, "A"), effort, mode, agent_id=scope)
         if number == 0:
             start = readings()
-        decay += _decay_intervals(graph.run_consolidation())
+        decay += decay_days(graph.run_consolidation())
         log(f"no-forgetting ({mode}, {'scoped' if scoped else 'shared'}): {conversation.sample_id}")
     end = readings()
     nodes = graph.graph_stats()["node_count"]
@@ -539,16 +539,16 @@ def no_forgetting(
         "start": start,
         "end": end,
         "nodes_at_end": nodes,
-        # Decay follows the wall clock (a share of DECAY_INTERVAL_S per run, at most
-        # one): the between-conversation runs' sum says how much this run decayed.
-        "decay_intervals_between": round(decay, 3),
+        # Decay follows the store's ManualClock (moved by play only): the days the
+        # between-conversation consolidations' decay stages covered, summed.
+        "decay_days_between": round(decay, 3),
     }
 
 
-def _decay_intervals(run: Mapping[str, Any]) -> float:
-    """The decay stage's `elapsed_intervals` of one consolidation result."""
+def decay_days(run: Mapping[str, Any]) -> float:
+    """The days the decay stage of one consolidation result covered (its `elapsed_days`)."""
     return sum(
-        float(stage.get("elapsed_intervals", 0.0))
+        float(stage.get("elapsed_days", 0.0))
         for stage in run.get("stages", [])
         if stage.get("name") == "decay"
     )
@@ -661,7 +661,7 @@ def _no_forgetting_line(scope: str, nf: Mapping[str, Any]) -> str:
     return (
         f"No forgetting, {scope} ({how}; {nf['conversation']}, effort {nf['effort']}, "
         f"n = {nf['n']}, {nf['nodes_at_end']} nodes at the end, decay between conversations "
-        f"{nf['decay_intervals_between']} intervals): " + _readings(nf)
+        f"{nf['decay_days_between']} days): " + _readings(nf)
     )
 
 

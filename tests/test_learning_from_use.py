@@ -112,6 +112,68 @@ def test_a_q_value_earned_without_a_known_query_blends_as_seed_004_says(
     assert after["filter"] == pytest.approx(0.7 * before["filter"] + 0.3 * 0.65, abs=2e-6)
 
 
+# Stage 1 alone: no Q blend, no experience, so a score is (fused / best fused) × confidence.
+STAGE_ONE = with_settings(utility_weight=0.0, experience_gain=0.0, experience_penalty=0.0)
+FILTER_QUESTION = "does the pump filter on line 3 clog at high pressure"
+# Unrelated to FILTER_QUESTION (query cosine under the hashing floor) yet finding the filter.
+OTHER_QUESTION = "filter clogs above six bar"
+
+
+def _own_scores(graph: Graphonomous, query: str) -> dict[str, float]:
+    found = graph.retrieve_context(query, limit=6, effort=0, settings=STAGE_ONE)
+    return {r["node_id"]: r["score"] for r in found["results"]}
+
+
+def test_learned_confidence_ranks_a_node_only_for_questions_like_the_one_that_earned_it(
+    graph: Graphonomous,
+) -> None:
+    """An attribution moves the stored confidence in full (seed 003: 0.5 -> 0.6); ranking
+    counts that step for the question that earned it and not for an unrelated one, where
+    the node scores exactly what it scored before it learned."""
+    unlearned = {query: _own_scores(graph, query) for query in (FILTER_QUESTION, OTHER_QUESTION)}
+    graph.learn_from_outcome(
+        "answer", "success", 1.0, ["filter"], evidence={"query": FILTER_QUESTION}
+    )
+    assert graph.get_node("filter")["node"]["confidence"] == pytest.approx(0.6)
+    same = _own_scores(graph, FILTER_QUESTION)
+    assert same["filter"] == pytest.approx(
+        unlearned[FILTER_QUESTION]["filter"] * 0.6 / 0.5, abs=2e-6
+    )
+    other = graph.retrieve_context(OTHER_QUESTION, limit=6, effort=0, settings=STAGE_ONE)
+    assert {r["node_id"]: r["score"] for r in other["results"]} == unlearned[OTHER_QUESTION]
+    reported = {r["node_id"]: r["confidence"] for r in other["results"]}
+    assert reported["filter"] == pytest.approx(0.6)  # the stored value, unchanged
+
+
+def test_confidence_from_feedback_or_an_unknown_query_ranks_in_full(graph: Graphonomous) -> None:
+    """Only the step of an attribution with a known query is conditioned: feedback's step
+    and an outcome naming no query count for every question."""
+    unlearned = _own_scores(graph, OTHER_QUESTION)
+    graph.learn_from_outcome(
+        "answer", "success", 1.0, ["filter"], evidence={"query": FILTER_QUESTION}
+    )
+    graph.learn_from_feedback("filter", "positive")  # 0.6 -> 0.68
+    graph.learn_from_outcome("answer", "success", 1.0, ["seal"])  # no query known: 0.6
+    assert graph.get_node("filter")["node"]["confidence"] == pytest.approx(0.68)
+    after = _own_scores(graph, OTHER_QUESTION)
+    assert after["filter"] == pytest.approx(unlearned["filter"] * 0.58 / 0.5, abs=2e-6)
+    assert after["seal"] == pytest.approx(unlearned["seal"] * 0.6 / 0.5, abs=2e-6)
+
+
+def test_an_attribution_records_the_confidence_it_moved(graph: Graphonomous) -> None:
+    """The step ranking conditions is kept on the outcome node (a bundle moves nothing)."""
+    from graphonomous.retrieval.experience import CONFIDENCE_UPDATES_KEY
+
+    cited = graph.learn_from_outcome("answer", "success", 1.0, ["filter"])
+    bundle = graph.learn_from_outcome("answer", "success", 1.0, ["seal", "motor", "valve"])
+    rows = graph.get_node(cited["outcome_node_id"])["node"]["metadata"][CONFIDENCE_UPDATES_KEY]
+    assert rows == [
+        {"node_id": "filter", "confidence_before": 0.5, "confidence_after": pytest.approx(0.6)}
+    ]
+    bundle_node = graph.get_node(bundle["outcome_node_id"])["node"]
+    assert CONFIDENCE_UPDATES_KEY not in bundle_node["metadata"]
+
+
 def test_experience_off_means_no_change(graph: Graphonomous) -> None:
     question = "what happens to the pump on line 3 above six bar"
     before = graph.retrieve_context(question, limit=6, effort=0)

@@ -12,8 +12,9 @@ Rules of this file:
   (`eval_learning.MINUTES_PER_QUESTION`), so decay is the same on every run.
 - The bar, per credit and effort: R@5 after ≥ R@5 before − `TOLERANCE`, categories 1–4
   pooled (n = 105 measured questions per cell).  Both credits meet it: an attributed
-  success moves its turns' Q-values in full, and the blend lifts them only for questions
-  like the one they answered (`retrieval.experience.conditioned_q`).
+  success moves its turns' confidence and Q-values in full, and ranking counts what it
+  moved only for questions like the one they answered (`retrieval.experience.conditioned_q`,
+  `conditioned_confidence`).
 - The guard can fail: `test_the_guard_sees_a_sign_flipped_experience_credit` flips the
   sign of the mechanism this protocol exercises and asserts a fall in every cell.  With
   experience off (``experience_gain=0,experience_penalty=0``) the bundle protocol changes
@@ -26,6 +27,7 @@ from __future__ import annotations
 import doctest
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -145,7 +147,7 @@ def test_the_guard_sees_a_sign_flipped_experience_credit(
         outcome = real(metadata, causal_ids)
         if outcome is None:
             return None
-        return experience.Outcome(outcome.query, 1.0 - outcome.reward, outcome.causal_ids)
+        return replace(outcome, reward=1.0 - outcome.reward)
 
     monkeypatch.setattr(experience, "outcome_from_node", flipped)
     code, readings = run_guard(tmp_path / "flipped.json")
@@ -185,3 +187,22 @@ def test_the_eval_runs_on_its_own_clock_moved_only_by_play() -> None:
     stamps = sorted((parse_time(node.created_at) - start).total_seconds() for node in outcomes)
     assert stamps == [60.0 * eval_learning.MINUTES_PER_QUESTION * i for i in range(len(queries))]
     store.graph.close()
+
+
+def test_the_no_forgetting_run_reads_the_days_its_consolidations_decayed() -> None:
+    """`decay_days` reads the decay stage's ``elapsed_days`` (what the stage reports), so
+    the no-forgetting run's ``decay_days_between`` says how much time decay covered."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import eval_learning
+
+    from graphonomous.api import Graphonomous
+    from graphonomous.clock import ManualClock
+
+    clock = ManualClock(eval_learning.CLOCK_START)
+    graph = Graphonomous(db=":memory:", clock=clock)
+    graph.store_node("Caroline went to the support group on 7 May.")
+    clock.advance(days=1.5)
+    assert eval_learning.decay_days(graph.run_consolidation()) == pytest.approx(1.5)
+    clock.advance(days=0.25)
+    assert eval_learning.decay_days(graph.run_consolidation()) == pytest.approx(0.25)
+    graph.close()

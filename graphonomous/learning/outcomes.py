@@ -32,6 +32,7 @@ from ..model import (
 from ..records import node_from_fields
 from ..retrieval.experience import (
     ATTRIBUTED_KEY,
+    CONFIDENCE_UPDATES_KEY,
     NEUTRAL_REWARD,
     QUERY_KEY,
     RETRIEVAL_KEY,
@@ -327,22 +328,51 @@ def _moved_cause(cause: Node, credit: _Credit) -> tuple[float, float, int]:
     return confidence, q_value, cause.q_update_count + 1
 
 
+def _moves(
+    causal: Mapping[str, Node], causal_ids: Sequence[str], credit: _Credit
+) -> dict[str, tuple[float, float, int]]:
+    """Each cause's confidence, Q and Q-update count after the outcome (`_moved_cause`),
+    in cause order.  O(k)."""
+    return {node_id: _moved_cause(causal[node_id], credit) for node_id in causal_ids}
+
+
+def _recorded_moves(
+    node: Node, causal: Mapping[str, Node], moves: Mapping[str, tuple[float, float, int]]
+) -> Node:
+    """The outcome node of an attribution with the confidence it moves on each cause
+    (``metadata.confidence_updates``: node_id, confidence_before, confidence_after).
+
+    Why: ranking counts a learned confidence as far as the query matches the one
+    that earned it (`retrieval.experience.conditioned_confidence`), and a node's own
+    row keeps only its current value and retention anchor, so the step is kept
+    where the query is.  A bundle moves nothing and records nothing.  O(k).
+    """
+    rows = [
+        {
+            "node_id": node_id,
+            "confidence_before": causal[node_id].confidence,
+            "confidence_after": after,
+        }
+        for node_id, (after, _, _) in moves.items()
+    ]
+    return replace(node, metadata={**node.metadata, CONFIDENCE_UPDATES_KEY: rows})
+
+
 def _update_causes(
     store: Store,
     outcome_node: Node,
     causal: Mapping[str, Node],
-    causal_ids: Sequence[str],
+    moves: Mapping[str, tuple[float, float, int]],
     credit: _Credit,
     status: str,
     outcome_confidence: float,
 ) -> list[dict[str, Any]]:
-    """Write each cause's confidence, Q and evidence count (`_moved_cause`) and the
-    outcome's ``derived_from`` edge to it; the per-cause ``updates`` rows.  O(k)."""
+    """Write each cause's confidence, Q and evidence count (`moves`, in cause order)
+    and the outcome's ``derived_from`` edge to it; the per-cause ``updates`` rows.  O(k)."""
     now = outcome_node.created_at
     updates = []
-    for node_id in causal_ids:
+    for node_id, (after, q_after, q_count) in moves.items():
         cause = causal[node_id]
-        after, q_after, q_count = _moved_cause(cause, credit)
         store.update_node(
             node_id,
             confidence=after,
@@ -461,7 +491,8 @@ def learn_from_outcome(
       evidence_count + 1;
     - experience (`_outcome_node`): an ``outcome`` node (causal_parent_ids =
       causal nodes, metadata with action_id, status, evidence, trace_id,
-      reward, attributed, …) with ``derived_from`` edges to each causal node
+      reward, attributed, an attribution's ``confidence_updates`` per cause
+      (`_recorded_moves`), …) with ``derived_from`` edges to each causal node
       and, when `goal_id` names a live goal node, a ``part_of`` edge to it; an
       ``outcomes`` row.  The query it answers (``evidence["query"]``, else the
       retrieval of this process that returned the causal nodes) is kept in
@@ -525,10 +556,11 @@ def learn_from_outcome(
             goal_node_id = _resolve_goal_node(store, goal_id) if goal_id is not None else None
             if goal_id is not None and goal_node_id is None:
                 raise ValidationError("goal_id", f"no live goal with id {goal_id!r}")
+            moves = _moves(causal, causal_ids, credit)
+            if credit.attributed:
+                node = _recorded_moves(node, causal, moves)
             insert_node(graph, node, vector)  # an aid: kept out of the search indexes
-            updates = _update_causes(
-                store, node, causal, causal_ids, credit, status, outcome_confidence
-            )
+            updates = _update_causes(store, node, causal, moves, credit, status, outcome_confidence)
             entry = {"outcome_id": outcome_id, "action_id": action_id, "status": status, "at": now}
             edges = _update_causal_edges(store, causal_ids, credit.step, entry, now)
             if credit.reward > NEUTRAL_REWARD and credit.attributed:

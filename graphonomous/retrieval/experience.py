@@ -32,6 +32,12 @@ KDD 2002) and of Rocchio's feedback on the query side:
   attributions that moved a node's Q are like the current one, and
   `conditioned_q` blends only that share of what was learned (the retriever's
   stage 5), so a node that answered one question is not lifted for all.
+* A stored confidence stays seed 003's too, and its use in ranking (stage 1:
+  similarity × confidence) follows the same rule: an attribution records the
+  confidence it moved on each cause (``metadata.confidence_updates``), and
+  `conditioned_confidence` counts that part in proportion to the same
+  `utility_match`; the rest of a node's confidence (what it was stated with,
+  feedback, corrections, outcomes naming no query) counts in full.
 
 Rules: the index reads outcome nodes only (through the store), is refreshed
 incrementally from their ids on every call (so outcomes written by other
@@ -66,6 +72,9 @@ QUERY_KEY: Final = "query"
 RETRIEVAL_KEY: Final = "retrieval"
 # The outcome node's flag saying it moved its causes' confidence and Q (an attribution).
 ATTRIBUTED_KEY: Final = "attributed"
+# The outcome node's record of the confidence it moved: [{"node_id", "confidence_before",
+# "confidence_after"}] per cause (the rows of learn_from_outcome's ``updates``).
+CONFIDENCE_UPDATES_KEY: Final = "confidence_updates"
 # Cosine at or below which two queries are unrelated, per embedder family
 # (hashing: measured, unrelated texts <= 0.35, paraphrases >= 0.75; dense
 # sentence embedders put unrelated questions near 0.2).
@@ -156,13 +165,16 @@ class Outcome:
 
     `moved_q`: the outcome was an attribution, so it moved its causes' Q-values
     (``metadata.attributed`` of `learning.outcomes`; an outcome node without the
-    key is taken to have moved them).
+    key is taken to have moved them).  `confidence_moved`: (node id, confidence
+    after − before) per cause whose confidence it moved, as recorded
+    (``metadata.confidence_updates``); empty when nothing was recorded.
     """
 
     query: str
     reward: float
     causal_ids: tuple[str, ...]
     moved_q: bool = True
+    confidence_moved: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -245,7 +257,26 @@ def outcome_from_node(metadata: Mapping[str, object], causal_ids: Sequence[str])
         return None
     attributed = metadata.get(ATTRIBUTED_KEY)
     moved_q = attributed if isinstance(attributed, bool) else True
-    return Outcome(query, float(reward), tuple(causal_ids), moved_q)
+    moved = _confidence_moved(metadata.get(CONFIDENCE_UPDATES_KEY)) if moved_q else ()
+    return Outcome(query, float(reward), tuple(causal_ids), moved_q, moved)
+
+
+def _confidence_moved(rows: object) -> tuple[tuple[str, float], ...]:
+    """(node id, after − before) of each well-formed ``confidence_updates`` row.  O(rows)."""
+    if not isinstance(rows, list):
+        return ()
+    moved = []
+    for row in rows:
+        if not isinstance(row, Mapping):
+            continue
+        node_id = row.get("node_id")
+        before, after = row.get("confidence_before"), row.get("confidence_after")
+        if isinstance(node_id, str) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in (before, after)
+        ):
+            assert isinstance(before, (int, float)) and isinstance(after, (int, float))
+            moved.append((node_id, float(after) - float(before)))
+    return tuple(moved)
 
 
 class ExperienceIndex:
@@ -386,17 +417,19 @@ class ExperienceIndex:
         embed: Callable[[Sequence[str]], list[list[float]]],
         floor: float,
     ) -> dict[str, float]:
-        """How far each candidate's learned Q-value speaks to this query, in [0, 1].
+        """How far each candidate's learned Q-value and confidence speak to this
+        query, in [0, 1].
 
-        A Q-value is moved by attributions (`Outcome.moved_q`); each answered one
-        query.  The match of a node is the largest relevance (σ − floor) / (1 − floor)
-        of those queries to this one (σ: cosine of the normalised query embeddings),
-        so Q earned on one question lifts the node for questions like it, not for
-        every question.  Output: ``{node_id: match}`` for the candidates with at least
-        one such outcome; a node whose Q was moved only by outcomes naming no query is
-        absent (nothing says which questions earned it).  Complexity:
-        O(Q-moving outcomes touching the candidates × d), plus one embedding batch for
-        queries not seen before.
+        Both are moved by attributions (`Outcome.moved_q`); each answered one
+        query.  The match of a node is the largest relevance (σ − floor) /
+        (1 − floor) of those queries to this one (σ: cosine of the normalised
+        query embeddings), so what was earned on one question lifts the node for
+        questions like it, not for every question (`conditioned_q` and
+        `conditioned_confidence` take this one match).  Output: ``{node_id:
+        match}`` for the candidates with at least one such outcome; a node whose Q
+        was moved only by outcomes naming no query is absent (nothing says which
+        questions earned it).  Complexity: O(Q-moving outcomes touching the
+        candidates × d), plus one embedding batch for queries not seen before.
         """
         earned: dict[str, list[str]] = {}
         for node_id in candidates:
@@ -417,6 +450,25 @@ class ExperienceIndex:
                 best = max(best, _relevance(cosine[outcome_id], floor))
             match[node_id] = best
         return match
+
+    def learned_confidence(self, candidates: Iterable[str]) -> dict[str, float]:
+        """Per candidate, the confidence that attributions with a known query moved it
+        by: the sum of their recorded steps (after − before), in the units of the
+        retention anchor they were written to.  Output: ``{node_id: sum}`` for the
+        candidates with at least one recorded step; others are absent.
+        Complexity: O(Q-moving outcomes touching the candidates × k).
+        """
+        learned: dict[str, float] = {}
+        for node_id in candidates:
+            total, found = 0.0, False
+            for outcome_id in sorted(self._by_node.get(node_id, ())):
+                outcome = self._outcomes[outcome_id]
+                for cause, step in outcome.confidence_moved if outcome.moved_q else ():
+                    if cause == node_id:
+                        total, found = total + step, True
+            if found:
+                learned[node_id] = total
+        return learned
 
     def _object_lexically(
         self,
@@ -457,6 +509,32 @@ def conditioned_q(q_value: float, match: float, prior: float = DEFAULT_Q_VALUE) 
     return prior + match * (q_value - prior)
 
 
+def conditioned_confidence(
+    confidence: float, base_confidence: float | None, learned: float, match: float
+) -> float:
+    """The confidence a retrieval ranks a node by: `conditioned_q`'s rule on the part
+    of its confidence that attributions with a known query moved.
+
+    `learned`: the sum of those steps (`ExperienceIndex.learned_confidence`),
+    recorded against the retention anchor; decay since the anchor scales it as it
+    scales the rest (share = learned × confidence / base_confidence).  The prior is
+    the confidence without that share (clamped to [0, 1]): what the node was stated
+    with, plus feedback, corrections and outcomes naming no query, which count in
+    full.  c' = prior + match · share — the question that earned it (match 1) sees
+    the stored confidence, an unrelated one (match 0) the prior.  The stored value
+    never changes.  O(1).
+
+    >>> [round(conditioned_confidence(0.6, 0.6, 0.1, m), 6) for m in (0.0, 0.5, 1.0)]
+    [0.5, 0.55, 0.6]
+    >>> round(conditioned_confidence(0.3, 0.6, 0.1, 0.5), 6)  # decayed to half since its anchor
+    0.275
+    """
+    scale = confidence / base_confidence if base_confidence else 1.0
+    share = learned * scale
+    prior = min(1.0, max(0.0, confidence - share))
+    return conditioned_q(confidence, match, prior)
+
+
 def experienced_score(
     score: float, evidence: Evidence, gain: float, penalty: float, best: float
 ) -> float:
@@ -484,6 +562,7 @@ def experienced_score(
 
 __all__ = [
     "ATTRIBUTED_KEY",
+    "CONFIDENCE_UPDATES_KEY",
     "OBJECTION_OVERLAP_FLOOR",
     "Evidence",
     "ExperienceIndex",
@@ -491,6 +570,7 @@ __all__ = [
     "Outcome",
     "RetrievalTrace",
     "Trace",
+    "conditioned_confidence",
     "conditioned_q",
     "experienced_score",
     "is_retrieval_aid",

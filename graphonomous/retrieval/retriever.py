@@ -7,7 +7,9 @@ The pipeline (SPEC "Retrieval" is normative; every knob is a field of
    max(`MIN_CANDIDATES`, `CANDIDATE_MULTIPLIER` × limit), fused by weighted
    score fusion (`fusion.score_fusion`; BM25's weight depends on the
    embedder, `fusion.embedder_keyword_weight`) or, on request, RRF.  Own score =
-   (fused / best fused) × confidence — seed 003's "similarity × confidence".
+   (fused / best fused) × confidence — seed 003's "similarity × confidence",
+   the confidence an attribution with a known query moved counted as far as
+   this query matches that one's (`_ranking_confidence`, like Q in stage 5).
    Source "seed" = an embedding hit, "bm25" = found by keywords only.
    Then the participant scope (`_participant_stage`, every effort): a query
    naming a speaker is answered from the conversations that speaker took
@@ -54,7 +56,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -83,6 +85,7 @@ from .entities import FUNCTION_WORDS, entity_index, entity_key
 from .experience import (
     ExperienceIndex,
     Lexical,
+    conditioned_confidence,
     conditioned_q,
     experience_index,
     experienced_score,
@@ -573,11 +576,13 @@ def _candidates(
     run.reader.load_nodes(node_id for node_id, _ in fused)
     best = next((value for node_id, value in fused if node_id not in found), None)
     best = best if best is not None else (fused[0][1] if fused else 1.0)
+    confidence = _ranking_confidence(run, vector, [node_id for node_id, _ in fused])
     for node_id, value in fused:
         node = run.reader.node(node_id)
         if node is None or not run.reader.is_visible(node):
             continue  # forgotten after the index was built, or another agent's
-        own = min(1.0, value / best) * node.confidence  # set-aside ids may pass the best
+        # set-aside ids may pass the best
+        own = min(1.0, value / best) * confidence.get(node_id, node.confidence)
         if is_retrieval_aid(node):
             run.aids += 1  # indexes built before aids were kept out of them
             continue
@@ -1292,11 +1297,14 @@ def _speaker_focus(run: _Run, text: str, named: set[str], tokens: Sequence[str])
 # -- stage 5: utility rerank ------------------------------------------------------
 
 
-def _fresh_experience(run: _Run, vector: list[float] | None) -> ExperienceIndex | None:
+def _fresh_experience(
+    run: _Run, vector: list[float] | None, candidates: Collection[str] | None = None
+) -> ExperienceIndex | None:
     """The graph's experience index brought up to date, or None when it cannot speak
-    (no query vector, no candidates, no outcome with a query)."""
+    (no query vector, no candidates — `candidates`, else the run's entries — no
+    outcome with a query)."""
     graph = run.graph
-    if vector is None or not run.entries:
+    if vector is None or not (run.entries if candidates is None else candidates):
         return None
     graph.vector_index()  # brings the engine up to date first
     experience = experience_index(graph)
@@ -1310,19 +1318,52 @@ def _experience_floor(run: _Run) -> float:
     return unrelated_similarity(run.graph.embedder.name) if floor is None else floor
 
 
-def _utility_match(run: _Run, vector: list[float] | None) -> dict[str, float]:
-    """Per candidate with Q-moving outcomes of a known query: how far they match this
-    query (`ExperienceIndex.utility_match`); empty when experience cannot speak."""
-    experience = _fresh_experience(run, vector)
+def _utility_match(
+    run: _Run, vector: list[float] | None, candidates: Sequence[str] | None = None
+) -> dict[str, float]:
+    """Per candidate (`candidates`, else the run's entries) with Q-moving outcomes of a
+    known query: how far they match this query (`ExperienceIndex.utility_match`);
+    empty when experience cannot speak."""
+    pool = list(run.entries) if candidates is None else candidates
+    experience = _fresh_experience(run, vector, pool)
     if experience is None or vector is None:
         return {}
     return experience.utility_match(
         vector,
         run.graph.vector_index().dimensions,
-        run.entries,
+        pool,
         run.graph.embed_texts,
         _experience_floor(run),
     )
+
+
+def _ranking_confidence(
+    run: _Run, vector: list[float] | None, candidates: Sequence[str]
+) -> dict[str, float]:
+    """Stage 1's confidence for the candidates whose confidence attributions with a
+    known query moved: `conditioned_confidence` with the `utility_match` that
+    conditions their Q (one rule for both learned signals).  Others are absent:
+    they rank by their stored confidence.  Loaded rows only; a candidate that never
+    learned from an attribution (q_update_count 0) is not looked at.
+    Complexity: O(candidates) + `ExperienceIndex.utility_match` over the learned ones.
+    """
+    rows = {node_id: run.reader.node(node_id) for node_id in candidates}
+    learned = [n for n, node in rows.items() if node is not None and node.q_update_count > 0]
+    experience = _fresh_experience(run, vector, learned) if learned else None
+    if experience is None:
+        return {}
+    moved = experience.learned_confidence(learned)
+    if not moved:
+        return {}
+    match = _utility_match(run, vector, sorted(moved))
+    out = {}
+    for node_id, step in moved.items():
+        node = rows[node_id]
+        assert node is not None
+        out[node_id] = conditioned_confidence(
+            node.confidence, node.base_confidence, step, match.get(node_id, 1.0)
+        )
+    return out
 
 
 def _experience(run: _Run, vector: list[float] | None, tokens: Sequence[str]) -> int:
