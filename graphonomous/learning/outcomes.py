@@ -30,6 +30,7 @@ from ..model import (
     new_id,
 )
 from ..records import node_from_fields
+from ..retrieval.directives import mark_fields
 from ..retrieval.experience import NEUTRAL_REWARD, QUERY_KEY, RETRIEVAL_KEY, retrieval_trace
 from ..store import Store
 from . import beliefs, goals, orchestrator, tables
@@ -699,12 +700,14 @@ def learn_from_interaction(
     check_text("model_response", model_response)
     context_value = _context_object(context)
     episode = node_from_fields(
-        {
-            "content": f"User: {user_message.strip()}\nAssistant: {model_response.strip()}",
-            "node_type": "episodic",
-            "timescale": EPISODE_TIMESCALE,
-            "metadata": {"kind": "interaction", "context": context_value},
-        },
+        mark_fields(
+            {
+                "content": f"User: {user_message.strip()}\nAssistant: {model_response.strip()}",
+                "node_type": "episodic",
+                "timescale": EPISODE_TIMESCALE,
+                "metadata": {"kind": "interaction", "context": context_value},
+            }
+        ),
         now=graph.now(),
     )
     claims = extract_claims(model_response)

@@ -57,6 +57,8 @@ from ..model import (
     TIMESCALES,
     ValidationError,
 )
+from ..retrieval.directives import CHANNEL as DIRECTIVE_CHANNEL
+from ..retrieval.directives import KINDS as DIRECTIVE_KINDS
 from ..retrieval.lookups import (
     DEFAULT_EPISODIC_LIMIT,
     DEFAULT_PATH_HOPS,
@@ -709,6 +711,23 @@ _CONTEXT_RESULT: Final = out_obj(
     ("node_id", "content", "node_type", "confidence", "score", "path", "source", "channel"),
 )
 
+# One entry of retrieve_context's `directives` list (retrieval/directives.py).
+_DIRECTIVE_RESULT: Final = out_obj(
+    {
+        "node_id": STRING,
+        "content": STRING,
+        "node_type": {"enum": list(NODE_TYPES)},
+        "confidence": NUMBER,
+        **PROVENANCE_OUTPUT,
+        "channel": {"enum": [DIRECTIVE_CHANNEL]},
+        "kind": {"enum": list(DIRECTIVE_KINDS)},
+        "rule": STRING,
+        "scope": STRINGS,
+        "matched": STRINGS,
+        "created_at": STRING,
+    },
+    ("node_id", "content", "node_type", "channel", "kind", "scope", "matched"),
+)
 
 # --------------------------------------------------------------------------
 # The tool specs
@@ -793,6 +812,7 @@ RETRIEVE_CONTEXT: Final = ToolSpec(
         {
             "query": STRING,
             "results": array(_CONTEXT_RESULT),
+            "directives": array(_DIRECTIVE_RESULT),
             "causal_context": STRINGS,
             "stats": out_obj({"effort": INTEGER, "mechanisms": STRINGS, "returned": COUNT}),
             "topology": topology_result_schema(),

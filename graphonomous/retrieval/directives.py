@@ -1,0 +1,689 @@
+"""Governing statements: what a user says once and expects to govern later answers.
+
+A *directive* is a standing instruction ("always answer in French", "never use
+tabs in Python code", "please don't ...", "from now on ...", "call me Sam") or a
+standing preference ("I prefer tea", "I love painting", "my favourite band is
+Queen", "remember that I am vegetarian", "my name is ...").  Later questions
+rarely share words with it ("what should I cook tonight?" vs "I'm vegetarian"),
+so similarity search alone seldom brings it back; this module recognises such
+statements when they are written and hands them back beside the answers of
+every later question whose scope they match (SPEC "Governing statements").
+
+Rules of this module:
+
+* Recognition is cue-based and pure (no model, no I/O): `detect(text)` reads
+  each sentence of each line, skips lines of an assistant/system speaker (its
+  words are not the user's standing statements; its promises echo the user's),
+  rejects questions, quoted or reported speech, hedges and negated cues, then
+  tries the rules of `RULES` in order (instructions first); the first hit wins.
+  High precision first: a rule fires only on the cue's own grammatical frame
+  (an imperative after "always", a first-person subject before "love").
+* Scope = the content words of the directive's object (`keywords.content_words`).
+  An instruction about *how to answer* (its verb in `_RESPONSE_VERBS` and no
+  object or topic words left) has an empty scope and is *global*: it governs
+  every question.  Naming instructions ("call me Sam") are global too.
+* Write side: the facade marks a directive in the node's ``metadata``
+  (``directive`` = kind, ``directive_rule`` = the rule name) and, when the
+  caller chose no node type, types an instruction ``procedural`` (seed 003: how
+  to act) and a preference ``semantic`` (a fact about the user).  Conversation
+  turns stay ``episodic``: the turn *is* the statement, so it is marked in
+  place; a derived copy would duplicate its text in every index and shift the
+  keyword statistics of the turns around it.  A ``directive`` key the caller
+  gave is kept as given.
+* Read side: `DirectiveIndex` (an engine text mirror, derived from content,
+  saved like the speaker index) lists the candidates; a node counts only while
+  its metadata still marks it (`is_marked`), so an ingested file's "always ..."
+  never becomes a directive.  `governing` picks the ones a question's scope
+  matches, at most `MAX_DIRECTIVES`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from ..index.bm25 import Bm25Index
+from ..index.stem import light_stem
+from ..model import Node, check_metadata
+from .attribution import speaker_of
+from .entities import entity_key
+from .keywords import content_words
+from .provenance import provenance
+from .speakers import speaker_index
+
+if TYPE_CHECKING:
+    from .graph_view import GraphEngine, GraphReader
+
+INSTRUCTION: Final = "instruction"
+PREFERENCE: Final = "preference"
+KINDS: Final = (INSTRUCTION, PREFERENCE)
+# The node type a directive gets when the caller chose none (seed 003's types:
+# procedural = how to act; semantic = what is true of the user).
+NODE_TYPE_OF_KIND: Final[Mapping[str, str]] = {INSTRUCTION: "procedural", PREFERENCE: "semantic"}
+METADATA_KIND: Final = "directive"
+METADATA_RULE: Final = "directive_rule"
+# Governing statements returned per question.  They ride beside the top-k answers,
+# so each one costs prompt space on every question it matches; 5 keeps the channel
+# within the size of a typical top-5 context while leaving room for the global
+# instructions plus the best-matching scoped ones (benchmarks/eval_directives.py
+# reports how many matched before the cut).
+MAX_DIRECTIVES: Final = 5
+# The `channel` of a directives-list entry (results use seed | bm25 | neighbor).
+CHANNEL: Final = "directive"
+# Weight of a global directive in `rank`: above any idf sum of a scoped one, so the
+# statements that govern every question come first.
+GLOBAL_WEIGHT: Final = 1e9
+_DUMP_FORMAT: Final = "graphonomous-directives/1"
+MIRROR_NAME: Final = "directives"
+
+
+def _words(text: str) -> frozenset[str]:
+    """A word set written as one string (the lists below read as prose)."""
+    return frozenset(text.split())
+
+
+# Speakers whose lines are never the user's standing statements.
+_NOT_USER: Final = frozenset({"assistant", "ai", "bot", "system", "model", "chatbot", "gpt"})
+# Sentence ends: . ! ? ; and line breaks (a "?" stays with its sentence, see `_rejected`).
+_SENTENCE: Final = re.compile(r"[^.!?;\n]+[.!?;]*")
+# Words that open a sentence without changing what it says ("Oh, and always ...").
+_FILLER: Final = re.compile(
+    r"^(?:(?:oh|ok|okay|well|also|and|but|so|btw|by the way|hey|hi|one more thing|"
+    r"just so you know|fyi|and also|plus|again)\b[\s,:-]*)+"
+)
+# A question is not a directive: it ends with "?" or opens with a question word.
+_QUESTION_OPENER: Final = re.compile(
+    r"^(?:do|does|did|can|could|would|will|should|shall|is|are|was|were|have|has|"
+    r"what|why|how|when|where|which|who|whom|whose)\b"
+)
+# Quoted or reported speech: someone else's words, not the speaker's standing rule.
+_REPORTED: Final = re.compile(
+    r"[\"“”‘]|\b(?:said|says|say|told|tells|asked|asks|wrote|writes|thinks|thought|"
+    r"believes?|claims?|claimed|mentioned|insists?|insisted|heard|reads|used to say)\b"
+)
+# Hedges: a statement the speaker does not commit to.
+_HEDGE: Final = re.compile(
+    r"\b(?:maybe|perhaps|might|possibly|probably|i guess|i think|i suppose|not sure|"
+    r"sometimes|kind of|sort of|i wonder|if you want|if you like|for now|just this once|"
+    r"this time)\b"
+)
+# A negated cue ("not always", "don't always", "never said") is no directive.
+_NEGATED: Final = re.compile(r"\b(?:not|n't|never)\s+(?:always|never|said|really like)\b")
+# First words that make a clause a statement about someone, not an imperative.
+_SUBJECTS: Final = _words(
+    "i i'm im i'll i've i'd we we're we'll he she they it it's its that this there my our "
+    "his her their these those everyone everybody people someone nobody life things"
+)
+# Verbs of answering: an instruction built on one with no object words is global.
+_RESPONSE_VERBS: Final = _words(
+    "answer respond reply write speak talk address explain format sign greet refer keep "
+    "be give say tell"
+)
+# Words that only restate the exchange itself ("always keep answers short", "when I ask").
+_RESPONSE_NOUNS: Final = _words(
+    "answer response reply message sentence text thing everything anything stuff simply "
+    "briefly short brief concise formal informal polite friendly always never ever please "
+    "sure word language tone style ask question"
+)
+# Topic markers: the words after one narrow an instruction's scope.
+_TOPIC: Final = re.compile(r"\b(?:when|whenever|if|for|about|regarding|on|with|in)\b")
+# Objects that are a reaction to the other speaker, not a preference ("I love that!").
+_REACTION_OBJECTS: Final = _words(
+    "it that this those these them you your yours how what when where him her us the seeing hearing"
+)
+# The cue words of preferences: never part of a scope (every preference has one).
+_PREFERENCE_CUES: Final = _words(
+    "love like enjoy adore hate dislike detest prefer favorite favourite favorites favourites "
+    "fave faves fan passionate drawn really absolutely totally just also truly"
+)
+# "Call me ..." that is a request for a call, not a name.
+_CALL_NOT_NAME: Final = _words(
+    "back later tomorrow when whenever if at on sometime anytime now soon after before "
+    "crazy old a an the tonight again up out"
+)
+# "I always/never ..." that narrates the past rather than states a habit.
+_NARRATIVE: Final = _words(
+    "thought knew wanted forget remember will would could had did was were imagined "
+    "dreamed expected realized realised felt got been seen heard"
+)
+# "Please don't ..." formulas of politeness, not rules.
+_POLITE: Final = _words("worry hesitate apologize apologise thank mention be")
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One recognised governing statement.
+
+    `kind`: instruction | preference; `rule`: the `RULES` name that fired;
+    `scope`: content words of its object (empty = global); `holder`: the
+    speaker key of a ``"<Speaker>: ..."`` line, else None; `sentence`: the
+    sentence the rule read."""
+
+    kind: str
+    rule: str
+    scope: tuple[str, ...]
+    holder: str | None
+    sentence: str
+
+    @property
+    def is_global(self) -> bool:
+        return not self.scope
+
+
+def stems(words: Iterable[str]) -> list[str]:
+    """The light stems of words, repeats dropped: how scopes and questions meet
+    ("painting" matches "paint").  O(total length)."""
+    return list(dict.fromkeys(light_stem(word) for word in words))
+
+
+def _imperative(clause: str) -> bool:
+    """Whether a clause opens with a verb (not a subject): "use tabs", not "i use tabs"."""
+    words = clause.split()
+    return bool(words) and words[0] not in _SUBJECTS and words[0].isalpha()
+
+
+def _instruction_scope(clause: str) -> tuple[str, ...]:
+    """Scope of an instruction's clause: global for answering verbs without object or topic."""
+    words = clause.split()
+    verb = words[0] if words else ""
+    rest = " ".join(words[1:])
+    topic = _TOPIC.search(rest)
+    direct = rest[: topic.start()] if topic else rest
+    direct_words = [w for w in content_words(direct) if w not in _RESPONSE_NOUNS]
+    if verb in _RESPONSE_VERBS:
+        topic_words: list[str] = []
+        if topic is not None and topic.group(0) not in ("in", "with"):
+            topic_words = [
+                w for w in content_words(rest[topic.end() :]) if w not in _RESPONSE_NOUNS
+            ]
+        return tuple(dict.fromkeys([*direct_words, *topic_words]))
+    return tuple(dict.fromkeys(w for w in content_words(rest) if w not in _RESPONSE_NOUNS))
+
+
+def _preference_scope(clause: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(w for w in content_words(clause) if w not in _PREFERENCE_CUES))
+
+
+# -- the rules: (name, kind, pattern, how the object becomes a scope) ------------------
+
+_OBJ: Final = r"(?P<obj>[a-z].*)"
+_LAZY_OBJ: Final = r"(?P<obj>[a-z].*?)"  # an object followed by a trailing cue
+
+
+def _from_now_on(s: str) -> tuple[str, ...] | None:
+    match = re.match(
+        r"^(?:from now on|going forward|henceforth|in the future|for the rest of "
+        r"(?:this|our) (?:chat|conversation))\s*,?\s*(?:please\s+)?" + _OBJ,
+        s,
+    ) or re.match(r"^(?:please\s+)?" + _LAZY_OBJ + r"\s*,?\s*(?:from now on|going forward)\W*$", s)
+    if match is None:
+        return None
+    clause = re.sub(r"^you (?:will|should|must|need to|have to)\s+", "", match.group("obj"))
+    return _instruction_scope(clause) if _imperative(clause) else None
+
+
+def _always_never(s: str) -> tuple[str, ...] | None:
+    match = re.match(
+        r"^(?:please\s+)?(?:(?:you (?:should|must|need to|have to)|make sure (?:to|you)|"
+        r"be sure to)\s+)?(?:always|never)\s+(?:ever\s+)?" + _OBJ,
+        s,
+    )
+    if match is None or not _imperative(match.group("obj")):
+        return None
+    return _instruction_scope(match.group("obj"))
+
+
+def _please_dont(s: str) -> tuple[str, ...] | None:
+    match = re.match(r"^please\s+(?:do not|don't|dont|never)\s+(?:ever\s+)?" + _OBJ, s) or (
+        re.match(r"^(?:do not|don't|dont)\s+(?:ever\s+)?" + _LAZY_OBJ + r"\s*,?\s*please\W*$", s)
+    )
+    if match is None:
+        return None
+    clause = match.group("obj")
+    if not _imperative(clause) or clause.split()[0] in _POLITE:
+        return None
+    return _instruction_scope(clause)
+
+
+def _call_me(s: str) -> tuple[str, ...] | None:
+    match = re.match(
+        r"^(?:please\s+)?(?:call me|you can call me|address me as|refer to me as)\s+" + _OBJ, s
+    )
+    if match is None or match.group("obj").split()[0] in _CALL_NOT_NAME:
+        return None
+    return ()
+
+
+def _remember_that(s: str) -> tuple[str, ...] | None:
+    match = re.match(
+        r"^(?:please\s+)?(?:remember|keep in mind|note|don't forget)\s+(?:that\s+)?"
+        r"(?P<obj>(?:i|i'm|im|i am|my|i've|i have)\b.+)",
+        s,
+    )
+    return _preference_scope(match.group("obj")) if match else None
+
+
+def _i_prefer(s: str) -> tuple[str, ...] | None:
+    match = re.search(
+        r"(?:^|, )i (?:really |much |generally |usually |would |'d |do )?prefer\s+" + _OBJ, s
+    ) or re.match(r"^i'd (?:much |really )?prefer\s+" + _OBJ, s)
+    return _preference_scope(match.group("obj")) if match else None
+
+
+def _i_like(s: str) -> tuple[str, ...] | None:
+    match = re.search(
+        r"(?:^|, )i (?:(?:really|absolutely|totally|just|also|truly|do|genuinely|so|still)\s+)*"
+        r"(?:love|like|enjoy|adore|hate|dislike|detest|can't stand|cannot stand|don't like|"
+        r"do not like|don't enjoy)\s+" + _OBJ,
+        s,
+    )
+    if match is None:
+        return None
+    clause = match.group("obj")
+    if clause.split()[0] in _REACTION_OBJECTS or clause.startswith("the idea"):
+        return None
+    scope = _preference_scope(clause)
+    return scope or None
+
+
+def _favourite(s: str) -> tuple[str, ...] | None:
+    match = (
+        re.search(r"\bmy (?:all-time |absolute |personal )?fav(?:ou?)rite\s+" + _OBJ, s)
+        or re.search(
+            r"^(?P<obj>.+?) (?:is|are|was|were) (?:one of )?my (?:all-time |absolute )?"
+            r"fav(?:ou?)rites?\b",
+            s,
+        )
+        or re.search(r"(?:^|, )i'm (?:a )?(?:big |huge |massive |real )?fan of\s+" + _OBJ, s)
+        or re.search(r"(?:^|, )i'm (?:really |so |very )?into\s+" + _OBJ, s)
+        or re.search(
+            r"(?:^|, )i'm (?:really |so |very )?(?:passionate about|drawn to)\s+" + _OBJ, s
+        )
+        or re.search(r"^(?P<obj>.+?) (?:is|are) (?:one of )?my (?:faves?|go-to)\b", s)
+    )
+    if match is None:
+        return None
+    clause = match.group("obj")
+    if clause.split()[0] in _REACTION_OBJECTS and "my" not in s.split():
+        return None
+    return _preference_scope(s) or None
+
+
+def _i_always(s: str) -> tuple[str, ...] | None:
+    match = re.search(r"(?:^|, )i (?:always|never)\s+" + _OBJ, s)
+    if match is None:
+        return None
+    first = match.group("obj").split()[0]
+    if first in _NARRATIVE or first.endswith("ed") or first in _REACTION_OBJECTS:
+        return None
+    return _preference_scope(match.group("obj")) or None
+
+
+def _my_attribute(s: str) -> tuple[str, ...] | None:
+    match = re.search(
+        r"\bmy (?P<obj>(?:name|first name|last name|nickname|pronouns|birthday|email|e-mail|"
+        r"phone number|address|timezone|time zone|native language|first language|diet|job|"
+        r"profession|occupation|(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|dog|"
+        r"cat|pet)'s name) (?:is|are) [a-z0-9].*)",
+        s,
+    )
+    return _preference_scope(match.group("obj")) if match else None
+
+
+# Order matters: instructions before preferences, narrow frames before broad ones.
+RULES: Final = (
+    ("from_now_on", INSTRUCTION, _from_now_on),
+    ("always_never", INSTRUCTION, _always_never),
+    ("please_dont", INSTRUCTION, _please_dont),
+    ("call_me", INSTRUCTION, _call_me),
+    ("remember_that", PREFERENCE, _remember_that),
+    ("i_prefer", PREFERENCE, _i_prefer),
+    ("i_like", PREFERENCE, _i_like),
+    ("favourite", PREFERENCE, _favourite),
+    ("i_always", PREFERENCE, _i_always),
+    ("my_attribute", PREFERENCE, _my_attribute),
+)
+
+
+def _normalised(sentence: str) -> str:
+    text = sentence.strip().lower().replace("’", "'")
+    return _FILLER.sub("", text).strip(" ,:-")
+
+
+def _rejected(raw: str, s: str) -> bool:
+    """Questions, reported speech, hedges and negated cues (module docstring)."""
+    return (
+        raw.rstrip().endswith("?")
+        or bool(_QUESTION_OPENER.match(s))
+        or bool(_REPORTED.search(raw.lower()))
+        or bool(_HEDGE.search(s))
+        or bool(_NEGATED.search(s))
+    )
+
+
+def _lines(text: str) -> Iterable[tuple[str | None, str]]:
+    """(speaker key or None, words) per line; a line without a label continues the
+    previous speaker's turn; lines of non-user speakers (`_NOT_USER`) are skipped."""
+    holder: str | None = None
+    user = True
+    for line in text.splitlines():
+        label = speaker_of(line)
+        if label is not None:
+            holder = entity_key(label)
+            user = " ".join(label).lower() not in _NOT_USER
+            line = line.split(":", 1)[1]
+        if user:
+            yield holder, line
+
+
+def detect(text: str) -> Directive | None:
+    """The first governing statement of `text`, or None.
+
+    >>> detect("User: Always answer in French, please.").scope
+    ()
+    >>> detect("Never use tabs in Python code").scope
+    ('tabs', 'python', 'code')
+    >>> detect("Caroline: I love painting landscapes!").kind
+    'preference'
+    >>> [detect(t) for t in ("She said always answer in French.", "Do you always run?",
+    ...     "It's not always easy.", "Assistant: I will always answer in French.")]
+    [None, None, None, None]
+
+    Complexity: O(len(text)) regex work per rule.
+    """
+    if not isinstance(text, str):
+        return None
+    for holder, line in _lines(text):
+        for raw in _SENTENCE.findall(line):
+            s = _normalised(raw)
+            if not s or _rejected(raw, s):
+                continue
+            for name, kind, rule in RULES:
+                scope = rule(s)
+                if scope is not None:
+                    return Directive(kind, name, scope, holder, raw.strip())
+    return None
+
+
+def mark(
+    content: str, metadata: Mapping[str, Any] | None, node_type: str | None
+) -> tuple[dict[str, Any] | None, str | None]:
+    """(metadata, node_type) of a node about to be written, the directive marked.
+
+    The metadata gains ``directive`` and ``directive_rule`` when `content` is a
+    governing statement and the caller gave no ``directive`` key; `node_type`
+    None (the caller chose none) becomes `NODE_TYPE_OF_KIND` of its kind.  A
+    non-directive is returned unchanged.  O(len(content))."""
+    if metadata is not None and METADATA_KIND in metadata:
+        return dict(metadata), node_type
+    found = detect(content)
+    if found is None:
+        return (None if metadata is None else dict(metadata)), node_type
+    marked = {**(metadata or {}), METADATA_KIND: found.kind, METADATA_RULE: found.rule}
+    return marked, node_type or NODE_TYPE_OF_KIND[found.kind]
+
+
+def mark_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's tool fields (``content``, ``node_type``, ``metadata``) with `mark`
+    applied; fields that are not a directive, or whose content is no string, come
+    back unchanged (validation stays the record builder's).  A JSON-text metadata is
+    parsed by `check_metadata` (bad input raises its field-named error).  O(len)."""
+    content = fields.get("content")
+    raw = fields.get("metadata")
+    if not isinstance(content, str) or not (raw is None or isinstance(raw, (str, Mapping))):
+        return dict(fields)
+    metadata = None if raw is None else check_metadata("metadata", raw)
+    chosen = fields.get("node_type", fields.get("type"))  # `type`: the seed's alias
+    marked, node_type = mark(content, metadata, chosen)
+    if marked is None or METADATA_KIND not in marked or metadata == marked:
+        return dict(fields)
+    out = {**fields, "metadata": marked}
+    if chosen is None:
+        out.pop("type", None)
+        out["node_type"] = node_type
+    return out
+
+
+def is_marked(metadata: Mapping[str, Any]) -> bool:
+    """Whether a node's metadata marks it a directive (`mark`, or the caller's own key)."""
+    return metadata.get(METADATA_KIND) in KINDS
+
+
+class DirectiveIndex:
+    """Node id -> `Directive` of the searchable content that reads as one, and
+    scope word -> node ids; kept current by the engine (a text mirror).
+
+    >>> index = DirectiveIndex()
+    >>> index.add("a", "Always answer in French.")
+    >>> index.add("b", "Never use tabs in Python code.")
+    >>> index.add("c", "The valve is closed.")
+    >>> sorted(index.candidates(stems(["python"]))), len(index)
+    (['a', 'b'], 2)
+    """
+
+    def __init__(self) -> None:
+        self._found: dict[str, Directive] = {}
+        self._by_word: dict[str, set[str]] = {}
+        self._global: set[str] = set()
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+    def add(self, node_id: str, content: str) -> None:
+        """Index (or re-index) one node.  O(len(content))."""
+        self.remove(node_id)
+        found = detect(content)
+        if found is not None:
+            self._set(sys.intern(node_id), found)
+
+    def add_many(self, items: Iterable[tuple[str, str]]) -> None:
+        for node_id, content in items:
+            self.add(node_id, content)
+
+    def remove(self, node_id: str) -> None:
+        """Forget a node (no-op if unknown).  O(its scope)."""
+        found = self._found.pop(node_id, None)
+        if found is None:
+            return
+        self._global.discard(node_id)
+        for word in stems(found.scope):
+            ids = self._by_word.get(word)
+            if ids is not None:
+                ids.discard(node_id)
+                if not ids:
+                    del self._by_word[word]
+
+    def _set(self, node_id: str, found: Directive) -> None:
+        self._found[node_id] = found
+        if found.is_global:
+            self._global.add(node_id)
+        for word in stems(found.scope):
+            self._by_word.setdefault(word, set()).add(node_id)
+
+    def get(self, node_id: str) -> Directive | None:
+        return self._found.get(node_id)
+
+    def candidates(self, words: Iterable[str]) -> set[str]:
+        """The global directives plus those whose scope holds one of the stems `words`
+        (`stems`).  O(matches)."""
+        out = set(self._global)
+        for word in words:
+            out |= self._by_word.get(word, set())
+        return out
+
+    def dump(self) -> bytes:
+        """The whole index as bytes (`load` restores it).  O(size)."""
+        rows = [
+            [n, d.kind, d.rule, list(d.scope), d.holder, d.sentence] for n, d in self._found.items()
+        ]
+        state = {"format": _DUMP_FORMAT, "directives": rows}
+        return json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    @classmethod
+    def load(cls, data: bytes) -> DirectiveIndex | None:
+        """An index from `dump` bytes; None when they are not a readable dump.  O(size)."""
+        try:
+            state = json.loads(data.decode("utf-8"))
+            if not isinstance(state, dict) or state.get("format") != _DUMP_FORMAT:
+                return None
+            index = cls()
+            for node_id, kind, rule, scope, holder, sentence in state["directives"]:
+                if kind not in KINDS or not isinstance(node_id, str):
+                    return None
+                found = Directive(kind, rule, tuple(scope), holder, sentence)
+                index._set(sys.intern(node_id), found)
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+            return None
+        return index
+
+
+@dataclass(frozen=True)
+class Governing:
+    """One directive chosen for a question: its node id, the directive and the query
+    words its scope matched (empty for a global one)."""
+
+    node_id: str
+    directive: Directive
+    matched: tuple[str, ...]
+    weight: float
+
+
+def query_words(query: str) -> list[str]:
+    """The content words of a question, the same way scopes are read."""
+    return list(dict.fromkeys(content_words(query)))
+
+
+def rank(
+    found: Sequence[Governing], recency: Mapping[str, str], limit: int = MAX_DIRECTIVES
+) -> list[Governing]:
+    """The `limit` directives to return: instructions before preferences, then by
+    matched weight (global ones first), then newest first (`recency`: node id ->
+    creation time), then id.  O(n log n)."""
+    ordered = sorted(found, key=lambda item: item.node_id)
+    ordered.sort(key=lambda item: recency.get(item.node_id, ""), reverse=True)
+    ordered.sort(key=lambda item: (item.directive.kind != INSTRUCTION, -item.weight))
+    return ordered[:limit]
+
+
+def directive_index(engine: GraphEngine) -> DirectiveIndex:
+    """The directive index of searchable content, current with the database
+    (`Engine.text_mirror`)."""
+    index = engine.text_mirror(MIRROR_NAME, DirectiveIndex)
+    assert isinstance(index, DirectiveIndex)
+    return index
+
+
+def _weigh(
+    found: Directive, words: set[str], index: Bm25Index
+) -> tuple[tuple[str, ...], float] | None:
+    """(matched stems, weight = their idf sum) of a directive for a question's stems,
+    or None when its scope does not match: no shared stem, or only common ones (each
+    below the index's mean idf: "time", "day" would tie a preference to most
+    questions).  A global directive matches with `GLOBAL_WEIGHT`."""
+    if found.is_global:
+        return (), GLOBAL_WEIGHT
+    matched = tuple(stem for stem in stems(found.scope) if stem in words)
+    weights = [index.idf(stem) for stem in matched]
+    if not matched or max(weights) < index.mean_idf():
+        return None
+    return matched, sum(weights)
+
+
+def governing(
+    graph: GraphEngine,
+    reader: GraphReader,
+    query: str,
+    admits: Callable[[Node], bool],
+    result_ids: Sequence[str],
+    limit: int = MAX_DIRECTIVES,
+) -> tuple[list[dict[str, Any]], set[str], dict[str, int]]:
+    """The governing statements of a question: (rows of the ``directives`` list,
+    result ids that are directives themselves, stats ``{matched, returned}``).
+
+    A directive applies when it is global or its scope shares a stem with the
+    question, its node is visible and admitted (`admits`: forgotten, other
+    agents', superseded and out-of-time nodes stay out) and still marked
+    (`is_marked`), and — when the question names speakers — its holder is one of
+    them.  Results that are directives are flagged, not repeated.  The rest are
+    ranked by `rank` and cut at `limit`.
+    Complexity: O(candidates) row reads (one query per 900 ids) + O(c log c).
+    """
+    index = directive_index(graph)
+    if not len(index):
+        return [], set(), {"matched": 0, "returned": 0}
+    words = set(stems(query_words(query)))
+    ids = sorted(index.candidates(words))
+    named = set(speaker_index(graph).query_speakers(query))
+    text_index = graph.text_index()
+    reader.load_nodes(ids)
+    found: list[Governing] = []
+    nodes: dict[str, Node] = {}
+    for node_id in ids:
+        node = reader.node(node_id)
+        directive = index.get(node_id)
+        if directive is None or node is None or not _applies(node, directive, admits, named):
+            continue
+        weighed = _weigh(directive, words, text_index)
+        if weighed is not None:
+            nodes[node_id] = node
+            found.append(Governing(node_id, directive, *weighed))
+    in_results = {item.node_id for item in found} & set(result_ids)
+    rest = [item for item in found if item.node_id not in in_results]
+    chosen = rank(rest, {n: node.created_at for n, node in nodes.items()}, limit)
+    rows = [_row(item, nodes[item.node_id]) for item in chosen]
+    return rows, in_results, {"matched": len(found), "returned": len(rows)}
+
+
+def _applies(
+    node: Node, directive: Directive, admits: Callable[[Node], bool], named: set[str]
+) -> bool:
+    return (
+        admits(node)
+        and is_marked(node.metadata)
+        and (not named or directive.holder is None or directive.holder in named)
+    )
+
+
+def _row(item: Governing, node: Node) -> dict[str, Any]:
+    """One entry of the ``directives`` list (SPEC "Governing statements")."""
+    return {
+        "node_id": item.node_id,
+        "content": node.content,
+        "node_type": node.node_type,
+        "confidence": node.confidence,
+        **provenance(node),
+        "channel": CHANNEL,
+        "kind": item.directive.kind,
+        "rule": item.directive.rule,
+        "scope": list(item.directive.scope),
+        "matched": list(item.matched),
+        "created_at": node.created_at,
+    }
+
+
+__all__ = [
+    "CHANNEL",
+    "INSTRUCTION",
+    "KINDS",
+    "MAX_DIRECTIVES",
+    "METADATA_KIND",
+    "METADATA_RULE",
+    "NODE_TYPE_OF_KIND",
+    "PREFERENCE",
+    "RULES",
+    "Directive",
+    "DirectiveIndex",
+    "Governing",
+    "detect",
+    "directive_index",
+    "governing",
+    "is_marked",
+    "mark",
+    "mark_fields",
+    "query_words",
+    "rank",
+]
