@@ -15,6 +15,8 @@ rules that do not use the detector under test (`retrieval/directives.py`):
   (``metadata.directive``) that is not among that question's evidence.  False
   inclusion = that turn is in the question's ``directives`` list.  (A turn that
   is topical without being the evidence counts as false: an upper bound.)
+  For the governed questions the list's entries that are not their evidence are
+  counted too (``governed_questions_listed_not_evidence``).
 
 One store per conversation, filled like eval_locomo's ``graph`` variant (turns,
 session nodes, ``part_of``/``follows``).  Split once by a hash of the question id
@@ -67,7 +69,7 @@ def _score_conversation(conversation: Any, embedder: Any, split: str) -> dict[st
     graph = corpus.graph
     marked = _marked(graph)
     out: dict[str, Any] = {"governed": [], "pairs": 0, "false": 0, "questions": 0}
-    out.update(false_questions=0, matched=[], marked=len(marked))
+    out.update(false_questions=0, matched=[], marked=len(marked), listed=0, listed_other=0)
     for query in conversation.queries:
         if query.label not in HEADLINE_CATEGORIES or evalkit.split_of(query.qid) != split:
             continue
@@ -76,6 +78,8 @@ def _score_conversation(conversation: Any, embedder: Any, split: str) -> dict[st
         listed = [row["node_id"] for row in result.get("directives", [])]
         out["matched"].append(result["stats"].get("directives", {}).get("matched", 0))
         if PREFERENCE_QUESTION.search(query.text):
+            out["listed"] += len(listed)
+            out["listed_other"] += len([turn for turn in listed if turn not in query.gold])
             for turn in query.gold:
                 out["governed"].append(
                     {
@@ -98,7 +102,7 @@ def _score_conversation(conversation: Any, embedder: Any, split: str) -> dict[st
 def evaluate(data: Path, split: str) -> dict[str, Any]:
     embedder = evalkit.make_embedder("hashing", None)
     governed: list[dict[str, Any]] = []
-    pairs = false = questions = false_questions = marked = 0
+    pairs = false = questions = false_questions = marked = listed = listed_other = 0
     matched: list[int] = []
     for conversation in load_locomo(data):
         part = _score_conversation(conversation, embedder, split)
@@ -108,6 +112,8 @@ def evaluate(data: Path, split: str) -> dict[str, Any]:
         questions += part["questions"]
         false_questions += part["false_questions"]
         marked += part["marked"]
+        listed += part["listed"]
+        listed_other += part["listed_other"]
         matched += part["matched"]
     hits = sum(c["in_results"] or c["in_directives"] for c in governed)
     results_only = sum(c["in_results"] for c in governed)
@@ -117,6 +123,8 @@ def evaluate(data: Path, split: str) -> dict[str, Any]:
         "governed_in_top5_or_directives": round(hits / max(len(governed), 1), 4),
         "governed_in_top5_results_only": round(results_only / max(len(governed), 1), 4),
         "governed_marked": sum(c["marked"] for c in governed),
+        "governed_questions_listed": listed,
+        "governed_questions_listed_not_evidence": listed_other,
         "not_governed_questions": questions,
         "not_governed_pairs": pairs,
         "false_inclusions": false,

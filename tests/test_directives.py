@@ -42,6 +42,10 @@ def graph() -> Iterator[Graphonomous]:
         ("I'm a big fan of hip hop dance.", "preference", "favourite"),
         ("I always go running before work.", "preference", "i_always"),
         ("My name is Ana.", "preference", "my_attribute"),
+        ("Dance is pretty much my go-to for stress relief.", "preference", "favourite"),
+        ("Contemporary dance is so graceful - it really speaks to me.", "preference", "favourite"),
+        ("I've been into dancing since I was a kid.", "preference", "favourite"),
+        ("I really admire his work ethic.", "preference", "i_like"),
     ],
 )
 def test_governing_statements_are_recognised(text: str, kind: str, rule: str) -> None:
@@ -211,6 +215,32 @@ def test_the_bound_holds(graph: Graphonomous) -> None:
     result = graph.retrieve_context("what is new?", limit=1)
     assert len(result["directives"]) == directives.MAX_DIRECTIVES
     assert result["stats"]["directives"]["matched"] == directives.MAX_DIRECTIVES + 3
+
+
+def test_a_question_about_preferences_gets_its_holders_preferences(graph: Graphonomous) -> None:
+    turns = [
+        ("n1", "Nate: I love coconut milk and mixed berries."),
+        ("n2", "Nate: I enjoy playing video games at night."),
+        ("n3", "Nate: I like turtles a lot."),
+        ("n4", "Nate: We went to the lake on Sunday."),
+        ("j1", "Joanna: I love hiking in the mountains."),
+        ("j2", "Joanna: My script got accepted."),
+        ("j3", "Joanna: The movie was long."),
+    ]
+    graph.apply_batch(
+        [
+            {"op": "add_node", "node": {"id": i, "node_type": "episodic", "content": c}}
+            for i, c in turns
+        ]
+    )
+    result = graph.retrieve_context("What are Nate's favorite desserts?", limit=1)
+    listed = [row["node_id"] for row in result["directives"]]
+    flagged = [row["node_id"] for row in result["results"] if "directive" in row["flags"]]
+    assert len(listed) <= directives.ASKED_PREFERENCES
+    assert set(listed + flagged) <= {"n1", "n2", "n3"} and listed  # Nate's, not Joanna's
+    assert all(row["matched"] == [] for row in result["directives"])
+    plain = graph.retrieve_context("Where did Nate go on Sunday?", limit=1)
+    assert plain["directives"] == []
 
 
 def test_mcp_output_keeps_its_schema(graph: Graphonomous) -> None:

@@ -1785,7 +1785,7 @@ def retrieve_context(
                 flags[node_id] = sorted({*flags[node_id], mark})
         started = time.perf_counter()
         directives, governed, directive_stats = governing(
-            graph, run.reader, text, scope.admits, result_ids
+            graph, run.reader, text, scope.admits, result_ids, vector
         )
         for node_id in governed:
             flags[node_id] = sorted({*flags[node_id], DIRECTIVE_CHANNEL})
