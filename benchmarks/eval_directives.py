@@ -69,7 +69,7 @@ def _score_conversation(conversation: Any, embedder: Any, split: str) -> dict[st
     graph = corpus.graph
     marked = _marked(graph)
     out: dict[str, Any] = {"governed": [], "pairs": 0, "false": 0, "questions": 0}
-    out.update(false_questions=0, matched=[], marked=len(marked), listed=0, listed_other=0)
+    out.update(false_questions=0, matched=[], marked=len(marked), listed=0, listed_other=0, ms=[])
     for query in conversation.queries:
         if query.label not in HEADLINE_CATEGORIES or evalkit.split_of(query.qid) != split:
             continue
@@ -77,6 +77,7 @@ def _score_conversation(conversation: Any, embedder: Any, split: str) -> dict[st
         top = [row["node_id"] for row in result["results"]][:K]
         listed = [row["node_id"] for row in result.get("directives", [])]
         out["matched"].append(result["stats"].get("directives", {}).get("matched", 0))
+        out["ms"].append(result["stats"]["timings_ms"].get("directives", 0.0))
         if PREFERENCE_QUESTION.search(query.text):
             out["listed"] += len(listed)
             out["listed_other"] += len([turn for turn in listed if turn not in query.gold])
@@ -104,6 +105,7 @@ def evaluate(data: Path, split: str) -> dict[str, Any]:
     governed: list[dict[str, Any]] = []
     pairs = false = questions = false_questions = marked = listed = listed_other = 0
     matched: list[int] = []
+    ms: list[float] = []
     for conversation in load_locomo(data):
         part = _score_conversation(conversation, embedder, split)
         governed += part["governed"]
@@ -115,6 +117,7 @@ def evaluate(data: Path, split: str) -> dict[str, Any]:
         listed += part["listed"]
         listed_other += part["listed_other"]
         matched += part["matched"]
+        ms += part["ms"]
     hits = sum(c["in_results"] or c["in_directives"] for c in governed)
     results_only = sum(c["in_results"] for c in governed)
     return {
@@ -133,6 +136,8 @@ def evaluate(data: Path, split: str) -> dict[str, Any]:
         "turns_marked": marked,
         "matched_before_cut_mean": round(sum(matched) / max(len(matched), 1), 3),
         "matched_before_cut_max": max(matched, default=0),
+        "directives_stage_ms_mean": round(sum(ms) / max(len(ms), 1), 3),
+        "directives_stage_ms_max": round(max(ms, default=0.0), 3),
         "misses": [c["case"] for c in governed if not (c["in_results"] or c["in_directives"])],
     }
 

@@ -18,10 +18,12 @@ Rules of this module:
   tries the rules of `RULES` in order (instructions first); the first hit wins.
   High precision first: a rule fires only on the cue's own grammatical frame
   (an imperative after "always", a first-person subject before "love").
-* Scope = the content words of the directive's object (`keywords.content_words`).
-  An instruction about *how to answer* (its verb in `_RESPONSE_VERBS` and no
-  object or topic words left) has an empty scope and is *global*: it governs
-  every question.  Naming instructions ("call me Sam") are global too.
+* Scope = the content words of the directive's object (`keywords.content_words`;
+  the whole sentence for the "favourite" frames, whose object may stand before
+  the cue), never a cue word.  An instruction about *how to answer* (its verb in
+  `_RESPONSE_VERBS` and no object or topic words left) has an empty scope and is
+  *global*: it governs every question.  Naming instructions ("call me Sam") are
+  global too.
 * Write side: the facade marks a directive in the node's ``metadata``
   (``directive`` = kind, ``directive_rule`` = the rule name) and, when the
   caller chose no node type, types an instruction ``procedural`` (seed 003: how
@@ -34,7 +36,9 @@ Rules of this module:
   saved like the speaker index) lists the candidates; a node counts only while
   its metadata still marks it (`is_marked`), so an ingested file's "always ..."
   never becomes a directive.  `governing` picks the ones a question's scope
-  matches, at most `MAX_DIRECTIVES`.
+  matches, plus — for a question that asks about preferences — its holders'
+  most similar preferences (at most `ASKED_PREFERENCES`), at most
+  `MAX_DIRECTIVES` in all.
 """
 
 from __future__ import annotations
@@ -635,16 +639,34 @@ def governing(
     question (`_weigh`), or it is a preference and the question asks about
     preferences (`_ASKS_PREFERENCE`: "what does Nate like?"); and its node is
     visible and admitted (`admits`: forgotten, other agents', superseded and
-    out-of-time nodes stay out) and still marked
-    (`is_marked`), and — when the question names speakers — its holder is one of
-    them.  Results that are directives are flagged, not repeated.  The rest are
-    ranked by `rank` (weight = idf sum of the shared stems + cosine(query vector,
-    statement)) and cut at `limit`.
+    out-of-time nodes stay out) and still marked (`is_marked`), and — when the
+    question names speakers — its holder is one of them.  Results that are
+    directives are flagged, not repeated.  The rest are ranked by `rank` (weight =
+    idf sum of the shared stems + cosine(query vector, statement)) and cut at
+    `limit`; at most `ASKED_PREFERENCES` of them matched no stem.
     Complexity: O(candidates) row reads (one query per 900 ids) + O(c log c).
     """
     index = directive_index(graph)
     if not len(index):
         return [], set(), {"matched": 0, "returned": 0}
+    found, nodes = _applying(graph, reader, index, query, admits, _cosine(graph, vector))
+    found = _bounded_asked(found)
+    in_results = {item.node_id for item in found} & set(result_ids)
+    rest = [item for item in found if item.node_id not in in_results]
+    chosen = rank(rest, {n: node.created_at for n, node in nodes.items()}, limit)
+    rows = [_row(item, nodes[item.node_id]) for item in chosen]
+    return rows, in_results, {"matched": len(found), "returned": len(rows)}
+
+
+def _applying(
+    graph: GraphEngine,
+    reader: GraphReader,
+    index: DirectiveIndex,
+    query: str,
+    admits: Callable[[Node], bool],
+    cosine: Callable[[str], float],
+) -> tuple[list[Governing], dict[str, Node]]:
+    """Every directive that applies to the question (`governing`), weighed, with its row."""
     asked = query_words(query)
     words = set(stems(asked))
     asks = not _ASKS_PREFERENCE.isdisjoint(asked)
@@ -664,15 +686,8 @@ def governing(
             weighed = (), 0.0
         if weighed is not None:
             nodes[node_id] = node
-            matched, weight = weighed
-            weight += similarity(graph, vector, node_id)
-            found.append(Governing(node_id, directive, matched, weight))
-    found = _bounded_asked(found)
-    in_results = {item.node_id for item in found} & set(result_ids)
-    rest = [item for item in found if item.node_id not in in_results]
-    chosen = rank(rest, {n: node.created_at for n, node in nodes.items()}, limit)
-    rows = [_row(item, nodes[item.node_id]) for item in chosen]
-    return rows, in_results, {"matched": len(found), "returned": len(rows)}
+            found.append(Governing(node_id, directive, weighed[0], weighed[1] + cosine(node_id)))
+    return found, nodes
 
 
 def _bounded_asked(found: list[Governing]) -> list[Governing]:
@@ -686,15 +701,19 @@ def _bounded_asked(found: list[Governing]) -> list[Governing]:
     return [g for g in found if g.node_id not in dropped]
 
 
-def similarity(graph: GraphEngine, vector: list[float] | None, node_id: str) -> float:
-    """cosine(query vector, node's stored vector); 0.0 without either.  O(dimensions)."""
+def _cosine(graph: GraphEngine, vector: list[float] | None) -> Callable[[str], float]:
+    """node id -> cosine(query vector, its stored vector); 0.0 without either.
+    The query is normalised once; each call is O(dimensions)."""
     if vector is None:
-        return 0.0
+        return lambda node_id: 0.0
     index = graph.vector_index()
-    stored = index.get(node_id)
-    if stored is None:
-        return 0.0
-    return exact_score(normalized_f32(vector, index.dimensions), stored)
+    query = normalized_f32(vector, index.dimensions)
+
+    def cosine(node_id: str) -> float:
+        stored = index.get(node_id)
+        return 0.0 if stored is None else exact_score(query, stored)
+
+    return cosine
 
 
 def _applies(
