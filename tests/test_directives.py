@@ -68,6 +68,7 @@ def test_governing_statements_are_recognised(text: str, kind: str, rule: str) ->
         "Call me back later.",  # a request for a call
         "From now on I'll write things down.",  # a plan of the speaker's
         "I never thought I'd say this.",  # narrative
+        "Never tried",  # a past form, not an imperative
         "Don't worry, please.",  # politeness
         "The valve is closed.",
     ],

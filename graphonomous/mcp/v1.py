@@ -216,7 +216,9 @@ _AGENT = text("Only this agent's nodes.", minLength=1)
 
 _NODE_INPUT: Final = {
     "content": text("The knowledge to store (embedded for similarity search).", minLength=1),
-    "node_type": choice(NODE_TYPES, "Kind of memory; default semantic."),
+    "node_type": choice(
+        NODE_TYPES, "Kind of memory; default semantic (procedural: an instruction)."
+    ),
     "type": choice(NODE_TYPES, "Alias of node_type (seed column name)."),
     "metadata": JSON_OBJECT,
     "source": text("Provenance: file path, URL or tool name.", maxLength=MAX_SOURCE_CHARS),

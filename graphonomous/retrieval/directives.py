@@ -138,6 +138,8 @@ _SUBJECTS: Final = _words(
     "i i'm im i'll i've i'd we we're we'll he she they it it's its that this there my our "
     "his her their these those everyone everybody people someone nobody life things"
 )
+# A past form ("tried", "used") after "never" narrates; "feed", "need" stay verbs.
+_PAST_FORM: Final = re.compile(r"(?:ied|[^e]ed)$")
 # Verbs of answering: an instruction built on one with no object words is global.
 _RESPONSE_VERBS: Final = _words(
     "answer respond reply write speak talk address explain format sign greet refer keep "
@@ -211,9 +213,15 @@ def stems(words: Iterable[str]) -> list[str]:
 
 
 def _imperative(clause: str) -> bool:
-    """Whether a clause opens with a verb (not a subject): "use tabs", not "i use tabs"."""
+    """Whether a clause opens with a verb (not a subject, not a past form): "use tabs",
+    not "i use tabs" nor "never tried"."""
     words = clause.split()
-    return bool(words) and words[0] not in _SUBJECTS and words[0].isalpha()
+    return (
+        bool(words)
+        and words[0] not in _SUBJECTS
+        and words[0].isalpha()
+        and _PAST_FORM.search(words[0]) is None
+    )
 
 
 def _instruction_scope(clause: str) -> tuple[str, ...]:
