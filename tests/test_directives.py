@@ -12,6 +12,7 @@ from mcp_tool_calls import Session
 
 from graphonomous import Graphonomous
 from graphonomous.cli import main as cli_main
+from graphonomous.clock import ManualClock
 from graphonomous.retrieval import directives
 from graphonomous.retrieval.directives import DirectiveIndex, detect
 
@@ -208,6 +209,20 @@ def test_results_unchanged_by_the_channel(graph: Graphonomous) -> None:
     strip = [{k: v for k, v in r.items() if k != "flags"} for r in before["results"]]
     assert strip == [{k: v for k, v in r.items() if k != "flags"} for r in after["results"]]
     assert after["directives"] == []
+
+
+def test_the_later_of_two_global_instructions_comes_first() -> None:
+    clock = ManualClock("2026-03-02T09:00:00Z")
+    with Graphonomous(":memory:", embedder="hashing", clock=clock) as graph:
+        said_later = graph.store_node("From now on, reply in English.", valid_from="2026-02-01")
+        clock.advance(hours=1)  # stored after, said before
+        said_first = graph.store_node("Always answer in French.", valid_from="2026-01-01")
+        graph.store_node("The capital of Peru is Lima.")
+        result = graph.retrieve_context("What is the capital of Peru?", limit=1)
+    assert "Lima" in result["results"][0]["content"]
+    assert said_later["updates"] == [] and said_first["updates"] == []
+    order = [row["node_id"] for row in result["directives"]]
+    assert order == [said_later["node"]["id"], said_first["node"]["id"]]
 
 
 def test_the_bound_holds(graph: Graphonomous) -> None:

@@ -614,7 +614,7 @@ def rank(
 ) -> list[Governing]:
     """The `limit` directives to return: instructions before preferences, then by
     matched weight (global ones first), then newest first (`recency`: node id ->
-    creation time), then id.  O(n log n)."""
+    when it was said, ``valid_from`` else creation time), then id.  O(n log n)."""
     ordered = sorted(found, key=lambda item: item.node_id)
     ordered.sort(key=lambda item: recency.get(item.node_id, ""), reverse=True)
     ordered.sort(key=lambda item: (item.directive.kind != INSTRUCTION, -item.weight))
@@ -664,7 +664,8 @@ def governing(
     out-of-time nodes stay out) and still marked (`is_marked`), and — when the
     question names speakers — its holder is one of them.  Results that are
     directives are flagged, not repeated.  The rest are ranked by `rank` (weight =
-    idf sum of the shared stems + cosine(query vector, statement)) and cut at
+    `GLOBAL_WEIGHT` for a global one, else the idf sum of the shared stems +
+    cosine(query vector, statement)) and cut at
     `limit`; at most `ASKED_PREFERENCES` of them matched no stem.
     Complexity: O(candidates) row reads (one query per 900 ids) + O(c log c).
     """
@@ -675,7 +676,8 @@ def governing(
     found = _bounded_asked(found)
     in_results = {item.node_id for item in found} & set(result_ids)
     rest = [item for item in found if item.node_id not in in_results]
-    chosen = rank(rest, {n: node.created_at for n, node in nodes.items()}, limit)
+    said = {n: node.valid_from or node.created_at for n, node in nodes.items()}
+    chosen = rank(rest, said, limit)
     rows = [_row(item, nodes[item.node_id]) for item in chosen]
     return rows, in_results, {"matched": len(found), "returned": len(rows)}
 
@@ -708,7 +710,10 @@ def _applying(
             weighed = (), 0.0
         if weighed is not None:
             nodes[node_id] = node
-            found.append(Governing(node_id, directive, weighed[0], weighed[1] + cosine(node_id)))
+            # Global statements all apply fully: recency alone orders them (the later
+            # of "always answer in French" and "from now on, reply in English" first).
+            gain = 0.0 if directive.is_global else cosine(node_id)
+            found.append(Governing(node_id, directive, weighed[0], weighed[1] + gain))
     return found, nodes
 
 
