@@ -43,6 +43,18 @@ def graph() -> Iterator[Graphonomous]:
         ("I'm a big fan of hip hop dance.", "preference", "favourite"),
         ("I always go running before work.", "preference", "i_always"),
         ("My name is Ana.", "preference", "my_attribute"),
+        ('We should never say "I hope this email finds you well".', "instruction", "always_never"),
+        ("(Remember: always respond in the first person)", "instruction", "always_never"),
+        ("Please do not miss any other mistakes in my messages, ok?", "instruction", "please_dont"),
+        (
+            "let's abbreviate Mixed-Use Architecture as MUA from now on, okay?",
+            "instruction",
+            "from_now_on",
+        ),
+        ("use kivy2.1.0 from now on and kivymd1.1.1", "instruction", "from_now_on"),
+        ("Please don't apologize so much.", "instruction", "please_dont"),
+        ("I'm ok if you call me Larry in our conversations", "instruction", "call_me"),
+        ("hm I prefer the previous syntax.", "preference", "i_prefer"),
         ("Dance is pretty much my go-to for stress relief.", "preference", "favourite"),
         ("Contemporary dance is so graceful - it really speaks to me.", "preference", "favourite"),
         ("I've been into dancing since I was a kid.", "preference", "favourite"),
@@ -71,6 +83,8 @@ def test_governing_statements_are_recognised(text: str, kind: str, rule: str) ->
         "I never thought I'd say this.",  # narrative
         "Never tried",  # a past form, not an imperative
         "Don't worry, please.",  # politeness
+        "Please don't write what comes next yet.",  # for now only
+        '"Never give up," she wrote.',  # a quoted sentence
         "The valve is closed.",
     ],
 )
@@ -85,6 +99,12 @@ def test_scope_is_the_object_and_answering_instructions_are_global() -> None:
     assert tabs is not None and tabs.scope == ("tabs", "python", "code")
     topic = detect("Always answer briefly when I ask about taxes.")
     assert topic is not None and topic.scope == ("taxe",)
+    addressed = detect("From now on, put MAN: before every message you send me.")
+    assert addressed is not None and addressed.is_global
+    assert detect("Please don't apologize so much.").is_global  # type: ignore[union-attr]
+    assert detect("From now on, instead of the long name use EGG.").is_global  # type: ignore[union-attr]
+    kivy = detect("use kivy2.1.0 from now on")
+    assert kivy is not None and directives.stems(kivy.scope) == directives.stems(["kivy"])
     liked = detect("Caroline: I love painting landscapes")
     assert liked is not None and liked.holder == "caroline"
     assert set(liked.scope) == {"painting", "landscape"}

@@ -108,28 +108,35 @@ _ANY_CUE: Final = re.compile(
     r"boyfriend|son|daughter|dog|cat|pet|thing))\b",
     re.IGNORECASE,
 )
-# Sentence ends: . ! ? ; and line breaks (a "?" stays with its sentence, see `_rejected`).
-_SENTENCE: Final = re.compile(r"[^.!?;\n]+[.!?;]*")
+# Sentence ends: . ! ? ; before a space or the end, and line breaks ("kivy 2.1.0" is one
+# sentence; a "?" stays with its sentence, see `_rejected`).
+_SENTENCE: Final = re.compile(r"(?:[^.!?;\n]|[.!?;](?=[^\s.!?;]))+[.!?;]*")
 # Words that open a sentence without changing what it says ("Oh, and always ...").
 _FILLER: Final = re.compile(
-    r"^(?:(?:oh|ok|okay|well|also|and|but|so|btw|by the way|hey|hi|one more thing|"
-    r"just so you know|fyi|and also|plus|again)\b[\s,:-]*)+"
+    r"^(?:\(|(?:oh|ok|okay|well|also|and|but|so|btw|by the way|hey|hi|one more thing|"
+    r"just so you know|fyi|and also|plus|again|hm+|um+|uh|yes|yeah|great|perfect|nice|cool|"
+    r"thanks|thank you|remember:|note:|important:|ps:)(?:\b|(?<=:))[\s,:-]*)+"
 )
 # A question is not a directive: it ends with "?" or opens with a question word.
 _QUESTION_OPENER: Final = re.compile(
     r"^(?:do|does|did|can|could|would|will|should|shall|is|are|was|were|have|has|"
     r"what|why|how|when|where|which|who|whom|whose)\b"
 )
-# Quoted or reported speech: someone else's words, not the speaker's standing rule.
+# Reported speech, or a sentence that opens with a quote: someone else's words, not the
+# speaker's standing rule (a quoted phrase inside an instruction is its object: never
+# say "I hope this email finds you well").
 _REPORTED: Final = re.compile(
-    r"[\"“”‘]|\b(?:said|says|say|told|tells|asked|asks|wrote|writes|thinks|thought|"
-    r"believes?|claims?|claimed|mentioned|insists?|insisted|heard|reads|used to say)\b"
+    r"^\s*[\"“”‘]|\b(?:they|people|he|she|i|we|you) say\b|"
+    r"\b(?:said|says|saying|told|tells|telling|asked|asks|wrote|writes|"
+    r"thinks|thought|believes?|claims?|claimed|mentioned|insists?|insisted|heard|reads|"
+    r"used to say)\b"
 )
-# Hedges: a statement the speaker does not commit to.
+# Hedges and temporary words: a statement the speaker does not commit to for good
+# ("please don't write what comes next yet").
 _HEDGE: Final = re.compile(
     r"\b(?:maybe|perhaps|might|possibly|probably|i guess|i think|i suppose|not sure|"
     r"sometimes|kind of|sort of|i wonder|if you want|if you like|for now|just this once|"
-    r"this time)\b"
+    r"this time|yet|right now|at this point)\b"
 )
 # A negated cue ("not always", "don't always", "never said") is no directive.
 _NEGATED: Final = re.compile(r"\b(?:not|n't|never)\s+(?:always|never|said|really like)\b")
@@ -159,8 +166,13 @@ ASKED_PREFERENCES: Final = 2
 _RESPONSE_NOUNS: Final = _words(
     "answer response reply message sentence text thing everything anything stuff simply "
     "briefly short brief concise formal informal polite friendly always never ever please "
-    "sure word language tone style ask question"
+    "sure word language tone style ask question much many anymore again"
 )
+# Words of an instruction about the exchange itself ("put MAN: before every message you
+# send me", "don't give me all the steps"): it governs the whole conversation.
+_ADDRESSED: Final = re.compile(r"\b(?:you|your|yours|me|our|us|every|all|each|any)\b")
+# A naming convention ("abbreviate X as VMU", "instead of X use EGG") governs all writing.
+_NAMING: Final = re.compile(r"^(?:abbreviate|refer to|rename|instead of|spell)\b")
 # Topic markers: the words after one narrow an instruction's scope.
 _TOPIC: Final = re.compile(r"\b(?:when|whenever|if|for|about|regarding|on|with|in)\b")
 # Objects that are a reaction to the other speaker, not a preference ("I love that!").
@@ -182,8 +194,12 @@ _NARRATIVE: Final = _words(
     "thought knew wanted forget remember will would could had did was were imagined "
     "dreamed expected realized realised felt got been seen heard"
 )
-# "Please don't ..." formulas of politeness, not rules.
-_POLITE: Final = _words("worry hesitate apologize apologise thank mention be")
+# "Please don't ..." formulas of politeness, not rules ("please don't apologize" is one).
+_POLITE: Final = re.compile(r"^(?:worry|hesitate|thank|mention it|be (?:sorry|shy|afraid))\b")
+# A closing tag ("…, ok?") asks for assent; the sentence before it is no question.
+_TAG_QUESTION: Final = re.compile(
+    r",?\s*(?:ok|okay|right|alright|all right|got it|deal|understood|please)\s*\?$", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -207,34 +223,33 @@ class Directive:
 
 
 def stems(words: Iterable[str]) -> list[str]:
-    """The light stems of words, repeats dropped: how scopes and questions meet
-    ("painting" matches "paint").  O(total length)."""
-    return list(dict.fromkeys(light_stem(word) for word in words))
+    """The light stems of words, trailing digits and repeats dropped: how scopes and
+    questions meet ("painting" matches "paint", "kivy2" matches "kivy").  O(length)."""
+    return list(dict.fromkeys(light_stem(word.rstrip("0123456789") or word) for word in words))
 
 
 def _imperative(clause: str) -> bool:
     """Whether a clause opens with a verb (not a subject, not a past form): "use tabs",
     not "i use tabs" nor "never tried"."""
-    words = clause.split()
-    return (
-        bool(words)
-        and words[0] not in _SUBJECTS
-        and words[0].isalpha()
-        and _PAST_FORM.search(words[0]) is None
-    )
+    first = clause.split()[0].rstrip(",;:") if clause.split() else ""
+    return first not in _SUBJECTS and first.isalpha() and _PAST_FORM.search(first) is None
 
 
 def _instruction_scope(clause: str) -> tuple[str, ...]:
-    """Scope of an instruction's clause: global for answering verbs without object or topic."""
+    """Scope of an instruction's clause: global for answering verbs without object or topic
+    and for a clause about the exchange itself (`_ADDRESSED`) that no topic narrows."""
     words = clause.split()
     verb = words[0] if words else ""
     rest = " ".join(words[1:])
     topic = _TOPIC.search(rest)
+    narrowed = topic is not None and topic.group(0) not in ("in", "with")
+    if _NAMING.match(clause) or (not narrowed and _ADDRESSED.search(rest)):
+        return ()
     direct = rest[: topic.start()] if topic else rest
     direct_words = [w for w in content_words(direct) if w not in _RESPONSE_NOUNS]
     if verb in _RESPONSE_VERBS:
         topic_words: list[str] = []
-        if topic is not None and topic.group(0) not in ("in", "with"):
+        if topic is not None and narrowed:
             topic_words = [
                 w for w in content_words(rest[topic.end() :]) if w not in _RESPONSE_NOUNS
             ]
@@ -257,17 +272,21 @@ def _from_now_on(s: str) -> tuple[str, ...] | None:
         r"^(?:from now on|going forward|henceforth|in the future|for the rest of "
         r"(?:this|our) (?:chat|conversation))\s*,?\s*(?:please\s+)?" + _OBJ,
         s,
-    ) or re.match(r"^(?:please\s+)?" + _LAZY_OBJ + r"\s*,?\s*(?:from now on|going forward)\W*$", s)
+    ) or re.match(r"^(?:please\s+)?" + _LAZY_OBJ + r"\s*,?\s*(?:from now on|going forward)\b", s)
     if match is None:
         return None
-    clause = re.sub(r"^you (?:will|should|must|need to|have to)\s+", "", match.group("obj"))
+    clause = re.sub(
+        r"^(?:you (?:will|should|must|need to|have to)\s+|let's\s+)?(?:always\s+|never\s+)?",
+        "",
+        match.group("obj"),
+    )
     return _instruction_scope(clause) if _imperative(clause) else None
 
 
 def _always_never(s: str) -> tuple[str, ...] | None:
     match = re.match(
-        r"^(?:please\s+)?(?:(?:you (?:should|must|need to|have to)|make sure (?:to|you)|"
-        r"be sure to)\s+)?(?:always|never)\s+(?:ever\s+)?" + _OBJ,
+        r"^(?:please\s+)?(?:(?:(?:you|we) (?:should|must|need to|have to)|make sure\b.*?\bto|"
+        r"make sure (?:you|we)|be sure to|let's)\s+)?(?:always|never)\s+(?:ever\s+)?" + _OBJ,
         s,
     )
     if match is None or not _imperative(match.group("obj")):
@@ -282,7 +301,7 @@ def _please_dont(s: str) -> tuple[str, ...] | None:
     if match is None:
         return None
     clause = match.group("obj")
-    if not _imperative(clause) or clause.split()[0] in _POLITE:
+    if not _imperative(clause) or _POLITE.match(clause):
         return None
     return _instruction_scope(clause)
 
@@ -290,7 +309,7 @@ def _please_dont(s: str) -> tuple[str, ...] | None:
 def _call_me(s: str) -> tuple[str, ...] | None:
     match = re.match(
         r"^(?:please\s+)?(?:call me|you can call me|address me as|refer to me as)\s+" + _OBJ, s
-    )
+    ) or re.search(r"\b(?:you can|if you|please|just) call me\s+" + _OBJ, s)
     if match is None or match.group("obj").split()[0] in _CALL_NOT_NAME:
         return None
     return ()
@@ -307,7 +326,7 @@ def _remember_that(s: str) -> tuple[str, ...] | None:
 
 def _i_prefer(s: str) -> tuple[str, ...] | None:
     match = re.search(
-        r"(?:^|, )i (?:really |much |generally |usually |would |'d |do )?prefer\s+" + _OBJ, s
+        r"(?:^|, |- )i (?:really |much |generally |usually |would |'d |do )?prefer\s+" + _OBJ, s
     ) or re.match(r"^i'd (?:much |really )?prefer\s+" + _OBJ, s)
     return _preference_scope(match.group("obj")) if match else None
 
@@ -401,7 +420,7 @@ def _normalised(sentence: str) -> str:
 def _rejected(raw: str, s: str) -> bool:
     """Questions, reported speech, hedges and negated cues (module docstring)."""
     return (
-        raw.rstrip().endswith("?")
+        _TAG_QUESTION.sub("", raw.rstrip()).endswith("?")
         or bool(_QUESTION_OPENER.match(s))
         or bool(_REPORTED.search(raw.lower()))
         or bool(_HEDGE.search(s))
