@@ -343,7 +343,7 @@ def evaluate_sharegpt(path: Path) -> list[dict[str, Any]]:
             graph.apply_batch(_history_ops(earlier, cid, turns[:j]))
             result = graph.retrieve_context(turns[j].split(": ", 1)[1], limit=K)
         top = [row["node_id"] for row in result["results"]][:K]
-        listed = [row["node_id"] for row in result["directives"]]
+        listed = [row["node_id"] for row in result.get("directives", [])]
         flagged = [r["node_id"] for r in result["results"] if "directive" in r["flags"]]
         for index, governs in statements:
             target = f"{cid}:{index}"

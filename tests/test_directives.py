@@ -84,6 +84,7 @@ def test_governing_statements_are_recognised(text: str, kind: str, rule: str) ->
         "Never tried",  # a past form, not an imperative
         "Don't worry, please.",  # politeness
         "Please don't write what comes next yet.",  # for now only
+        "Caroline: Never give up on your dreams!",  # advice between people, not to the assistant
         '"Never give up," she wrote.',  # a quoted sentence
         "The valve is closed.",
     ],

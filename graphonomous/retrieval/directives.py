@@ -92,6 +92,10 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+# Who gives instructions: the assistant's user (an unlabelled text, or a line of one of
+# these speakers).  A named person's imperative is advice to another person ("Caroline:
+# never give up!"), not a rule for the assistant's answers; their preferences still count.
+_INSTRUCTING: Final = frozenset({None, "user", "human", "me"})
 # Speakers whose lines are never the user's standing statements.
 _NOT_USER: Final = frozenset({"assistant", "ai", "bot", "system", "model", "chatbot", "gpt"})
 # Every rule needs one of these words: a text holding none is no directive, and
@@ -466,6 +470,8 @@ def detect(text: str) -> Directive | None:
             if not s or _rejected(raw, s):
                 continue
             for name, kind, rule in RULES:
+                if kind == INSTRUCTION and holder not in _INSTRUCTING:
+                    continue
                 scope = rule(s)
                 if scope is not None:
                     return Directive(kind, name, scope, holder, raw.strip())
