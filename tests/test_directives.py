@@ -55,6 +55,11 @@ def graph() -> Iterator[Graphonomous]:
         ("Please don't apologize so much.", "instruction", "please_dont"),
         ("I'm ok if you call me Larry in our conversations", "instruction", "call_me"),
         ("hm I prefer the previous syntax.", "preference", "i_prefer"),
+        (
+            "User: Here is my text.\nRemember: always respond in the first person.",
+            "instruction",
+            "always_never",
+        ),
         ("Dance is pretty much my go-to for stress relief.", "preference", "favourite"),
         ("Contemporary dance is so graceful - it really speaks to me.", "preference", "favourite"),
         ("I've been into dancing since I was a kid.", "preference", "favourite"),

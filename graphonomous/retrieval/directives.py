@@ -434,17 +434,24 @@ def _rejected(raw: str, s: str) -> bool:
 
 def _lines(text: str) -> Iterable[tuple[str | None, str]]:
     """(speaker key or None, words) per line; a line without a label continues the
-    previous speaker's turn; lines of non-user speakers (`_NOT_USER`) are skipped."""
+    previous speaker's turn; lines of non-user speakers (`_NOT_USER`) are skipped.
+    Past the first line only a user's or an assistant's label starts a new turn: inside a
+    message, "Remember: …" or "Note: …" is a heading, not a speaker."""
     holder: str | None = None
     user = True
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines()):
         label = speaker_of(line)
-        if label is not None:
+        if label is not None and (number == 0 or _is_turn_label(label)):
             holder = entity_key(label)
             user = " ".join(label).lower() not in _NOT_USER
             line = line.split(":", 1)[1]
         if user:
             yield holder, line
+
+
+def _is_turn_label(label: list[str]) -> bool:
+    name = " ".join(label).lower()
+    return name in _NOT_USER or name in _INSTRUCTING
 
 
 def detect(text: str) -> Directive | None:
