@@ -35,13 +35,15 @@ inclusion = it is in ``directives`` or flagged ``directive`` (False).  Turn indi
 count the conversation's human and gpt turns.
 
 One store per conversation, filled like eval_locomo's ``graph`` variant (turns,
-session nodes, ``part_of``/``follows``).  Split once by a hash of the question id
-(evalkit.split_of: sha256(question id)[0] even = tune, odd = validate); rules were
-tuned on tune only.  Figures per split: governed hit rate (with and without the
+session nodes, ``part_of``/``follows``).  Split once by a hash (evalkit.split_of:
+sha256(id)[0] even = tune, odd = validate) of the question id (LoCoMo) or of the
+labelled turn's ``<conversation id>:<turn>`` (ShareGPT); the rules are developed on
+the tune cases.  Figures per split: governed hit rate (with and without the
 directives list, the latter = what a reader of ``results`` alone gets), false
 inclusions per pair and per question, and how many directives matched before the
 `MAX_DIRECTIVES` cut.  LoCoMo has no standing *instructions* between its two
-friends; instruction recognition and scope are covered by tests/test_directives.py.
+friends (a friend's imperative is advice, not a rule for the assistant); ShareGPT
+has them.  No conversation text is stored here: cases are ids.
 
 Run:  python benchmarks/eval_directives.py --data ../shared/data/locomo/locomo-dev.json
           [--sharegpt ShareGPT_V3_unfiltered_cleaned_split.json]
