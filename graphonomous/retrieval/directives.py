@@ -83,6 +83,8 @@ CHANNEL: Final = "directive"
 # Weight of a global directive in `rank`: above any idf sum of a scoped one, so the
 # statements that govern every question come first.
 GLOBAL_WEIGHT: Final = 1e9
+# The saved index's layout; it holds what `detect` found, so a change of the rules
+# changes this name and a saved copy of the old rules is rebuilt, not read.
 _DUMP_FORMAT: Final = "graphonomous-directives/1"
 MIRROR_NAME: Final = "directives"
 
