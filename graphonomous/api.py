@@ -30,7 +30,7 @@ from .learning import (
     outcomes,
     uncertainty,
 )
-from .model import DEFAULT_AGENT_ID, Node, check_id
+from .model import DEFAULT_AGENT_ID, DEFAULT_NODE_TYPE, Node, check_id
 from .model import MAX_LIST_LIMIT as MAX_LIST_LIMIT
 from .retrieval.defaults import DEFAULT_EXPANSION_HOPS, DEFAULT_LIMIT, DEFAULT_NEIGHBORS_PER_NODE
 from .retrieval.experience import (
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
         relation_links,
         supersession,
     )
-    from .retrieval import entities, metrics, speakers
+    from .retrieval import directives, entities, metrics, speakers
     from .retrieval.entities import EntityIndex
     from .retrieval.retriever import RetrievalSettings
     from .retrieval.speakers import SpeakerIndex
@@ -66,6 +66,7 @@ else:
     consolidator = lazy_module("graphonomous.learning.consolidator")
     coverage = lazy_module("graphonomous.learning.coverage")
     deliberation = lazy_module("graphonomous.learning.deliberation")
+    directives = lazy_module("graphonomous.retrieval.directives")
     entities = lazy_module("graphonomous.retrieval.entities")
     metrics = lazy_module("graphonomous.retrieval.metrics")
     speakers = lazy_module("graphonomous.retrieval.speakers")
@@ -74,6 +75,17 @@ else:
 
 DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
 DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
+
+
+def _marked_operation(operation: object) -> object:
+    """An ``add_node`` operation with its directive marked (`directives.mark_fields`);
+    anything else as given (the batch validates it)."""
+    if not isinstance(operation, Mapping) or operation.get("op") != "add_node":
+        return operation
+    node = operation.get("node")
+    if not isinstance(node, Mapping):
+        return operation
+    return {**operation, "node": directives.mark_fields(node)}
 
 
 def resolve_db_path(db: str | os.PathLike[str] | None) -> str:
@@ -148,7 +160,7 @@ class Graphonomous:
     def store_node(
         self,
         content: str,
-        node_type: str = "semantic",
+        node_type: str | None = None,
         *,
         metadata: Mapping[str, Any] | str | None = None,
         source: str | None = None,
@@ -164,12 +176,18 @@ class Graphonomous:
         valid_to: str | None = None,
     ) -> dict[str, Any]:
         """Store one knowledge node (embedded on write) and link what it updates
-        (`learning.supersession`).  Returns ``{"node": {...}, "updates": [...]}``."""
+        (`learning.supersession`).  A governing statement is marked in its metadata
+        and, with no `node_type` given, typed by its kind (`retrieval.directives`);
+        otherwise the type defaults to semantic.  Returns ``{"node": {...},
+        "updates": [...]}``."""
+        fields = directives.mark_fields(
+            {"content": content, "node_type": node_type, "metadata": metadata}
+        )
         stored = crud.store_node(
             self.engine,
             content,
-            node_type,
-            metadata=metadata,
+            fields["node_type"] or DEFAULT_NODE_TYPE,
+            metadata=fields["metadata"],
             source=source,
             confidence=confidence,
             causal_parent_ids=causal_parent_ids,
@@ -307,7 +325,11 @@ class Graphonomous:
         """Apply a list of operations atomically, with the caller's `bookkeeping(store)`
         writes in the same transaction (see `engine.crud.apply_batch`), then link what the
         new statements update (`learning.supersession`; not for an ingest's batch, whose
-        files are their truth, nor a deferred-vector bulk write)."""
+        files are their truth, nor a deferred-vector bulk write).  Without `bookkeeping`
+        the new nodes that are governing statements are marked first
+        (`retrieval.directives`)."""
+        if bookkeeping is None:
+            operations = [_marked_operation(op) for op in operations]
         result = crud.apply_batch(
             self.engine, operations, bookkeeping, defer_embeddings=defer_embeddings
         )

@@ -610,10 +610,9 @@ def cmd_remember(args: argparse.Namespace, out: TextIO) -> int:
     node: dict[str, Any] = {
         "id": node_id,
         "content": args.content,
-        "node_type": args.type,
         "creation_source": "manual",
     }
-    for key in ("metadata", "source", "confidence", "valid_from", "valid_to"):
+    for key in ("type", "metadata", "source", "confidence", "valid_from", "valid_to"):
         if getattr(args, key) is not None:
             node[key] = getattr(args, key)
     operations: list[dict[str, Any]] = [{"op": "add_node", "node": node}]
@@ -1778,7 +1777,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     add = command("add", cmd_node_add, "store a knowledge node", node_commands)
     add.add_argument("content")
-    add.add_argument("--type", default="semantic", choices=NODE_TYPES)
+    add.add_argument("--type", choices=NODE_TYPES)
     add.add_argument("--metadata", help="a JSON object")
     add.add_argument("--source")
     add.add_argument("--confidence", type=_float_arg)
@@ -1834,7 +1833,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     remember = command("remember", cmd_remember, "store a node and its links in one batch")
     remember.add_argument("content")
-    remember.add_argument("--type", default="semantic", choices=NODE_TYPES)
+    remember.add_argument("--type", choices=NODE_TYPES)
     remember.add_argument(
         "--link",
         action="append",

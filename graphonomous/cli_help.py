@@ -117,6 +117,8 @@ NOTES: Final[dict[tuple[str, str], str]] = {
     ("edge list", "node"): "edges of every node",
     ("watch", "cycles"): "poll until Ctrl-C",
     ("consolidate", "log"): "run a cycle",
+    ("node add", "type"): "procedural for a standing instruction, else semantic",
+    ("remember", "type"): "procedural for a standing instruction, else semantic",
     ("node add", "metadata"): "{}",
     ("remember", "metadata"): "{}",
     ("goal create", "metadata"): "{}",

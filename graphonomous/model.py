@@ -22,6 +22,8 @@ from typing import Any, Final
 # --------------------------------------------------------------------------
 
 NODE_TYPES: Final = ("episodic", "semantic", "procedural", "temporal", "outcome", "goal")
+# The type of a node whose writer chose none: a statement of what is known (seed 003).
+DEFAULT_NODE_TYPE: Final = "semantic"
 TIMESCALES: Final = ("fast", "medium", "slow", "glacial")
 CREATION_SOURCES: Final = ("inference", "consolidation", "federation", "manual")
 # Retrieval aids: outcome records and nodes made by consolidation (summaries) point

@@ -19,6 +19,7 @@ from .model import (
     DEFAULT_EDGE_DECAY_RATE,
     DEFAULT_EDGE_STRENGTH,
     DEFAULT_NODE_CONFIDENCE,
+    DEFAULT_NODE_TYPE,
     NODE_TYPES,
     RELATIONSHIPS,
     TIMESCALES,
@@ -151,7 +152,7 @@ def node_from_fields(fields: Mapping[str, Any], *, now: str) -> Node:
         alias = values.pop("type")
         if values.setdefault("node_type", alias) != alias:
             raise ValidationError("type", "conflicts with 'node_type'")
-    node_type = check_choice("node_type", values.get("node_type", "semantic"), NODE_TYPES)
+    node_type = check_choice("node_type", values.get("node_type", DEFAULT_NODE_TYPE), NODE_TYPES)
     stamp = now
     decay = values.get("decay_rate")
     pinned = values.get("pinned", False)

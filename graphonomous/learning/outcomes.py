@@ -30,6 +30,7 @@ from ..model import (
     new_id,
 )
 from ..records import node_from_fields
+from ..retrieval.directives import mark_fields
 from ..retrieval.experience import (
     ATTRIBUTED_KEY,
     CONFIDENCE_UPDATES_KEY,
@@ -837,12 +838,14 @@ def learn_from_interaction(
     check_text("model_response", model_response)
     context_value = _context_object(context)
     episode = node_from_fields(
-        {
-            "content": f"User: {user_message.strip()}\nAssistant: {model_response.strip()}",
-            "node_type": "episodic",
-            "timescale": EPISODE_TIMESCALE,
-            "metadata": {"kind": "interaction", "context": context_value},
-        },
+        mark_fields(
+            {
+                "content": f"User: {user_message.strip()}\nAssistant: {model_response.strip()}",
+                "node_type": "episodic",
+                "timescale": EPISODE_TIMESCALE,
+                "metadata": {"kind": "interaction", "context": context_value},
+            }
+        ),
         now=graph.now(),
     )
     claims = extract_claims(model_response)

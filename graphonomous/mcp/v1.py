@@ -58,6 +58,8 @@ from ..model import (
     ValidationError,
 )
 from ..retrieval.defaults import DEFAULT_EXPANSION_HOPS, DEFAULT_LIMIT, DEFAULT_NEIGHBORS_PER_NODE
+from ..retrieval.directives import CHANNEL as DIRECTIVE_CHANNEL
+from ..retrieval.directives import KINDS as DIRECTIVE_KINDS
 from ..retrieval.lookups import (
     DEFAULT_EPISODIC_LIMIT,
     DEFAULT_PATH_HOPS,
@@ -212,7 +214,9 @@ _AGENT = text("Only this agent's nodes.", minLength=1)
 
 _NODE_INPUT: Final = {
     "content": text("The knowledge to store (embedded for similarity search).", minLength=1),
-    "node_type": choice(NODE_TYPES, "Kind of memory; default semantic."),
+    "node_type": choice(
+        NODE_TYPES, "Kind of memory; default semantic (procedural: an instruction)."
+    ),
     "type": choice(NODE_TYPES, "Alias of node_type (seed column name)."),
     "metadata": JSON_OBJECT,
     "source": text("Provenance: file path, URL or tool name.", maxLength=MAX_SOURCE_CHARS),
@@ -708,6 +712,23 @@ _CONTEXT_RESULT: Final = out_obj(
     ("node_id", "content", "node_type", "confidence", "score", "path", "source", "channel"),
 )
 
+# One entry of retrieve_context's `directives` list (retrieval/directives.py).
+_DIRECTIVE_RESULT: Final = out_obj(
+    {
+        "node_id": STRING,
+        "content": STRING,
+        "node_type": {"enum": list(NODE_TYPES)},
+        "confidence": NUMBER,
+        **PROVENANCE_OUTPUT,
+        "channel": {"enum": [DIRECTIVE_CHANNEL]},
+        "kind": {"enum": list(DIRECTIVE_KINDS)},
+        "rule": STRING,
+        "scope": STRINGS,
+        "matched": STRINGS,
+        "created_at": STRING,
+    },
+    ("node_id", "content", "node_type", "channel", "kind", "scope", "matched"),
+)
 
 # --------------------------------------------------------------------------
 # The tool specs
@@ -792,6 +813,7 @@ RETRIEVE_CONTEXT: Final = ToolSpec(
         {
             "query": STRING,
             "results": array(_CONTEXT_RESULT),
+            "directives": array(_DIRECTIVE_RESULT),
             "causal_context": STRINGS,
             "stats": out_obj({"effort": INTEGER, "mechanisms": STRINGS, "returned": COUNT}),
             "topology": topology_result_schema(),

@@ -45,6 +45,10 @@ The pipeline (SPEC "Retrieval" is normative; every knob is a field of
    whether they cut anything are in ``stats.topology_region``), routed with
    trigger ``retrieve_context``; causal context and contradiction flags read
    the edges of the same region.
+6.5 **Governing statements** (`directives.governing`, every effort) — the
+   standing instructions and preferences whose scope the question matches, in
+   the separate ``directives`` list (at most `directives.MAX_DIRECTIVES`); a
+   result that is one is flagged ``directive`` instead.  No result moves.
 7. **Side effects** (one transaction): access_count/last_accessed_at of the
    results, co_activation_count of edges between results.
 
@@ -81,6 +85,8 @@ from ..model import (
 from .auto_effort import is_document_query
 from .bm25 import bm25_tokens
 from .defaults import DEFAULT_EXPANSION_HOPS, DEFAULT_LIMIT, DEFAULT_NEIGHBORS_PER_NODE
+from .directives import CHANNEL as DIRECTIVE_CHANNEL
+from .directives import governing
 from .entities import FUNCTION_WORDS, entity_index, entity_key
 from .experience import (
     ExperienceIndex,
@@ -1753,7 +1759,7 @@ def retrieve_context(
 
     Input: the facade, a query string and the knobs above (`effort` 0..10 or
     None; `deep` = effort 6; `settings` overrides pipeline constants).
-    Output: ``{"query", "results", "causal_context", "stats", "topology"}``;
+    Output: ``{"query", "results", "directives", "causal_context", "stats", "topology"}``;
     each result ``{node_id, content, node_type, confidence, similarity,
     score, source, hops, via, flags}``, ordered by score desc then node id.
     A query without word characters returns no results.  Raises
@@ -1857,6 +1863,13 @@ def retrieve_context(
         for node_id, mark in time_report["flags"].items():
             if node_id in flags:
                 flags[node_id] = sorted({*flags[node_id], mark})
+        started = time.perf_counter()
+        directives, governed, directive_stats = governing(
+            graph, run.reader, text, scope.admits, result_ids, vector
+        )
+        for node_id in governed:
+            flags[node_id] = sorted({*flags[node_id], DIRECTIVE_CHANNEL})
+        run.timings["directives"] = _ms(started)
         results = _result_rows(graph, chosen, nodes, flags, vector, run.cosines)
         started = time.perf_counter()
         record_access(graph, result_ids)
@@ -1887,6 +1900,7 @@ def retrieve_context(
         "experience": run.stats["experience"],
         "superseded_demoted": run.stats["superseded_demoted"],
         "time": {**time_report, "recalled": recalled},
+        "directives": directive_stats,
         "returned": len(results),
         "topology_window": len(universe),
         "topology_region": region.report(),
@@ -1895,6 +1909,7 @@ def retrieve_context(
     return {
         "query": text,
         "results": results,
+        "directives": directives,
         "causal_context": causal,
         "stats": stats,
         "topology": topology,
