@@ -31,7 +31,8 @@ Python) advancing by half a window, tokens = lower-cased ``\\w+``.  A question
 is ``tune`` or ``validate`` by the parity of the first 8 hex digits of the
 SHA-256 of its id (fixed once).  Metrics per tree and split: file@1, file@5
 (the gold file among the first 1 / 5 distinct files), lines@5 (a result or
-window of the top 5 in the gold file overlapping the gold lines).
+window of the top 5 in the gold file overlapping the gold lines; a file
+node names the whole file and so locates no lines).
 
     python benchmarks/eval_docs.py --gold benchmarks/data/docs \\
         [--trees rbe,docutils,rich] [--split tune] [--efforts auto,0,3,6] [--json OUT]
@@ -271,7 +272,10 @@ def graph_system(graph: Graphonomous, root: Path, effort: int | None) -> Any:
             path = item.get("path")
             if isinstance(path, str) and path.startswith(prefix):
                 path = path[len(prefix) :]
-            out.append((path, item.get("line_start"), item.get("line_end")))
+            if graph.get_node(item["node_id"])["node"]["metadata"].get("kind") == "file":
+                out.append((path, None, None))  # the whole file: names it, locates nothing
+            else:
+                out.append((path, item.get("line_start"), item.get("line_end")))
         return out
 
     return ask
