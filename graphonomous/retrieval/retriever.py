@@ -90,6 +90,7 @@ from .experience import (
     retrieval_trace,
     unrelated_similarity,
 )
+from .fields import FIELD_GAIN, field_factor
 from .fusion import (
     DEFAULT_FUSION,
     FUSION_METHODS,
@@ -313,6 +314,8 @@ class RetrievalSettings:
     max_query_chars: int = MAX_QUERY_CHARS
     # Results per file in the answer (spread.py); 0 = no cap (one file wanted).
     max_per_file: int = MAX_PER_FILE
+    # Weight of an ingested candidate's path / heading match (fields.py); 0 = off.
+    field_gain: float = FIELD_GAIN
 
 
 DEFAULT_SETTINGS: Final = RetrievalSettings()
@@ -573,6 +576,8 @@ def _candidates(
     run.reader.load_nodes(node_id for node_id, _ in fused)
     best = next((value for node_id, value in fused if node_id not in found), None)
     best = best if best is not None else (fused[0][1] if fused else 1.0)
+    fields = _field_weigher(run, tokens)
+    kept: list[tuple[str, float, str]] = []
     for node_id, value in fused:
         node = run.reader.node(node_id)
         if node is None or not run.reader.is_visible(node):
@@ -583,8 +588,12 @@ def _candidates(
             continue
         if not run.returnable(node):
             continue  # filtered by type
-        source = "seed" if node_id in embedded else "bm25"
-        run.entries[node_id] = Entry(node_id, own, source, 0, None, own=own)
+        kept.append((node_id, own * fields(node), "seed" if node_id in embedded else "bm25"))
+    # The field boost may lift a score past 1: rescale so the best stays at most 1.
+    top = max((own for _, own, _ in kept), default=1.0)
+    scale = 1.0 / top if top > 1.0 else 1.0
+    for node_id, own, source in kept:
+        run.entries[node_id] = Entry(node_id, own * scale, source, 0, None, own=own * scale)
     run.stats["candidates"] = {
         "pool_size": pool,
         **counts,
@@ -592,6 +601,17 @@ def _candidates(
         "aids": run.aids,
     }
     return found
+
+
+def _field_weigher(run: _Run, tokens: list[str]) -> Callable[[Node], float]:
+    """A node -> its field factor (`fields.field_factor`; 1.0 when the gain is 0)."""
+    gain = run.settings.field_gain
+    if gain <= 0.0:
+        return lambda node: 1.0
+    keywords = run.text_index()
+    terms = keywords.terms(tokens)
+    document_terms = run.graph.text_index().document_terms
+    return lambda node: field_factor(node, terms, keywords.idf, document_terms, gain)
 
 
 def _feedback(run: _Run, tokens: list[str], pool: int, allowed: set[str] | None) -> None:
