@@ -261,12 +261,14 @@ def bm25_system(root: Path) -> Any:
     return ask
 
 
-def graph_system(graph: Graphonomous, root: Path, effort: int | None) -> Any:
+def graph_system(
+    graph: Graphonomous, root: Path, effort: int | None, settings: retriever.RetrievalSettings
+) -> Any:
     """A question -> ranked (path, start, end) of `retrieve_context` at `effort`."""
     prefix = root.resolve().as_posix() + "/"
 
     def ask(question: str) -> list[tuple[str | None, Any, Any]]:
-        result = graph.retrieve_context(question, limit=TOP_FILES, effort=effort)
+        result = graph.retrieve_context(question, limit=TOP_FILES, effort=effort, settings=settings)
         out: list[tuple[str | None, Any, Any]] = []
         for item in result["results"]:
             path = item.get("path")
@@ -297,14 +299,17 @@ def evaluate_gold(
     mirrors: Path,
     work: Path,
     split: str | None,
+    settings: retriever.RetrievalSettings = retriever.DEFAULT_SETTINGS,
+    keep_db: bool = False,
 ) -> dict[str, Any]:
-    """Every tree scanned fresh, every question asked of every system (module docstring)."""
+    """Every tree scanned (fresh unless `keep_db`: then an incremental re-scan), every
+    question asked of every system (module docstring)."""
     report: dict[str, Any] = {"trees": {}, "per_question": {}}
     for name, entry in gold.items():
         root = extract_tree(entry["tree"], mirrors, work, name)
         asked = [q for q in entry["questions"] if split in (None, q["split"])]
         db = work / f"{name}.db"
-        for leftover in work.glob(f"{name}.db*"):
+        for leftover in work.glob(f"{name}.db*") if not keep_db else ():
             leftover.unlink()
         started = time.perf_counter()
         with Graphonomous(str(db)) as graph:
@@ -315,7 +320,7 @@ def evaluate_gold(
             systems = {"bm25_windows": bm25_system(root)}
             for effort in efforts:
                 label = "auto" if effort is None else str(effort)
-                systems[f"effort_{label}"] = graph_system(graph, root, effort)
+                systems[f"effort_{label}"] = graph_system(graph, root, effort, settings)
             results: dict[str, dict[str, Any]] = {}
             for system, ask in systems.items():
                 judged = {q["id"]: _judge(q, ask(q["question"])) for q in asked}
@@ -378,7 +383,12 @@ def main_gold(args: argparse.Namespace) -> int:
     gold = load_gold(args.gold, args.trees.split(",") if args.trees else None)
     efforts = [None if e == "auto" else int(e) for e in args.efforts.split(",")]
     args.work.mkdir(parents=True, exist_ok=True)
-    report = evaluate_gold(gold, efforts, args.mirrors, args.work, args.split)
+    overrides = dict(pair.split("=", 1) for pair in args.settings.split(",") if pair)
+    settings = retriever.with_settings(**{k: float(v) for k, v in overrides.items()})
+    report = evaluate_gold(
+        gold, efforts, args.mirrors, args.work, args.split, settings, args.keep_db
+    )
+    report["settings"] = overrides
     print_gold(report)
     if args.json_out:
         Path(args.json_out).write_text(
@@ -395,6 +405,12 @@ def main() -> int:
     parser.add_argument("--trees", help="gold mode: comma-separated tree names (default: all)")
     parser.add_argument("--split", choices=("tune", "validate"), help="gold mode: one split only")
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
+    parser.add_argument(
+        "--keep-db", action="store_true", help="gold mode: re-scan the last run's databases"
+    )
+    parser.add_argument(
+        "--settings", default="", help="gold mode: RetrievalSettings overrides, k=v,k=v (floats)"
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/eval_docs"))
     parser.add_argument("--efforts", default="auto,0,1,3")
     parser.add_argument("--caps", default="2,0")
