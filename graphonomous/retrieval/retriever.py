@@ -120,7 +120,7 @@ from .multihop import entity_walk
 from .prf import expansion_terms
 from .provenance import provenance
 from .speakers import speaker_index
-from .spread import spread_by_file
+from .spread import spread_by_file, text_first_within_files
 from .time_expressions import TimeWindow
 from .time_scope import (
     CLAIM_POOL_FACTOR,
@@ -1541,6 +1541,13 @@ def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
             paths[entry.node_id] = provenance(node)["path"]
             if len(chosen) == limit * SPREAD_POOL_FACTOR:
                 break
+    if run.plan.effort > 0:  # the graph stages ran: text orders the chunks of a file
+        chosen = [
+            replace(entry, score=chosen[place].score)
+            for place, entry in text_first_within_files(
+                chosen, lambda e: paths[e.node_id], lambda e: e.own, lambda e: e.node_id
+            )
+        ]
     return spread_by_file(chosen, lambda e: paths[e.node_id], run.settings.max_per_file, limit)
 
 
