@@ -384,7 +384,9 @@ def main_gold(args: argparse.Namespace) -> int:
     efforts = [None if e == "auto" else int(e) for e in args.efforts.split(",")]
     args.work.mkdir(parents=True, exist_ok=True)
     overrides = dict(pair.split("=", 1) for pair in args.settings.split(",") if pair)
-    settings = retriever.with_settings(**{k: float(v) for k, v in overrides.items()})
+    settings = retriever.with_settings(
+        **{k: int(v) if v.isdigit() else float(v) for k, v in overrides.items()}
+    )
     report = evaluate_gold(
         gold, efforts, args.mirrors, args.work, args.split, settings, args.keep_db
     )
@@ -409,7 +411,9 @@ def main() -> int:
         "--keep-db", action="store_true", help="gold mode: re-scan the last run's databases"
     )
     parser.add_argument(
-        "--settings", default="", help="gold mode: RetrievalSettings overrides, k=v,k=v (floats)"
+        "--settings",
+        default="",
+        help="gold mode: RetrievalSettings overrides, k=v,k=v (integers or floats)",
     )
     parser.add_argument("--work", type=Path, default=Path("/tmp/eval_docs"))
     parser.add_argument("--efforts", default="auto,0,1,3")
