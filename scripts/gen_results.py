@@ -260,6 +260,30 @@ def render_time(data: Mapping[str, Any]) -> list[str]:
     ]
 
 
+# The gold-mode figures of eval_docs.py, in the order a reader asks: right file first,
+# right file near the top, right lines near the top.
+DOCS_METRICS: Final = ("file@1", "file@5", "lines@5")
+
+
+def render_docs(data: Mapping[str, Any]) -> list[str]:
+    """eval_docs.py gold mode: per tree and split, each system's hits out of the questions."""
+    trees = dict(need(data, "trees"))
+    lines: list[str] = []
+    for name, tree in [*trees.items(), ("all trees", {"systems": need(data, "overall")})]:
+        where = f" ({need(tree, 'kind')}, `{need(tree, 'repo')}`)" if "kind" in tree else ""
+        label = f"**{name}**{where}"
+        rows = []
+        for system, parts in need(tree, "systems").items():
+            for part in ("tune", "validate"):
+                row = need(parts, part)
+                rows.append(
+                    [system, part, need(row, "questions")]
+                    + [f"{need(row, m)} ({fmt(need(row, f'{m}_rate'))})" for m in DOCS_METRICS]
+                )
+        lines += [label, "", *table(["system", "split", "n", *DOCS_METRICS], rows)]
+    return lines
+
+
 def numeric_leaves(data: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
     """Every number under `data` as (dotted path, value), keys in sorted order."""
     if isinstance(data, bool):
@@ -289,6 +313,7 @@ RENDERERS: Final[Mapping[str, Callable[[Any], list[str]]]] = {
     "benchmarks/eval_learning.py": render_learning,
     "benchmarks/eval_updates.py": render_updates,
     "benchmarks/eval_time.py": render_time,
+    "benchmarks/eval_docs.py": render_docs,
 }
 
 

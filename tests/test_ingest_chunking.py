@@ -296,3 +296,67 @@ def test_rst_sections_with_overlines_and_literal_lookalikes() -> None:
         "end",
     ]
     assert rst_sections(lines) == [(0, 7, "Title"), (8, 10, "Part")]
+
+
+# -- heading and symbol paths -------------------------------------------------------
+
+
+def test_markdown_chunks_know_their_heading_path() -> None:
+    body = "word " * 50
+    text = f"# Book\n\n{body}\n\n## Part\n\n{body}\n\n### Detail\n\n{body}\n\n## Other\n\n{body}\n"
+    chunks = chunk_markdown(text)
+    assert [c.headings for c in chunks] == [
+        ("Book",),
+        ("Book", "Part"),
+        ("Book", "Part", "Detail"),
+        ("Book", "Other"),
+    ]
+    assert [c.key for c in chunks] == ["Book", "Part", "Detail", "Other"]
+
+
+def test_rst_levels_follow_the_order_adornments_are_first_used() -> None:
+    from graphonomous.ingest.chunking import chunk_rst
+
+    body = "word " * 50
+    text = (
+        f"=====\nGuide\n=====\n\n{body}\n\nInstall\n-------\n\n{body}\n\n"
+        f"From source\n~~~~~~~~~~~\n\n{body}\n\nUsage\n-----\n\n{body}\n"
+    )
+    assert [c.headings for c in chunk_rst(text)] == [
+        ("Guide",),
+        ("Guide", "Install"),
+        ("Guide", "Install", "From source"),
+        ("Guide", "Usage"),
+    ]
+
+
+def test_a_txt_file_written_in_rest_is_chunked_as_rest() -> None:
+    body = "word " * 50
+    text = f"Settings\n========\n\n{body}\n\nDebug\n-----\n\n{body}\n"
+    chunks = chunk_text(text, "text")
+    assert [c.key for c in chunks] == ["Settings", "Debug"]
+    assert chunks[1].headings == ("Settings", "Debug")
+    plain = f"A note\n\n{body}\n\n{body}\n"
+    assert chunk_text(plain, "text") == chunk_paragraphs(plain)
+
+
+def test_a_large_class_keeps_a_large_method_whole_under_its_symbol_path() -> None:
+    small = "\n".join(f"    def m{i}(self):\n        return {i}\n" for i in range(15))
+    doc = "\n".join(f"        line {i} of the docstring of export" for i in range(20))
+    big = f'    def export(self):\n        """Export.\n\n{doc}\n        """\n        return 1\n'
+    text = f'class Console:\n    """A console."""\n\n{small}\n{big}\n{small}'
+    chunks = chunk_python(text)
+    by_key = {c.key: c for c in chunks}
+    assert "def Console.export" in by_key
+    export = by_key["def Console.export"]
+    assert export.headings == ("Console", "export")
+    assert export.text.lstrip().startswith("def export(self):")
+    assert export.text.rstrip().endswith("return 1")
+    assert chunks[0].key == "class Console" and chunks[0].headings == ("Console",)
+    assert chunks[-1].key == "class Console#2"
+    _covers_lines(text, chunks)
+
+
+def test_a_top_level_definition_has_its_name_as_symbol_path() -> None:
+    chunks = chunk_python(PYTHON)
+    assert [c.headings for c in chunks] == [(), ("f",), ("C",), ()]

@@ -668,3 +668,24 @@ def test_rst_is_chunked_by_heading(graph: Graphonomous, tmp_path: Path) -> None:
     chunks = chunks_of(graph, "guide.rst")
     assert [c.metadata["section"] for c in chunks] == ["Guide", "Install"]
     assert chunks[1].metadata["line_start"] == 6
+
+
+def test_chunks_carry_heading_and_symbol_paths_and_a_forced_rescan_changes_none(
+    graph: Graphonomous, tmp_path: Path
+) -> None:
+    body = "word " * 50
+    write(tmp_path, "guide.md", f"# Guide\n\n{body}\n\n## Install\n\n{body}\n")
+    write(tmp_path, "notes.txt", f"Notes\n=====\n\n{body}\n\nDebug\n-----\n\n{body}\n")
+    write(tmp_path, "mod.py", f'def helper():\n    """{body}"""\n')
+    scan_directory(graph, tmp_path)
+    headings = {
+        path: [n.metadata["headings"] for n in chunks_of(graph, path)]
+        for path in ("guide.md", "notes.txt", "mod.py")
+    }
+    assert headings == {
+        "guide.md": [["Guide"], ["Guide", "Install"]],
+        "notes.txt": [["Notes"], ["Notes", "Debug"]],
+        "mod.py": [["helper"]],
+    }
+    again = scan_directory(graph, tmp_path, force=True)
+    assert (again.nodes_added, again.nodes_updated, again.nodes_removed) == (0, 0, 0)

@@ -314,3 +314,20 @@ def test_ppr_push_approximates_power_iteration() -> None:
     assert sorted(coarse, key=lambda n: (-coarse[n], n))[:10] == top
     assert ppr_push(transitions, {}) == {}
     assert ppr_push(transitions, seeds) == ppr_push(transitions, dict(reversed(seeds.items())))
+
+
+def test_a_document_identifier_is_found_by_its_words() -> None:
+    index = _index(["def add_column(self, header): pass", "columns are added", *CORPUS])
+    # Documents count an identifier's parts; queries keep their tokens whole.
+    assert index.search("add column", 5)[0][0] == "d0"
+    assert [doc for doc, _ in index.search("add_column", 5)] == ["d0"]
+    assert index.document_terms(["__init__", "add_column", "plain"]) == [
+        "__init__",
+        "init",
+        "add_column",
+        "add",
+        "column",
+        "plain",
+    ]
+    raw = _index(["def add_column(self): pass", *CORPUS], stem=False)
+    assert raw.search("column", 5) == []  # unstemmed: raw tokens, exactly rank-bm25

@@ -50,3 +50,17 @@ def test_retrieval_spreads_chunks_of_one_file(tmp_path: Path) -> None:
         )
         unc = [r["path"].rsplit("/", 1)[-1] for r in one_file["results"]]
         assert unc.count("turbine.md") > 2  # without the cap one file fills the top 5
+
+
+def test_text_orders_the_chunks_of_a_file_in_the_places_the_file_earned() -> None:
+    from graphonomous.retrieval.spread import text_first_within_files
+
+    # (id, path, own text score), in graph-score order: a's sibling a2 was lifted above a1.
+    ranked = [("a2", "a", 0.2), ("m", None, 0.9), ("b1", "b", 0.5), ("a1", "a", 0.8)]
+    out = text_first_within_files(ranked, lambda r: r[1], lambda r: r[2], lambda r: r[0])
+    assert [(place, item[0]) for place, item in out] == [(0, "a1"), (1, "m"), (2, "b1"), (3, "a2")]
+    tied = [("x2", "f", 0.5), ("x1", "f", 0.5)]
+    assert [
+        i[0]
+        for _, i in text_first_within_files(tied, lambda r: r[1], lambda r: r[2], lambda r: r[0])
+    ] == ["x1", "x2"]

@@ -15,8 +15,12 @@ where N is the number of documents, n_t the number containing t, ``mean_idf``
 the mean of the raw idf over the whole vocabulary, and a query token repeated
 r times counts r times.  Terms are the index's *terms* of the tokens: by
 default each token goes through `stem.light_stem` (documents and queries
-alike), so "activities" matches "activity"; ``Bm25Index(stem=False)`` indexes
-the raw tokens and then equals rank-bm25 exactly.  The negative-idf floor (``epsilon`` = 0.25) is
+alike), so "activities" matches "activity"; a document token joining words
+with underscores (``add_column``, ``__init__``) also counts each of its parts
+(``add``, ``column``; ``init``), so a question in words finds the identifier
+that names it (queries keep their tokens whole: ``add_column`` asked matches
+the identifier itself).  ``Bm25Index(stem=False)`` indexes the raw tokens
+and then equals rank-bm25 exactly.  The negative-idf floor (``epsilon`` = 0.25) is
 rank-bm25's: a term in more than half of the documents still scores a little.
 ``mean_idf`` would cost O(vocabulary) per change; it is computed instead from a
 histogram *document frequency -> number of terms with it*, which has at most
@@ -82,6 +86,18 @@ def _cached_stem(token: str) -> str:
     return light_stem(token)
 
 
+@functools.lru_cache(maxsize=_STEM_CACHE_SIZE)
+def identifier_parts(token: str) -> tuple[str, ...]:
+    """The stemmed words of an underscore-joined token (`add_column` -> add, column;
+    `__init__` -> init); () for a token without an underscore.  O(len(token))."""
+    if "_" not in token:
+        return ()
+    parts = [part for part in token.split("_") if part]
+    if parts == [token]:
+        return ()
+    return tuple(light_stem(part) for part in parts)
+
+
 def _term_counts(tokens: Iterable[str]) -> dict[str, int]:
     """Token -> count, keyed in first-occurrence order (a deterministic sum order)."""
     counts: dict[str, int] = {}
@@ -92,8 +108,9 @@ def _term_counts(tokens: Iterable[str]) -> dict[str, int]:
 
 # Typed-array element type of every slot, length and frequency (4 bytes).
 _SLOT: Final = "I"
-# /2: the df histogram is saved (a /1 copy is rebuilt once and saved again).
-_DUMP_FORMAT: Final = "graphonomous-bm25/2"
+# /2: the df histogram is saved (a /1 copy is rebuilt once and saved again);
+# /3: documents' identifier parts are indexed (an older copy is rebuilt).
+_DUMP_FORMAT: Final = "graphonomous-bm25/3"
 # Stands for "still in the loaded dump" in the postings and document-term lists:
 # `load` slices a term's postings (or a document's terms) out of the dump's
 # flat arrays only when something reads them, so a fresh process answering one
@@ -192,6 +209,17 @@ class Bm25Index:
             return list(tokens)
         return [_cached_stem(token) for token in tokens]
 
+    def document_terms(self, tokens: Iterable[str]) -> list[str]:
+        """A document's index terms: `terms`, plus the `identifier_parts` of each
+        token when stemming is on (module docstring).  O(n)."""
+        if not self.stem:
+            return list(tokens)
+        out: list[str] = []
+        for token in tokens:
+            out.append(_cached_stem(token))
+            out.extend(identifier_parts(token))
+        return out
+
     def _postings(self, slot: int) -> tuple[array[int], array[int]]:
         """(document slots, term frequencies) of a term slot, sliced from the dump on
         first use.  O(1) when materialised, else O(df)."""
@@ -251,7 +279,7 @@ class Bm25Index:
     def _add(self, doc_id: str, text: str, *, histogram: bool) -> None:
         if doc_id in self._doc_slot:
             self.remove(doc_id)
-        counts = _term_counts(self.terms(bm25_tokens(text)))
+        counts = _term_counts(self.document_terms(bm25_tokens(text)))
         if self._free:
             doc = self._free.pop()
             self._doc_ids[doc] = doc_id

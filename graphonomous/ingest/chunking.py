@@ -3,9 +3,12 @@ definition-aware (Python, via `ast`) and paragraph-aware (everything else).
 
 A chunk is a contiguous run of whole lines, so it carries an exact 1-based
 line range.  Its `key` (a heading, or `def name` / `class Name`) lets a
-re-scan keep the node id of a section that moved.  No chunk exceeds
-MAX_CHUNK_CHARS except a single line that is cut into pieces (all pieces
-then share that line's number).
+re-scan keep the node id of a section that moved.  Its `headings` say where
+it sits as a reader sees it: the heading path of its section (Markdown,
+reST: the titles of the enclosing sections, outermost first) or the symbol
+path of its definition (Python: `("Console", "export_html")`).  No chunk
+exceeds MAX_CHUNK_CHARS except a single line that is cut into pieces (all
+pieces then share that line's number).
 """
 
 from __future__ import annotations
@@ -19,13 +22,17 @@ from typing import Final
 
 # Bump when a chunker changes what it produces: every file ingested under an
 # older version is re-chunked by the next scan (options fingerprint).
-CHUNKER_VERSION: Final = 2
+# 3: heading / symbol paths; large classes keep a large method whole; `.txt`
+# files written in reST are chunked as reST.
+CHUNKER_VERSION: Final = 3
 
 # Sizes in characters.  ~1,200 characters is a few paragraphs: small enough
 # for precise retrieval, large enough to keep a thought together.
 MAX_CHUNK_CHARS: Final = 1_200
 # A Markdown section shorter than this is merged with the next one (a title
-# followed by an intro section becomes one chunk).
+# followed by an intro section becomes one chunk); a class member at least
+# this long is its own chunk (a method a reader looks up by name), shorter
+# members are packed together.
 MIN_SECTION_CHARS: Final = 200
 
 FORMAT_BY_EXTENSION: Final = {
@@ -59,6 +66,10 @@ _SETEXT_UNDERLINE: Final = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # reST section adornment: one punctuation character repeated (at least 3).
 _RST_ADORNMENT: Final = re.compile(r"^([=\-~^\"'`#*+<>:._!$%&,;?@\\|/])\1{2,}[ \t]*$")
+# A `.txt` file is reST when it has a section title per this many lines (at
+# least one): reST documentation titles a section every few dozen lines, while
+# a plain note with one underlined heading in a long text stays paragraphs.
+RST_TITLE_LINES: Final = 400
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,7 @@ class Chunk:
     line_start: int
     line_end: int
     key: str | None = None
+    headings: tuple[str, ...] = ()
 
 
 def file_format(path: str) -> str:
@@ -117,7 +129,10 @@ def _split_long_line(line: str, number: int, key: str | None) -> list[Chunk]:
 
 
 def pack_blocks(
-    lines: Sequence[str], blocks: Sequence[tuple[int, int]], key: str | None = None
+    lines: Sequence[str],
+    blocks: Sequence[tuple[int, int]],
+    key: str | None = None,
+    headings: tuple[str, ...] = (),
 ) -> list[Chunk]:
     """Greedily join consecutive blocks into chunks of at most MAX_CHUNK_CHARS.
 
@@ -125,7 +140,8 @@ def pack_blocks(
     first block's start to its last block's end (blank lines in between are
     kept).  A block that alone is too large is cut at line boundaries, and a
     line that alone is too large is cut every MAX_CHUNK_CHARS characters.
-    Keys: the first chunk gets `key`, later ones `key#2`, `key#3`, ...
+    Keys: the first chunk gets `key`, later ones `key#2`, `key#3`, ...; every
+    chunk gets `headings`.
     Complexity: O(total characters).
     """
     spans: list[tuple[int, int]] = []
@@ -157,7 +173,10 @@ def pack_blocks(
         if first <= end:
             chunks.append(Chunk(_span_text(lines, first, end), first + 1, end + 1))
     kept = [c for c in chunks if c.text.strip()]
-    return [Chunk(c.text, c.line_start, c.line_end, _part_key(key, n)) for n, c in enumerate(kept)]
+    return [
+        Chunk(c.text, c.line_start, c.line_end, _part_key(key, n), headings)
+        for n, c in enumerate(kept)
+    ]
 
 
 def _part_key(key: str | None, index: int) -> str | None:
@@ -178,14 +197,22 @@ def chunk_paragraphs(text: str) -> list[Chunk]:
 # -- Markdown -------------------------------------------------------------------
 
 
-def markdown_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]:
-    """(start, end, heading) line ranges, 0-based inclusive; heading None for the preamble.
+# A section as the chunkers see it: 0-based inclusive lines, its heading (None
+# for the preamble) and its heading path (outermost first; () for the preamble).
+Section = tuple[int, int, str | None, tuple[str, ...]]
+# A section start: line, heading, nesting level (1 = outermost).
+_Start = tuple[int, str | None, int]
 
-    ATX (`# Title`) and setext (`Title` over `===`/`---`) headings start a
-    section; lines inside fenced code blocks and a leading `---` front-matter
-    block are never headings.  O(lines).
+
+def markdown_outline(lines: Sequence[str]) -> list[Section]:
+    """(start, end, heading, heading path) of every Markdown section, 0-based inclusive.
+
+    ATX (`# Title`, level = the number of `#`) and setext (`Title` over
+    `===`, level 1, or `---`, level 2) headings start a section; lines inside
+    fenced code blocks and a leading `---` front-matter block are never
+    headings.  The preamble before the first heading has heading None.  O(lines).
     """
-    starts: list[tuple[int, str | None]] = [(0, None)]
+    starts: list[_Start] = [(0, None, 0)]
     fence: str | None = None
     i = 0
     if lines and lines[0].strip() == "---":  # YAML front matter
@@ -202,52 +229,68 @@ def markdown_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]
         elif opener:
             fence = opener.group(1)
         elif (atx := _ATX_HEADING.match(line)) is not None:
-            starts.append((i, (atx.group(2) or "").strip() or atx.group(1)))
+            level = len(atx.group(1))
+            starts.append((i, (atx.group(2) or "").strip() or atx.group(1), level))
         elif (
             line.strip()
             and i + 1 < len(lines)
             and _SETEXT_UNDERLINE.match(lines[i + 1])
             and (i == 0 or not lines[i - 1].strip())
         ):
-            starts.append((i, line.strip()))
+            starts.append((i, line.strip(), 1 if lines[i + 1].strip()[0] == "=" else 2))
             i += 1  # the underline belongs to the heading
         i += 1
     return _sections_from_starts(starts, len(lines))
 
 
-def _sections_from_starts(
-    starts: Sequence[tuple[int, str | None]], line_count: int
-) -> list[tuple[int, int, str | None]]:
-    """(start, end, heading) ranges from section starts: each ends where the next starts;
-    empty ranges (the preamble when a heading opens the file) are dropped.  O(starts)."""
-    sections: list[tuple[int, int, str | None]] = []
-    for n, (start, heading) in enumerate(starts):
+def markdown_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]:
+    """(start, end, heading) line ranges, 0-based inclusive; heading None for the preamble
+    (`markdown_outline` without the paths).  O(lines)."""
+    return [(start, end, heading) for start, end, heading, _ in markdown_outline(lines)]
+
+
+def _sections_from_starts(starts: Sequence[_Start], line_count: int) -> list[Section]:
+    """Sections from section starts: each ends where the next starts, its path is the
+    headings of the open sections of lower level plus its own; empty ranges (the
+    preamble when a heading opens the file) are dropped.  O(starts × depth)."""
+    sections: list[Section] = []
+    open_: list[tuple[int, str]] = []  # (level, heading) of the enclosing sections
+    for n, (start, heading, level) in enumerate(starts):
+        if heading is not None:
+            while open_ and open_[-1][0] >= level:
+                open_.pop()
+            open_.append((level, heading))
+        path = tuple(h for _, h in open_) if heading is not None else ()
         end = starts[n + 1][0] - 1 if n + 1 < len(starts) else line_count - 1
         if end >= start:
-            sections.append((start, end, heading))
+            sections.append((start, end, heading, path))
     return sections
 
 
 def chunk_markdown(text: str) -> list[Chunk]:
     """Heading-aware chunks: one per section (small sections merged into the next,
-    large ones split by paragraphs); key = the section's heading.  O(n)."""
+    large ones split by paragraphs); key = the section's heading, headings = its
+    heading path.  O(n)."""
     lines = split_lines(text)
-    return chunk_sections(lines, markdown_sections(lines))
+    return chunk_sections(lines, markdown_outline(lines))
 
 
 # -- reStructuredText ----------------------------------------------------------
 
 
-def rst_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]:
-    """(start, end, title) line ranges of a reST document, 0-based inclusive.
+def rst_outline(lines: Sequence[str]) -> list[Section]:
+    """(start, end, title, title path) of every section of a reST document, 0-based inclusive.
 
     A title is a non-blank line followed by an adornment line (one repeated
     punctuation character) at least as long as the title, optionally with
     the same adornment above it (the overline starts the section).  A title
     must follow a blank line (or an overline, or start the file); the
-    preamble before the first title has title None.  O(lines).
+    preamble before the first title has title None.  Levels are reST's: each
+    adornment style (character, with or without overline) is one level, in
+    the order the document first uses them.  O(lines).
     """
-    starts: list[tuple[int, str | None]] = [(0, None)]
+    starts: list[_Start] = [(0, None, 0)]
+    styles: dict[tuple[str, bool], int] = {}
     i = 0
     while i + 1 < len(lines):
         title = lines[i].rstrip()
@@ -261,37 +304,58 @@ def rst_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]:
         ):
             over = i > 0 and lines[i - 1].rstrip() == under
             if over or i == 0 or not lines[i - 1].strip():
-                starts.append((i - 1 if over else i, title.strip()))
+                level = styles.setdefault((under[0], over), len(styles) + 1)
+                starts.append((i - 1 if over else i, title.strip(), level))
                 i += 2
                 continue
         i += 1
     return _sections_from_starts(starts, len(lines))
 
 
+def rst_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]:
+    """(start, end, title) line ranges of a reST document, 0-based inclusive
+    (`rst_outline` without the paths).  O(lines)."""
+    return [(start, end, title) for start, end, title, _ in rst_outline(lines)]
+
+
+def looks_like_rst(lines: Sequence[str]) -> bool:
+    """True when a plain-text file has reST section titles (a `.txt` docs tree, such
+    as a web framework's, is reST): at least one title per RST_TITLE_LINES lines
+    and at least one.  O(lines)."""
+    titles = sum(1 for _, _, title, _ in rst_outline(lines) if title is not None)
+    return titles >= max(1, len(lines) // RST_TITLE_LINES)
+
+
 def chunk_rst(text: str) -> list[Chunk]:
     """Heading-aware chunks of a reST document (as `chunk_markdown`).  O(n)."""
     lines = split_lines(text)
-    return chunk_sections(lines, rst_sections(lines))
+    return chunk_sections(lines, rst_outline(lines))
 
 
-def chunk_sections(
-    lines: Sequence[str], sections: Sequence[tuple[int, int, str | None]]
-) -> list[Chunk]:
+def chunk_sections(lines: Sequence[str], sections: Sequence[Section]) -> list[Chunk]:
     """One chunk per section: small ones merged into the next, large ones split
-    by paragraphs; key = the section's heading ("(preamble)" before the first)."""
-    merged: list[tuple[int, int, str | None]] = []
-    for start, end, heading in sections:
+    by paragraphs; key = the section's heading ("(preamble)" before the first),
+    headings = its heading path (a merged chunk keeps those of its first titled
+    section)."""
+    merged: list[Section] = []
+    for start, end, heading, path in sections:
         if merged:
-            prev_start, prev_end, prev_heading = merged[-1]
+            prev_start, prev_end, prev_heading, prev_path = merged[-1]
             small = _span_size(lines, prev_start, prev_end) < MIN_SECTION_CHARS
             if small and _span_size(lines, prev_start, end) <= MAX_CHUNK_CHARS:
-                merged[-1] = (prev_start, end, prev_heading if prev_heading else heading)
+                keep = prev_heading is not None
+                merged[-1] = (
+                    prev_start,
+                    end,
+                    prev_heading if keep else heading,
+                    prev_path if keep else path,
+                )
                 continue
-        merged.append((start, end, heading))
+        merged.append((start, end, heading, path))
     chunks: list[Chunk] = []
-    for start, end, heading in merged:
+    for start, end, heading, path in merged:
         blocks = _paragraphs(lines, start, end)
-        chunks.extend(pack_blocks(lines, blocks, heading or "(preamble)"))
+        chunks.extend(pack_blocks(lines, blocks, heading or "(preamble)", path))
     return chunks
 
 
@@ -319,24 +383,55 @@ def _with_leading_comments(lines: Sequence[str], start: int, floor: int) -> int:
     return start
 
 
-def _member_blocks(lines: Sequence[str], node: ast.stmt, start: int) -> list[tuple[int, int]]:
-    """A large class split at its members (each with decorators/comments); a large
-    function split at its paragraphs."""
+def _member_name(node: ast.stmt) -> str | None:
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name
+    return None
+
+
+def _class_chunks(lines: Sequence[str], node: ast.ClassDef, start: int) -> list[Chunk]:
+    """A large class, split at its members (each with its decorators and comments).
+
+    A member definition of at least MIN_SECTION_CHARS is its own chunk (packed
+    by paragraphs when larger than MAX_CHUNK_CHARS), key `def Class.member`
+    (`class Class.Inner` for a nested class), headings (Class, member); the
+    class line, docstring, attributes and runs of smaller members are packed
+    together, keys `class Class`, `class Class#2`, ..., headings (Class,).
+    O(lines of the class).
+    """
     end = (node.end_lineno or node.lineno) - 1
-    if not isinstance(node, ast.ClassDef) or not node.body:
-        return _paragraphs(lines, start, end)
-    blocks: list[tuple[int, int]] = []
+    chunks: list[Chunk] = []
+    run: list[tuple[int, int]] = []
+    parts = 0
+
+    def flush() -> None:
+        nonlocal parts
+        for chunk in pack_blocks(lines, run, None, (node.name,)):
+            key = _part_key(f"class {node.name}", parts)
+            chunks.append(Chunk(chunk.text, chunk.line_start, chunk.line_end, key, (node.name,)))
+            parts += 1
+        run.clear()
+
     cursor = start
     for member in node.body:
         first = _with_leading_comments(lines, _first_line(member), cursor)
         last = (member.end_lineno or member.lineno) - 1
         if first > cursor:
-            blocks.append((cursor, first - 1))
-        blocks.append((first, last))
+            run.append((cursor, first - 1))
+        name = _member_name(member)
+        if name is not None and _span_size(lines, first, last) >= MIN_SECTION_CHARS:
+            flush()
+            kind = "class" if isinstance(member, ast.ClassDef) else "def"
+            key = f"{kind} {node.name}.{name}"
+            blocks = _paragraphs(lines, first, last)
+            chunks.extend(pack_blocks(lines, blocks, key, (node.name, name)))
+        else:
+            run.append((first, last))
         cursor = last + 1
     if cursor <= end:
-        blocks.append((cursor, end))
-    return blocks
+        run.append((cursor, end))
+    flush()
+    return chunks
 
 
 def parse_python(text: str) -> ast.Module | None:
@@ -349,8 +444,10 @@ def parse_python(text: str) -> ast.Module | None:
 
 def chunk_python(text: str, tree: ast.Module | None = None) -> list[Chunk]:
     """Definition-aware chunks: each top-level def/class (with decorators and the
-    comments right above it) is its own chunk, keyed `def name` / `class Name`;
-    module-level code between definitions is paragraph-packed.  Falls back to
+    comments right above it) is its own chunk, keyed `def name` / `class Name`,
+    headings = (name,); a larger class is split at its members (`_class_chunks`),
+    a larger function at its paragraphs; module-level code between definitions
+    is paragraph-packed (no key, no headings).  Falls back to
     paragraphs when the source does not parse (e.g. cut at max_read_bytes).
     `tree` is the already parsed module, if the caller has it.
     Complexity: O(n) plus the parse.
@@ -369,10 +466,14 @@ def chunk_python(text: str, tree: ast.Module | None = None) -> list[Chunk]:
         end = (node.end_lineno or node.lineno) - 1
         if start > cursor:
             chunks.extend(pack_blocks(lines, _paragraphs(lines, cursor, start - 1)))
+        symbol = (getattr(node, "name", ""),)
         if _span_size(lines, start, end) <= MAX_CHUNK_CHARS:
-            chunks.append(Chunk(_span_text(lines, start, end), start + 1, end + 1, name))
+            text = _span_text(lines, start, end)
+            chunks.append(Chunk(text, start + 1, end + 1, name, symbol))
+        elif isinstance(node, ast.ClassDef) and node.body:
+            chunks.extend(_class_chunks(lines, node, start))
         else:
-            chunks.extend(pack_blocks(lines, _member_blocks(lines, node, start), name))
+            chunks.extend(pack_blocks(lines, _paragraphs(lines, start, end), name, symbol))
         cursor = end + 1
     if cursor < len(lines):
         chunks.extend(pack_blocks(lines, _paragraphs(lines, cursor, len(lines) - 1)))
@@ -380,11 +481,14 @@ def chunk_python(text: str, tree: ast.Module | None = None) -> list[Chunk]:
 
 
 def chunk_text(text: str, fmt: str) -> list[Chunk]:
-    """Chunks of a file's text by its format (see `file_format`).  O(n)."""
+    """Chunks of a file's text by its format (see `file_format`); a "text" file
+    that `looks_like_rst` is chunked as reST.  O(n)."""
     if fmt == "markdown":
         return chunk_markdown(text)
     if fmt == "rst":
         return chunk_rst(text)
     if fmt == "python":
         return chunk_python(text)
+    if fmt == "text" and looks_like_rst(split_lines(text)):
+        return chunk_rst(text)
     return chunk_paragraphs(text)

@@ -153,6 +153,7 @@ def _chunk_metadata(parsed: ParsedFile, index: int, chunk: Chunk, root: str) -> 
         "line_start": chunk.line_start,
         "line_end": chunk.line_end,
         "section": chunk.key,
+        "headings": list(chunk.headings),
         "content_hash": sha256_hex(chunk.text.encode("utf-8")),
     }
 

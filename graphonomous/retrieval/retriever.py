@@ -99,6 +99,7 @@ from .experience import (
     retrieval_trace,
     unrelated_similarity,
 )
+from .fields import FIELD_GAIN, field_factor
 from .fusion import (
     DEFAULT_FUSION,
     FUSION_METHODS,
@@ -128,7 +129,7 @@ from .multihop import entity_walk
 from .prf import expansion_terms
 from .provenance import provenance
 from .speakers import speaker_index
-from .spread import spread_by_file
+from .spread import spread_by_file, text_first_within_files
 from .time_expressions import TimeWindow
 from .time_scope import (
     CLAIM_POOL_FACTOR,
@@ -322,6 +323,8 @@ class RetrievalSettings:
     max_query_chars: int = MAX_QUERY_CHARS
     # Results per file in the answer (spread.py); 0 = no cap (one file wanted).
     max_per_file: int = MAX_PER_FILE
+    # Weight of an ingested candidate's path / heading match (fields.py); 0 = off.
+    field_gain: float = FIELD_GAIN
 
 
 DEFAULT_SETTINGS: Final = RetrievalSettings()
@@ -583,6 +586,8 @@ def _candidates(
     best = next((value for node_id, value in fused if node_id not in found), None)
     best = best if best is not None else (fused[0][1] if fused else 1.0)
     confidence = _ranking_confidence(run, vector, [node_id for node_id, _ in fused])
+    fields = _field_weigher(run, tokens)
+    kept: list[tuple[str, float, str]] = []
     for node_id, value in fused:
         node = run.reader.node(node_id)
         if node is None or not run.reader.is_visible(node):
@@ -594,8 +599,12 @@ def _candidates(
             continue
         if not run.returnable(node):
             continue  # filtered by type
-        source = "seed" if node_id in embedded else "bm25"
-        run.entries[node_id] = Entry(node_id, own, source, 0, None, own=own)
+        kept.append((node_id, own * fields(node), "seed" if node_id in embedded else "bm25"))
+    # The field boost may lift a score past 1: rescale so the best stays at most 1.
+    top = max((own for _, own, _ in kept), default=1.0)
+    scale = 1.0 / top if top > 1.0 else 1.0
+    for node_id, own, source in kept:
+        run.entries[node_id] = Entry(node_id, own * scale, source, 0, None, own=own * scale)
     run.stats["candidates"] = {
         "pool_size": pool,
         **counts,
@@ -603,6 +612,17 @@ def _candidates(
         "aids": run.aids,
     }
     return found
+
+
+def _field_weigher(run: _Run, tokens: list[str]) -> Callable[[Node], float]:
+    """A node -> its field factor (`fields.field_factor`; 1.0 when the gain is 0)."""
+    gain = run.settings.field_gain
+    if gain <= 0.0:
+        return lambda node: 1.0
+    keywords = run.text_index()
+    terms = keywords.terms(tokens)
+    document_terms = run.graph.text_index().document_terms
+    return lambda node: field_factor(node, terms, keywords.idf, document_terms, gain)
 
 
 def _feedback(run: _Run, tokens: list[str], pool: int, allowed: set[str] | None) -> None:
@@ -1568,6 +1588,13 @@ def _select(run: _Run, limit: int, min_score: float) -> list[Entry]:
             paths[entry.node_id] = provenance(node)["path"]
             if len(chosen) == limit * SPREAD_POOL_FACTOR:
                 break
+    if run.plan.effort > 0:  # the graph stages ran: text orders the chunks of a file
+        chosen = [
+            replace(entry, score=chosen[place].score)
+            for place, entry in text_first_within_files(
+                chosen, lambda e: paths[e.node_id], lambda e: e.own, lambda e: e.node_id
+            )
+        ]
     return spread_by_file(chosen, lambda e: paths[e.node_id], run.settings.max_per_file, limit)
 
 
