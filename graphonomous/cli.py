@@ -319,9 +319,12 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
             "storage": graph.storage_space(),
         }
         _warn_budget(graph)
+        damage = graph.store.damage  # found by the check on open, whatever was read here
+    if damage is not None:  # the most important fact about the file: say it, exit 1
+        sys.stderr.write(f"graphonomous: {damage_message(graph.store.path, damage)}\n")
     if args.json:
         emit_json(stats, out)
-        return EXIT_OK
+        return EXIT_OK if damage is None else EXIT_FAILED
     out.write(f"database   {stats['db_path']} (schema v{stats['schema_version']})\n")
     out.write(f"nodes      {stats['node_count']} (+{stats['forgotten_count']} forgotten)\n")
     out.write(f"edges      {stats['edge_count']}\n")
@@ -350,7 +353,7 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
         f"{stats['retention']['fading_next_day']} fade in the next unless used\n"
     )
     _print_space(stats["storage"], out)
-    return EXIT_OK
+    return EXIT_OK if damage is None else EXIT_FAILED
 
 
 def cmd_compact(args: argparse.Namespace, out: TextIO) -> int:
