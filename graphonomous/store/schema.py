@@ -361,9 +361,11 @@ _MIGRATION_9: Final = [
 # rows of a file made before namespaces existed stay in `default`.  Ids stay unique in
 # the file (UUIDv7), so foreign keys and the change log are unchanged; the forgetting
 # configuration is keyed by the namespace itself (its `id`), and a saved derived index
-# by a namespaced name (`Store.derived_name`).  Each index leads with the namespace, the
-# filter every read of a namespaced store carries.  Portable SQL (ADD COLUMN with a
-# constant default; PostgreSQL runs it through store/postgres.py).
+# by a namespaced name (`Store.derived_name`).  No index leads with the namespace: every
+# statement keeps the plan it had (by id, source, target, entity name, time), the
+# namespace a residual test on the rows found, so one namespace costs what the file did.
+# Portable SQL (ADD COLUMN with a constant default, a table rebuilt as in migration 8;
+# PostgreSQL runs it through store/postgres.py).
 NAMESPACED_TABLES: Final = (
     "nodes",
     "edges",
@@ -405,13 +407,6 @@ _MIGRATION_10: Final = [
     "DROP TABLE source_files",
     "ALTER TABLE source_files_v10 RENAME TO source_files",
     "CREATE INDEX idx_source_files_root ON source_files(namespace, root)",
-    "CREATE INDEX idx_nodes_namespace ON nodes(namespace, forgotten_at)",
-    "CREATE INDEX idx_edges_namespace ON edges(namespace, source_id)",
-    *(
-        f"CREATE INDEX idx_{table}_namespace ON {table}(namespace)"
-        for table in NAMESPACED_TABLES[2:]
-        if table != "source_files"
-    ),
 ]
 
 MIGRATIONS: Final[tuple[list[str], ...]] = (
