@@ -446,3 +446,34 @@ def test_cli_project_and_its_environment_variable(
     assert json.loads(capsys.readouterr().out)["node_count"] == 0  # default holds neither
     assert main(["--db", db, "--project", "Not Valid", "stats"]) == 2
     assert "project" in capsys.readouterr().err
+
+
+# -- keys that are the caller's own are unique per namespace -------------------------
+
+
+def test_two_projects_may_send_the_same_signal_id(pair: tuple[Graphonomous, Session]) -> None:
+    a, b = pair
+    first = a.learn_from_outcome("act", "success", 0.9, ["a-0"], signal_id="sig-1")
+    other = b.graph.learn_from_outcome("act", "success", 0.9, ["valve"], signal_id="sig-1")
+    again = b.graph.learn_from_outcome("act", "success", 0.9, ["valve"], signal_id="sig-1")
+    assert other["outcome_id"] != first["outcome_id"] and not other.get("duplicate")
+    assert again["duplicate"] is True and again["outcome_id"] == other["outcome_id"]
+
+
+def test_two_projects_may_ingest_the_same_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Comets\n\nComets have tails of dust and gas.\n")
+    db = str(tmp_path / "ingest.db")
+    for project in ("one", "two"):
+        assert main(["--db", db, "--project", project, "scan", str(folder)]) == 0
+    capsys.readouterr()
+    for project in ("one", "two"):
+        with Graphonomous(db, namespace=project) as graph:
+            found = graph.retrieve_context("comet tails", limit=5)["results"]
+            assert found and all(r["path"] and r["path"].endswith("a.md") for r in found)
+    with sqlite3.connect(db) as con:
+        rows = sorted(con.execute("SELECT namespace FROM source_files"))
+    assert rows == [("one",), ("two",)]

@@ -407,6 +407,10 @@ _MIGRATION_10: Final = [
     "DROP TABLE source_files",
     "ALTER TABLE source_files_v10 RENAME TO source_files",
     "CREATE INDEX idx_source_files_root ON source_files(namespace, root)",
+    # An outcome's idempotency key is the sender's: unique within its namespace.
+    "DROP INDEX idx_outcomes_signal",
+    "CREATE UNIQUE INDEX idx_outcomes_signal ON outcomes(namespace, signal_id) "
+    "WHERE signal_id IS NOT NULL",
 ]
 
 MIGRATIONS: Final[tuple[list[str], ...]] = (
