@@ -108,6 +108,10 @@ class Graphonomous:
 
     Thread-safe: one re-entrant lock serialises every operation, so concurrent
     MCP requests and the consolidation timer never interleave writes.
+
+    `namespace` is the project this facade acts in (default `default`): every read
+    and write stays inside it, and other namespaces of the same file are invisible
+    (SPEC §3.4).
     """
 
     def __init__(
