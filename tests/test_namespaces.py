@@ -25,9 +25,9 @@ from graphonomous import Graphonomous
 from graphonomous.cli import main
 from graphonomous.clock import ManualClock
 from graphonomous.mcp import build_server
-from graphonomous.model import ValidationError
+from graphonomous.model import Node, ValidationError
 from graphonomous.portable import export_lines, import_export, read_export
-from graphonomous.store import Store
+from graphonomous.store import Store, dump
 from graphonomous.store.schema import MIGRATIONS
 
 # B's seeded ids (mcp_tool_calls.SEED_NODES) and an id that exists nowhere.
@@ -477,3 +477,68 @@ def test_two_projects_may_ingest_the_same_folder(
     with sqlite3.connect(db) as con:
         rows = sorted(con.execute("SELECT namespace FROM source_files"))
     assert rows == [("one",), ("two",)]
+
+
+def test_an_import_cannot_write_a_vector_onto_another_namespaces_node(tmp_path: Path) -> None:
+    path = tmp_path / "vectors.db"
+    with Store(path, namespace="beta") as beta:
+        beta.insert_node(
+            Node(
+                id="theirs", node_type="semantic", content="beta's", created_at="t", updated_at="t"
+            )
+        )
+        beta.set_embedding("theirs", b"\x00" * 8, "m")
+    layout = dump.layouts()[dump.VECTOR_TABLE]
+    messages = []
+    for node_id in ("theirs", MISSING):
+        record = {"node_id": node_id, "embedding": "AQEBAQEBAQE=", "model": "m"}
+        with (
+            Store(path, namespace="alpha") as alpha,
+            alpha.transaction(),
+            pytest.raises(dump.DumpError) as caught,
+        ):
+            dump.merge(alpha, layout, [(1, record)], replace=False)
+        messages.append(str(caught.value).replace(node_id, "<ID>"))
+    assert messages[0] == messages[1]
+    with Store(path, namespace="beta") as beta:
+        assert beta.get_embedding("theirs", "m") == b"\x00" * 8
+
+
+def test_serve_project_writes_into_that_namespace(tmp_path: Path) -> None:
+    db = str(tmp_path / "served.db")
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "store_node",
+                "arguments": {"content": "served into beta", "node_id": "s-1"},
+            },
+        },
+    ]
+    command = [sys.executable, "-m", "graphonomous", "--db", db, "serve", "--project", "beta"]
+    done = subprocess.run(
+        [*command, "--surface", "v1", "--no-idle-consolidation"],
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    replies = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert not replies[-1]["result"].get("isError"), replies[-1]
+    with Graphonomous(db, namespace="beta") as beta, Graphonomous(db) as default:
+        assert beta.get_node("s-1")["node"]["content"] == "served into beta"
+        assert default.graph_stats()["node_count"] == 0

@@ -350,6 +350,8 @@ def _write(
     try:
         if layout.name == VECTOR_TABLE:
             stored = dict(zip(layout.names, values, strict=True))
+            if store.get_node(stored["node_id"]) is None:  # another namespace's: missing
+                raise sqlite3.IntegrityError("FOREIGN KEY constraint failed")
             store.set_embedding(stored["node_id"], stored["embedding"], stored["model"])
         elif update and layout.name == "nodes":  # a changed content drops its vectors there
             store.update_node(record["id"], **{k: v for k, v in record.items() if k != "id"})
