@@ -361,9 +361,10 @@ _MIGRATION_9: Final = [
 # rows of a file made before namespaces existed stay in `default`.  Ids stay unique in
 # the file (UUIDv7), so foreign keys and the change log are unchanged; the forgetting
 # configuration is keyed by the namespace itself (its `id`), and a saved derived index
-# by a namespaced name (`Store.derived_name`).  No index leads with the namespace: every
-# statement keeps the plan it had (by id, source, target, entity name, time), the
-# namespace a residual test on the rows found, so one namespace costs what the file did.
+# by a namespaced name (`Store.derived_name`).  Lookups by id, source, target and entity
+# name keep their indexes (the namespace is a residual test on the rows found); the
+# indexes of single node columns lead with the namespace (below).  No edge index does:
+# SQLite would prefer it to the source / target indexes that walks and cascades use.
 # Portable SQL (ADD COLUMN with a constant default, a table rebuilt as in migration 8;
 # PostgreSQL runs it through store/postgres.py).
 NAMESPACED_TABLES: Final = (
@@ -381,6 +382,15 @@ NAMESPACED_TABLES: Final = (
 # An ingested file is one project's: source_files is keyed by (namespace, path), so two
 # projects may ingest the same path.  SQLite cannot change a primary key in place: the
 # table is rebuilt (as in migration 8) with its rows in `default`.
+_NAMESPACE_LED: Final = (
+    ("idx_nodes_type", "node_type"),
+    ("idx_nodes_timescale", "timescale"),
+    ("idx_nodes_confidence", "confidence"),
+    ("idx_nodes_agent", "agent_id"),
+    ("idx_nodes_forgotten", "forgotten_at"),
+    ("idx_nodes_created", "created_at"),
+    ("idx_nodes_valid_from", "valid_from"),
+)
 _MIGRATION_10: Final = [
     *(
         f"ALTER TABLE {table} ADD COLUMN namespace TEXT NOT NULL DEFAULT '{DEFAULT_NAMESPACE}'"
@@ -407,6 +417,18 @@ _MIGRATION_10: Final = [
     "DROP TABLE source_files",
     "ALTER TABLE source_files_v10 RENAME TO source_files",
     "CREATE INDEX idx_source_files_root ON source_files(namespace, root)",
+    # The indexes of single node columns lead with the namespace, which every statement
+    # on nodes names: each serves what it served before, within one namespace (a count
+    # or group stays index-only, a range stays a range), so a namespace's statistics
+    # cost what it holds, not what the file holds.
+    *(
+        statement
+        for name, column in _NAMESPACE_LED
+        for statement in (
+            f"DROP INDEX {name}",
+            f"CREATE INDEX {name} ON nodes(namespace, {column})",
+        )
+    ),
     # An outcome's idempotency key is the sender's: unique within its namespace.
     "DROP INDEX idx_outcomes_signal",
     "CREATE UNIQUE INDEX idx_outcomes_signal ON outcomes(namespace, signal_id) "
