@@ -30,7 +30,14 @@ from .learning import (
     outcomes,
     uncertainty,
 )
-from .model import DEFAULT_AGENT_ID, DEFAULT_NODE_TYPE, Node, check_id
+from .model import (
+    DEFAULT_AGENT_ID,
+    DEFAULT_NAMESPACE,
+    DEFAULT_NODE_TYPE,
+    Node,
+    check_id,
+    check_namespace,
+)
 from .model import MAX_LIST_LIMIT as MAX_LIST_LIMIT
 from .retrieval.defaults import DEFAULT_EXPANSION_HOPS, DEFAULT_LIMIT, DEFAULT_NEIGHBORS_PER_NODE
 from .retrieval.experience import (
@@ -101,6 +108,10 @@ class Graphonomous:
 
     Thread-safe: one re-entrant lock serialises every operation, so concurrent
     MCP requests and the consolidation timer never interleave writes.
+
+    `namespace` is the project this facade acts in (default `default`): every read
+    and write stays inside it, and other namespaces of the same file are invisible
+    (SPEC §3.4).
     """
 
     def __init__(
@@ -109,12 +120,17 @@ class Graphonomous:
         embedder: Embedder | str | None = None,
         *,
         clock: Clock | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
     ) -> None:
         self.db_path = resolve_db_path(db)
+        # Every read and write of this facade acts within one namespace (SPEC
+        # "Namespaces"): the store binds every statement to it, so the engine's indexes,
+        # loaded from the store, are this namespace's alone.
+        self.namespace = check_namespace("namespace", namespace)
         self.embedder = (
             get_embedder(embedder) if embedder is None or isinstance(embedder, str) else embedder
         )
-        self.store = open_store(self.db_path)
+        self.store = open_store(self.db_path, self.namespace)
         # The engine owns the store, the lock, the indexes and the snapshot;
         # the facade validates arguments and delegates.
         self.engine: Engine[Store, GraphSnapshot] = Engine(

@@ -34,13 +34,16 @@ from .learning import forgetting, goals
 from .learning.outcomes import EVIDENCE_TYPE_WEIGHTS, FEEDBACK_KINDS, OUTCOME_STATUSES
 from .mcp.names import DEFAULT_PORT, DEFAULT_SURFACE, SURFACE_NAMES, TRANSPORTS
 from .model import (
+    DEFAULT_NAMESPACE,
     NODE_TYPES,
+    PROJECT_ENV_VAR,
     RELATIONSHIPS,
     TIMESCALES,
     GraphonomousError,
     NotFoundError,
     ValidationError,
     check_int,
+    check_namespace,
     new_id,
 )
 from .paths import create_problem
@@ -203,7 +206,14 @@ def _open(args: argparse.Namespace) -> Graphonomous:
                 f"no database at {path} (run `graphonomous init` or `scan` first)", EXIT_USAGE
             )
     _check_creatable(resolve_db_path(args.db))
-    return Graphonomous(db=args.db, embedder=embedder)
+    return Graphonomous(db=args.db, embedder=embedder, namespace=_project(args))
+
+
+def _project(args: argparse.Namespace) -> str:
+    """The namespace of --project, else $GRAPHONOMOUS_PROJECT, else `default`; a bad
+    name is a usage error naming the field."""
+    project = getattr(args, "project", None) or os.environ.get(PROJECT_ENV_VAR) or ""
+    return check_namespace("project", project or DEFAULT_NAMESPACE)
 
 
 def _check_creatable(path: str) -> None:
@@ -1663,7 +1673,7 @@ class _OnlyCommand:
 
 
 # Top-level options that take a value (`_command_word` skips the value).
-_VALUE_OPTIONS = ("--db", "--embedder")
+_VALUE_OPTIONS = ("--db", "--embedder", "--project")
 
 
 def _command_word(argv: Sequence[str]) -> str | None:
@@ -1680,6 +1690,13 @@ def _command_word(argv: Sequence[str]) -> str | None:
         elif not token.startswith("-"):
             return token
     return None
+
+
+_PROJECT_HELP: Final = (
+    "the project (namespace) to act in, before or after the command: its memory is "
+    f"apart from every other's in the same database (default: ${PROJECT_ENV_VAR}, else "
+    f"{DEFAULT_NAMESPACE})"
+)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -1700,6 +1717,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "sentence-transformers:<model> (default: $GRAPHONOMOUS_EMBEDDER, alias "
         "$GRAPHONOMOUS_EMBEDDING_MODEL, else hashing)",
     )
+    common.add_argument("--project", default=argparse.SUPPRESS, help=_PROJECT_HELP)
 
     parser = _Parser(
         prog="graphonomous",
@@ -1726,6 +1744,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         help="embedder, before or after the command: hashing (default), onnx:<model dir>, … "
         "(default: $GRAPHONOMOUS_EMBEDDER, alias $GRAPHONOMOUS_EMBEDDING_MODEL, else hashing)",
     )
+    parser.add_argument("--project", default=None, metavar="NAME", help=_PROJECT_HELP)
     commands: Any = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     selective = None if only is None else _OnlyCommand(commands, only)
     if selective is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Mapping
@@ -135,6 +136,14 @@ EDGE_FIELD_ALIASES: Final[Mapping[str, str]] = {
 # --------------------------------------------------------------------------
 
 DEFAULT_AGENT_ID: Final = "default"
+# The namespace (project) a facade, CLI or server acts in unless told otherwise; the
+# data of a file made before namespaces existed lives there (store migration 10).
+DEFAULT_NAMESPACE: Final = "default"
+# A namespace name: lower-case letters, digits, '.', '_' and '-', starting with a letter
+# or digit, at most 64 characters — safe in a file name, a URL path and a log line.
+NAMESPACE_PATTERN: Final = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+# The namespace the CLI and `serve` act in when no --project is given.
+PROJECT_ENV_VAR: Final = "GRAPHONOMOUS_PROJECT"
 # The bearer token the Streamable HTTP transport requires off loopback.
 HTTP_TOKEN_ENV_VAR: Final = "GRAPHONOMOUS_HTTP_TOKEN"
 DEFAULT_NODE_CONFIDENCE: Final = 0.5
@@ -384,6 +393,16 @@ def check_text(field_name: str, value: object, *, allow_empty: bool = False) -> 
         raise ValidationError(field_name, "must not be empty")
     if len(value) > MAX_CONTENT_CHARS:
         raise ValidationError(field_name, f"is longer than {MAX_CONTENT_CHARS} characters")
+    return value
+
+
+def check_namespace(field_name: str, value: object) -> str:
+    """A valid namespace name (`NAMESPACE_PATTERN`), else a ValidationError naming the field."""
+    if not isinstance(value, str) or NAMESPACE_PATTERN.fullmatch(value) is None:
+        raise ValidationError(
+            field_name,
+            "must be 1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit",
+        )
     return value
 
 

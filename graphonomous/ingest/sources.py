@@ -61,7 +61,9 @@ def _row(values: Sequence[object]) -> SourceRow:
 
 def rows_under(store: Store, root: str) -> dict[str, SourceRow]:
     """Every row last ingested under `root`, by absolute path.  O(rows)."""
-    rows = store.query(f"{_SELECT} WHERE root = ? ORDER BY path", (root,))
+    rows = store.query(
+        f"{_SELECT} WHERE namespace = ? AND root = ? ORDER BY path", (store.namespace, root)
+    )
     return {row[0]: _row(tuple(row)) for row in rows}
 
 
@@ -69,20 +71,22 @@ def rows_inside(store: Store, directory: str) -> dict[str, SourceRow]:
     """Every row whose file lies inside `directory` (absolute POSIX), by path.  O(rows)."""
     prefix = directory.rstrip("/") + "/"
     rows = store.query(
-        f"{_SELECT} WHERE substr(path, 1, ?) = ? ORDER BY path", (len(prefix), prefix)
+        f"{_SELECT} WHERE namespace = ? AND substr(path, 1, ?) = ? ORDER BY path",
+        (store.namespace, len(prefix), prefix),
     )
     return {row[0]: _row(tuple(row)) for row in rows}
 
 
 def get_row(store: Store, path: str) -> SourceRow | None:
-    rows = store.query(f"{_SELECT} WHERE path = ?", (path,))
+    rows = store.query(f"{_SELECT} WHERE namespace = ? AND path = ?", (store.namespace, path))
     return _row(tuple(rows[0])) if rows else None
 
 
 def upsert_row(store: Store, row: SourceRow) -> None:
     store.execute(
-        f"INSERT INTO source_files ({', '.join(_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT(path) DO UPDATE SET root = excluded.root, "
+        f"INSERT INTO source_files ({', '.join(_COLUMNS)}, namespace) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(namespace, path) DO UPDATE SET root = excluded.root, "
         "content_hash = excluded.content_hash, size = excluded.size, "
         "mtime_ns = excluded.mtime_ns, file_node_id = excluded.file_node_id, "
         "chunk_node_ids = excluded.chunk_node_ids, ingested_at = excluded.ingested_at",
@@ -95,9 +99,12 @@ def upsert_row(store: Store, row: SourceRow) -> None:
             row.file_node_id,
             json.dumps(list(row.chunk_node_ids)),
             row.ingested_at,
+            store.namespace,
         ),
     )
 
 
 def delete_row(store: Store, path: str) -> None:
-    store.execute("DELETE FROM source_files WHERE path = ?", (path,))
+    store.execute(
+        "DELETE FROM source_files WHERE namespace = ? AND path = ?", (store.namespace, path)
+    )

@@ -130,8 +130,8 @@ def was_erased(store: Store, node_id: str) -> bool:
     """Whether the audit log records an erase of `node_id` (ids are kept there by design)."""
     rows = tables.query(
         store,
-        "SELECT 1 FROM audit_log WHERE action = ? AND subject_id = ? LIMIT 1",
-        (ERASE_ACTION, node_id),
+        "SELECT 1 FROM audit_log WHERE action = ? AND subject_id = ? AND namespace = ? LIMIT 1",
+        (ERASE_ACTION, node_id, store.namespace),
     )
     return bool(rows)
 

@@ -137,8 +137,9 @@ def plasticity_metrics(
     with graph.lock:
         store = graph.store
         rows = store.query(
-            "SELECT details FROM audit_log WHERE action = ? AND at >= ? ORDER BY seq",
-            (AUDIT_ACTION, since),
+            "SELECT details FROM audit_log WHERE action = ? AND at >= ? AND namespace = ? "
+            "ORDER BY seq",
+            (AUDIT_ACTION, since, store.namespace),
         )
         created = store.nodes_created_since(since)
         forgotten = store.nodes_forgotten_since(since)

@@ -8,7 +8,10 @@ is written with the one canonical encoder (`model.canonical_json`: sorted
 keys, no NaN).  It goes
 through the store's connection helpers (``Store.execute`` / ``Store.query``),
 so every statement shares the store's lock and transaction; all SQL is
-parameterised.
+parameterised.  Every statement is bound to the store's namespace (``namespace =
+?`` with ``store.namespace``; the forgetting configuration's row is keyed by it),
+so one project's outcomes, goals, runs and items are never another's (SPEC
+"Namespaces").
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from typing import Any, Final
 from ..model import canonical_json, new_id
 from ..store import Store
 
-FORGETTING_CONFIG_ID: Final = "default"
 # Defaults of the forgetting_config row (seed 004 schema).
 DEFAULT_FORGETTING_POLICY: Final = "hybrid"
 # Seed 003 config `max_nodes` (soft): the budget of learned nodes (retention.py).
@@ -60,7 +62,8 @@ def insert_outcome(store: Store, row: Mapping[str, Any]) -> None:
     execute(
         store,
         "INSERT INTO outcomes (id, action_id, status, confidence, causal_node_ids, evidence, "
-        "goal_id, outcome_node_id, created_at, signal_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "goal_id, outcome_node_id, created_at, signal_id, namespace) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             row["id"],
             row["action_id"],
@@ -72,6 +75,7 @@ def insert_outcome(store: Store, row: Mapping[str, Any]) -> None:
             row["outcome_node_id"],
             row["created_at"],
             row.get("signal_id"),
+            store.namespace,
         ),
     )
 
@@ -81,8 +85,9 @@ def outcome_with_signal(store: Store, signal_id: str) -> dict[str, Any] | None:
     goal_id, outcome_node_id), or None.  O(log rows) (unique index)."""
     rows = query(
         store,
-        "SELECT id, action_id, status, goal_id, outcome_node_id FROM outcomes WHERE signal_id = ?",
-        (signal_id,),
+        "SELECT id, action_id, status, goal_id, outcome_node_id FROM outcomes "
+        "WHERE signal_id = ? AND namespace = ?",
+        (signal_id, store.namespace),
     )
     return dict(rows[0]) if rows else None
 
@@ -92,7 +97,8 @@ def outcome_rows(store: Store) -> list[dict[str, Any]]:
     rows = query(
         store,
         "SELECT id, action_id, status, confidence, causal_node_ids, evidence, goal_id, "
-        "outcome_node_id, created_at FROM outcomes ORDER BY created_at, id",
+        "outcome_node_id, created_at FROM outcomes WHERE namespace = ? ORDER BY created_at, id",
+        (store.namespace,),
     )
     out = []
     for row in rows:
@@ -105,7 +111,11 @@ def outcome_rows(store: Store) -> list[dict[str, Any]]:
 
 def goal_node_of(store: Store, goal_id: str) -> str | None:
     """The node id recorded for a goals row, or None."""
-    rows = query(store, "SELECT node_id FROM goals WHERE id = ?", (goal_id,))
+    rows = query(
+        store,
+        "SELECT node_id FROM goals WHERE id = ? AND namespace = ?",
+        (goal_id, store.namespace),
+    )
     return str(rows[0][0]) if rows and rows[0][0] is not None else None
 
 
@@ -122,8 +132,9 @@ def revisions_touching(store: Store, node_ids: Sequence[str]) -> list[dict[str, 
         rows = query(
             store,
             "SELECT id, operation, old_node_id, new_node_id, reason, details, created_at "
-            f"FROM revisions WHERE old_node_id IN ({marks}) OR new_node_id IN ({marks})",
-            [*chunk, *chunk],
+            "FROM revisions WHERE namespace = ? "
+            f"AND (old_node_id IN ({marks}) OR new_node_id IN ({marks}))",
+            [store.namespace, *chunk, *chunk],
         )
         for row in rows:
             values = dict(row)
@@ -136,11 +147,12 @@ def revisions_touching(store: Store, node_ids: Sequence[str]) -> list[dict[str, 
 
 
 def read_forgetting_config(store: Store) -> dict[str, Any]:
-    """The forgetting_config row (defaults when it was never written)."""
+    """The forgetting_config row of the store's namespace (its `id`; defaults when it was
+    never written)."""
     rows = query(
         store,
         "SELECT policy, max_nodes, max_age_hours, updated_at FROM forgetting_config WHERE id = ?",
-        (FORGETTING_CONFIG_ID,),
+        (store.namespace,),
     )
     if not rows:
         return {
@@ -155,14 +167,14 @@ def read_forgetting_config(store: Store) -> dict[str, Any]:
 def write_forgetting_config(
     store: Store, policy: str, max_nodes: int, max_age_hours: int, now: str
 ) -> None:
-    """Upsert the forgetting_config row."""
+    """Upsert the forgetting_config row of the store's namespace."""
     execute(
         store,
         "INSERT INTO forgetting_config (id, policy, max_nodes, max_age_hours, updated_at) "
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET policy = excluded.policy, "
         "max_nodes = excluded.max_nodes, max_age_hours = excluded.max_age_hours, "
         "updated_at = excluded.updated_at",
-        (FORGETTING_CONFIG_ID, policy, max_nodes, max_age_hours, now),
+        (store.namespace, policy, max_nodes, max_age_hours, now),
     )
 
 
@@ -207,14 +219,22 @@ def goal_from_row(row: sqlite3.Row) -> dict[str, Any]:
 
 
 def get_goal_row(store: Store, goal_id: str) -> dict[str, Any] | None:
-    rows = query(store, f"SELECT {', '.join(GOAL_COLUMNS)} FROM goals WHERE id = ?", (goal_id,))
+    rows = query(
+        store,
+        f"SELECT {', '.join(GOAL_COLUMNS)} FROM goals WHERE id = ? AND namespace = ?",
+        (goal_id, store.namespace),
+    )
     return goal_from_row(rows[0]) if rows else None
 
 
 def insert_goal(store: Store, goal: dict[str, Any]) -> None:
     params = [_dumps(goal[c]) if c in _GOAL_JSON else goal[c] for c in GOAL_COLUMNS]
-    marks = ", ".join("?" * len(GOAL_COLUMNS))
-    execute(store, f"INSERT INTO goals ({', '.join(GOAL_COLUMNS)}) VALUES ({marks})", params)
+    marks = ", ".join("?" * (len(GOAL_COLUMNS) + 1))
+    execute(
+        store,
+        f"INSERT INTO goals ({', '.join(GOAL_COLUMNS)}, namespace) VALUES ({marks})",
+        [*params, store.namespace],
+    )
 
 
 def update_goal_row(store: Store, goal_id: str, **fields: Any) -> None:
@@ -225,7 +245,11 @@ def update_goal_row(store: Store, goal_id: str, **fields: Any) -> None:
     names = sorted(fields)
     values = [_dumps(fields[n]) if n in _GOAL_JSON else fields[n] for n in names]
     assignments = ", ".join(f"{name} = ?" for name in names)
-    execute(store, f"UPDATE goals SET {assignments} WHERE id = ?", [*values, goal_id])
+    execute(
+        store,
+        f"UPDATE goals SET {assignments} WHERE id = ? AND namespace = ?",
+        [*values, goal_id, store.namespace],
+    )
 
 
 def list_goal_rows(
@@ -237,8 +261,8 @@ def list_goal_rows(
     limit: int | None = None,
 ) -> list[dict[str, Any]]:
     """Goals ordered by priority (highest first), then creation time and id."""
-    clauses: list[str] = []
-    params: list[Any] = []
+    clauses: list[str] = ["namespace = ?"]
+    params: list[Any] = [store.namespace]
     for column, value in (
         ("status", status),
         ("parent_goal_id", parent_goal_id),
@@ -247,7 +271,7 @@ def list_goal_rows(
         if value is not None:
             clauses.append(f"{column} = ?")
             params.append(value)
-    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    where = f" WHERE {' AND '.join(clauses)}"
     sql = (
         f"SELECT {', '.join(GOAL_COLUMNS)} FROM goals{where} ORDER BY priority DESC, created_at, id"
     )
@@ -258,7 +282,11 @@ def list_goal_rows(
 
 
 def goal_status_counts(store: Store) -> dict[str, int]:
-    rows = query(store, "SELECT status, count(*) FROM goals GROUP BY status ORDER BY status")
+    rows = query(
+        store,
+        "SELECT status, count(*) FROM goals WHERE namespace = ? GROUP BY status ORDER BY status",
+        (store.namespace,),
+    )
     return {str(row[0]): int(row[1]) for row in rows}
 
 
@@ -280,7 +308,7 @@ def append_consolidation_log(
     execute(
         store,
         "INSERT INTO consolidation_log (id, started_at, finished_at, trigger, dry_run, stages, "
-        "totals) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "totals, namespace) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
             entry_id,
             started_at,
@@ -289,6 +317,7 @@ def append_consolidation_log(
             int(dry_run),
             _dumps(stages),
             _dumps(totals),
+            store.namespace,
         ),
     )
     return entry_id
@@ -301,7 +330,9 @@ _LOG_SELECT: Final = (
 
 def consolidation_entry(store: Store, entry_id: str) -> dict[str, Any]:
     """One run by id (raises KeyError when absent)."""
-    rows = query(store, f"{_LOG_SELECT} WHERE id = ?", (entry_id,))
+    rows = query(
+        store, f"{_LOG_SELECT} WHERE id = ? AND namespace = ?", (entry_id, store.namespace)
+    )
     if not rows:
         raise KeyError(entry_id)
     return _log_entry(rows[0])
@@ -311,8 +342,12 @@ def consolidation_entries(
     store: Store, limit: int, *, include_dry_runs: bool = True
 ) -> list[dict[str, Any]]:
     """Newest runs first (ties broken by id, also newest first)."""
-    where = "" if include_dry_runs else " WHERE dry_run = 0"
-    rows = query(store, f"{_LOG_SELECT}{where} ORDER BY started_at DESC, id DESC LIMIT ?", (limit,))
+    where = " WHERE namespace = ?" + ("" if include_dry_runs else " AND dry_run = 0")
+    rows = query(
+        store,
+        f"{_LOG_SELECT}{where} ORDER BY started_at DESC, id DESC LIMIT ?",
+        (store.namespace, limit),
+    )
     return [_log_entry(row) for row in rows]
 
 
@@ -365,8 +400,9 @@ def open_attention_item(
     subjects = _dumps(sorted(subject_ids))
     existing = query(
         store,
-        "SELECT id FROM attention_items WHERE kind = ? AND subject_ids = ? AND status = ?",
-        (kind, subjects, ITEM_OPEN),
+        "SELECT id FROM attention_items WHERE kind = ? AND subject_ids = ? AND status = ? "
+        "AND namespace = ?",
+        (kind, subjects, ITEM_OPEN, store.namespace),
     )
     if existing:
         return str(existing[0][0]), False
@@ -374,8 +410,8 @@ def open_attention_item(
     execute(
         store,
         "INSERT INTO attention_items (id, kind, severity, subject_ids, details, status, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (item_id, kind, severity, subjects, _dumps(details), ITEM_OPEN, now),
+        "created_at, namespace) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (item_id, kind, severity, subjects, _dumps(details), ITEM_OPEN, now, store.namespace),
     )
     return item_id, True
 
@@ -384,10 +420,10 @@ def attention_items(
     store: Store, status: str | None = ITEM_OPEN, limit: int | None = None
 ) -> list[dict[str, Any]]:
     """Items oldest first (then by id); `status` None means every status."""
-    sql = _ITEM_SELECT
-    params: list[Any] = []
+    sql = f"{_ITEM_SELECT} WHERE namespace = ?"
+    params: list[Any] = [store.namespace]
     if status is not None:
-        sql += " WHERE status = ?"
+        sql += " AND status = ?"
         params.append(status)
     sql += " ORDER BY created_at, id"
     if limit is not None:
@@ -398,15 +434,18 @@ def attention_items(
 
 def resolve_attention_item(store: Store, item_id: str, now: str, resolution: str) -> bool:
     """Mark an open item resolved, recording why in ``details.resolution``."""
-    rows = query(store, f"{_ITEM_SELECT} WHERE id = ?", (item_id,))
+    rows = query(
+        store, f"{_ITEM_SELECT} WHERE id = ? AND namespace = ?", (item_id, store.namespace)
+    )
     if not rows or rows[0][5] != ITEM_OPEN:
         return False
     details = json.loads(rows[0][4])
     details["resolution"] = resolution
     execute(
         store,
-        "UPDATE attention_items SET status = ?, resolved_at = ?, details = ? WHERE id = ?",
-        (ITEM_RESOLVED, now, _dumps(details), item_id),
+        "UPDATE attention_items SET status = ?, resolved_at = ?, details = ? "
+        "WHERE id = ? AND namespace = ?",
+        (ITEM_RESOLVED, now, _dumps(details), item_id, store.namespace),
     )
     return True
 
@@ -428,7 +467,7 @@ def record_revision(
     execute(
         store,
         "INSERT INTO revisions (id, operation, old_node_id, new_node_id, reason, details, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "created_at, namespace) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
             revision_id,
             operation,
@@ -437,6 +476,7 @@ def record_revision(
             reason,
             _dumps(details),
             now,
+            store.namespace,
         ),
     )
     return revision_id

@@ -18,6 +18,11 @@ Rules of this module:
   not hold are kept.  The audit log is append-only: its rows are matched by content
   (at, action, subject, details) and never replaced; a new one keeps its `seq` when
   that is free, else takes the next after every seq seen (the counter follows).
+- An export is one namespace's memory (SPEC "Namespaces"): rows are read from the
+  store's namespace only, and written into it.  A record never carries the namespace
+  (it is where the rows are read from and written to, not part of them), so a file
+  exported from one project imports into another; the forgetting configuration,
+  keyed by its namespace, travels as the row ``id = "default"``.
 - Tables are written in MEMORY_TABLES order, which puts every foreign key's parent
   first (checked by `layouts`); goals (a goal may have a parent goal) are inserted
   parents first.
@@ -35,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..model import canonical_json
+from ..model import DEFAULT_NAMESPACE, canonical_json
 from .migrate import counter, set_counter
 from .schema import JSON_COLUMNS
 from .sqlite import Store
@@ -63,6 +68,10 @@ DERIVED_TABLES: Final = ("node_changes", "derived_indexes")
 APPEND_ONLY: Final = "audit_log"
 # Columns a stored row is matched by in the append-only table (its `seq` is local).
 APPEND_ONLY_MATCH: Final = ("at", "action", "subject_id", "details")
+# The column that puts a row in a namespace (schema migration 10); never in a record.
+NAMESPACE_COLUMN: Final = "namespace"
+# The table keyed by its namespace (its `id` is the namespace name).
+NAMESPACE_KEYED: Final = "forgetting_config"
 # SQLite INTEGER is a signed 64-bit value.
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
@@ -90,6 +99,7 @@ class Layout:
     columns: tuple[Column, ...]
     key: tuple[str, ...]
     parent: str | None = None  # column referencing this table's own key (goals)
+    namespaced: bool = False  # the table has a namespace column (left out of `columns`)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -131,7 +141,9 @@ def layouts() -> dict[str, Layout]:
 
 
 def _layout(reference: Store, name: str) -> Layout:
-    info = reference.query(f"PRAGMA table_info({name})")
+    info = [row for row in reference.query(f"PRAGMA table_info({name})")]
+    namespaced = any(str(row["name"]) == NAMESPACE_COLUMN for row in info)
+    info = [row for row in info if str(row["name"]) != NAMESPACE_COLUMN]
     columns = tuple(
         Column(str(row["name"]), str(row["type"]).upper(), bool(row["notnull"])) for row in info
     )
@@ -142,7 +154,7 @@ def _layout(reference: Store, name: str) -> Layout:
         if str(row["table"]) == name
     ]
     key = tuple(column for _, column in keyed) or tuple(c.name for c in columns)
-    return Layout(name, columns, key, selfish[0] if selfish else None)
+    return Layout(name, columns, key, selfish[0] if selfish else None, namespaced)
 
 
 def tables_decided() -> set[str]:
@@ -236,11 +248,30 @@ def _value_problem(layout: Layout, column: Column, value: Any) -> str | None:
 
 
 def read(store: Store, layout: Layout) -> list[dict[str, Any]]:
-    """Every row of the table as records, in primary-key order.  O(rows)."""
-    rows = store.query(
-        f"SELECT {', '.join(layout.names)} FROM {layout.name} ORDER BY {', '.join(layout.key)}"
-    )
-    return [to_record(layout, tuple(row)) for row in rows]
+    """Every row of the table in the store's namespace as records, in primary-key
+    order.  O(rows)."""
+    where, params = _in_namespace(store, layout)
+    columns = ", ".join(f"t.{name}" for name in layout.names)
+    order = ", ".join(f"t.{name}" for name in layout.key)
+    rows = store.query(f"SELECT {columns} FROM {layout.name} t{where} ORDER BY {order}", params)
+    records = [to_record(layout, tuple(row)) for row in rows]
+    if layout.name == NAMESPACE_KEYED:
+        records = [{**record, "id": DEFAULT_NAMESPACE} for record in records]
+    return records
+
+
+def _in_namespace(store: Store, layout: Layout) -> tuple[str, list[Any]]:
+    """The FROM-tail (a join and/or WHERE on table alias ``t``) that keeps the rows of
+    the store's namespace, and its parameters."""
+    if layout.namespaced:
+        return f" WHERE t.{NAMESPACE_COLUMN} = ?", [store.namespace]
+    if layout.name == VECTOR_TABLE:  # a vector is its node's
+        return f" JOIN nodes n ON n.id = t.node_id WHERE n.{NAMESPACE_COLUMN} = ?", [
+            store.namespace
+        ]
+    if layout.name == NAMESPACE_KEYED:
+        return " WHERE t.id = ?", [store.namespace]
+    return "", []
 
 
 def key_of(layout: Layout, record: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -313,27 +344,35 @@ def _parents_first(
 def _write(
     store: Store, layout: Layout, line: int, record: dict[str, Any], *, update: bool
 ) -> None:
+    if layout.name == NAMESPACE_KEYED:
+        record = {**record, "id": store.namespace}
     values = to_row(layout, record)
     try:
         if layout.name == VECTOR_TABLE:
             stored = dict(zip(layout.names, values, strict=True))
+            if store.get_node(stored["node_id"]) is None:  # another namespace's: missing
+                raise sqlite3.IntegrityError("FOREIGN KEY constraint failed")
             store.set_embedding(stored["node_id"], stored["embedding"], stored["model"])
         elif update and layout.name == "nodes":  # a changed content drops its vectors there
             store.update_node(record["id"], **{k: v for k, v in record.items() if k != "id"})
         elif update:
             rest = [name for name in layout.names if name not in layout.key]
             sets = ", ".join(f"{name} = ?" for name in rest)
-            where = " AND ".join(f"{name} = ?" for name in layout.key)
-            by_name = dict(zip(layout.names, values, strict=True))
+            keys = [*layout.key, *((NAMESPACE_COLUMN,) if layout.namespaced else ())]
+            where = " AND ".join(f"{name} = ?" for name in keys)
+            by_name = {
+                **dict(zip(layout.names, values, strict=True)),
+                NAMESPACE_COLUMN: store.namespace,
+            }
             store.execute(
                 f"UPDATE {layout.name} SET {sets} WHERE {where}",
-                [by_name[name] for name in rest] + [by_name[name] for name in layout.key],
+                [by_name[name] for name in rest] + [by_name[name] for name in keys],
             )
         else:
-            marks = ", ".join("?" for _ in layout.names)
-            store.execute(
-                f"INSERT INTO {layout.name} ({', '.join(layout.names)}) VALUES ({marks})", values
-            )
+            names = [*layout.names, *((NAMESPACE_COLUMN,) if layout.namespaced else ())]
+            marks = ", ".join("?" for _ in names)
+            row = [*values, *((store.namespace,) if layout.namespaced else ())]
+            store.execute(f"INSERT INTO {layout.name} ({', '.join(names)}) VALUES ({marks})", row)
     except sqlite3.IntegrityError as exc:
         raise DumpError(f"line {line}: {layout.name} {_shown(layout, record)}: {exc}") from exc
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from ..model import DEFAULT_NAMESPACE
 from .postgres import STORAGE_ENV_VAR, URL_ENV_VAR, is_postgres_url
 from .sqlite import Store, StoreError
 
@@ -29,10 +30,11 @@ def storage_url_from_env() -> str | None:
     return url
 
 
-def open_store(path: str) -> Store:
-    """The store of one --db value (a file path, ":memory:" or a PostgreSQL URL)."""
+def open_store(path: str, namespace: str = DEFAULT_NAMESPACE) -> Store:
+    """The store of one --db value (a file path, ":memory:" or a PostgreSQL URL), acting
+    in `namespace` (SPEC "Namespaces")."""
     if is_postgres_url(path):
         from .postgres import PostgresStore
 
-        return PostgresStore(path)
-    return Store(path)
+        return PostgresStore(path, namespace)
+    return Store(path, namespace)

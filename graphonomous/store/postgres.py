@@ -31,11 +31,14 @@ from functools import lru_cache
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
+from ..model import DEFAULT_NAMESPACE
 from . import pgvector
 from .schema import MIGRATIONS, SCHEMA_VERSION
-from .sqlite import _SEARCHABLE, Store, StoreError
+from .sqlite import _IN_NS, _SEARCHABLE, Store, StoreError
 
 URL_PREFIXES: Final = ("postgresql://", "postgres://")
+# "n is a live searchable node of the store's namespace" (one ``?``: the namespace).
+_SEARCHABLE_HERE: Final = f"{_IN_NS} AND {_SEARCHABLE}"
 STORAGE_ENV_VAR: Final = "GRAPHONOMOUS_STORAGE"
 URL_ENV_VAR: Final = "DATABASE_URL"
 # The key of the advisory lock every write transaction holds (any constant; this is
@@ -582,8 +585,8 @@ def _set_up_vectors(conn: _PgConnection, shown: str) -> None:
 class PostgresStore(Store):
     """The graph in a PostgreSQL database (`url` is any libpq URL)."""
 
-    def __init__(self, url: str) -> None:
-        self._init_session_state(redact(url))
+    def __init__(self, url: str, namespace: str = DEFAULT_NAMESPACE) -> None:
+        self._init_session_state(redact(url), namespace)
         self._url = url
         try:
             self.vector_index_mode = pgvector.vector_index_mode()
@@ -684,8 +687,9 @@ class PostgresStore(Store):
             if approximate:
                 self._prepare_hnsw(model, dimensions, limit)
             literal = pgvector.vector_literal(query)
-            sql = pgvector.candidate_sql(dimensions, _SEARCHABLE, approximate=approximate)
-            rows = self._committed().execute(sql, (literal, model, literal, int(limit)))
+            sql = pgvector.candidate_sql(dimensions, _SEARCHABLE_HERE, approximate=approximate)
+            params = (literal, model, self.namespace, literal, int(limit))
+            rows = self._committed().execute(sql, params)
             return [(str(r[0]), float(r[1]), bytes(r[2])) for r in rows.fetchall()]
 
     def vector_rows(self, node_ids: Sequence[str], model: str) -> dict[str, bytes]:
@@ -697,8 +701,8 @@ class PostgresStore(Store):
             ids = sorted(set(node_ids))
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
-                sql = pgvector.rows_sql(len(chunk), _SEARCHABLE)
-                for row in conn.execute(sql, (model, *chunk)).fetchall():
+                sql = pgvector.rows_sql(len(chunk), _SEARCHABLE_HERE)
+                for row in conn.execute(sql, (model, self.namespace, *chunk)).fetchall():
                     found[str(row[0])] = bytes(row[1])
         return found
 

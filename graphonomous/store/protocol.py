@@ -30,6 +30,8 @@ class GraphStorage(Protocol):
 
     path: str
     checkpoint_refusal: str | None
+    # The namespace every statement of this store is bound to (SPEC §3.4).
+    namespace: str
 
     # -- lifetime, locking, transactions ------------------------------------------------
     @property

@@ -11,6 +11,9 @@ Rules of this module (issue #11, "all SQL on nodes/edges in store/"):
 - Policy stays with its owner: which node types are protected, which
   relationships mean "rests on", what counts as an erased quote are
   arguments; this module knows only the statement shapes.
+- Every statement on ``nodes`` / ``edges`` is bound to the store's namespace
+  (``namespace = ?`` with ``self.namespace``, SPEC "Namespaces"): set-wise
+  questions (counts, decay, pruning, budgets) never see another namespace.
 - Parameterised SQL only; table and column names are the module's own
   literals or checked against `_SCRUBBED` / the schema, never input.
 - Writes run inside the caller's `transaction()` (BEGIN IMMEDIATE, nested
@@ -43,6 +46,8 @@ COUNTED_KEY: Final = "co_activation_counted"
 
 class _Sql(Protocol):
     """What these methods need of the store (the `Store` connection helpers)."""
+
+    namespace: str
 
     @property
     def lock(self) -> threading.RLock: ...
@@ -138,8 +143,9 @@ class GraphQueries:
         out: list[tuple[str, str, bool]] = []
         for chunk in _chunked(node_ids):
             rows = self.query(
-                f"SELECT id, agent_id, forgotten_at FROM nodes WHERE id IN ({_marks(len(chunk))})",
-                list(chunk),
+                "SELECT id, agent_id, forgotten_at FROM nodes "
+                f"WHERE namespace = ? AND id IN ({_marks(len(chunk))})",
+                [self.namespace, *chunk],
             )
             out.extend((str(r[0]), str(r[1]), r[2] is not None) for r in rows)
         return out
@@ -150,8 +156,8 @@ class GraphQueries:
         for chunk in _chunked(node_ids):
             rows = self.query(
                 "SELECT id, node_type, creation_source FROM nodes "
-                f"WHERE id IN ({_marks(len(chunk))})",
-                list(chunk),
+                f"WHERE namespace = ? AND id IN ({_marks(len(chunk))})",
+                [self.namespace, *chunk],
             )
             out.update({str(r[0]): (str(r[1]), str(r[2])) for r in rows})
         return out
@@ -170,8 +176,8 @@ class GraphQueries:
                 params += chunk
             rows = self.query(
                 "SELECT id, source_id, target_id, relationship, strength FROM edges "
-                f"WHERE {condition}",
-                params,
+                f"WHERE namespace = ? AND ({condition})",
+                [self.namespace, *params],
             )
             for row in rows:
                 found[row[0]] = LightEdge(row[0], row[1], row[2], row[3], float(row[4]))
@@ -181,41 +187,61 @@ class GraphQueries:
 
     def mean_live_confidence(self: _Sql) -> float | None:
         """Mean confidence of the live nodes (None for an empty graph)."""
-        value = self.query("SELECT avg(confidence) FROM nodes WHERE forgotten_at IS NULL")[0][0]
+        value = self.query(
+            "SELECT avg(confidence) FROM nodes WHERE namespace = ? AND forgotten_at IS NULL",
+            (self.namespace,),
+        )[0][0]
         return None if value is None else float(value)
 
     def embedding_count(self: _Sql, model: str) -> int:
         """Stored embeddings of one model."""
-        rows = self.query("SELECT count(*) FROM node_embeddings WHERE model = ?", (model,))
+        rows = self.query(
+            "SELECT count(*) FROM node_embeddings e JOIN nodes n ON n.id = e.node_id "
+            "WHERE e.model = ? AND n.namespace = ?",
+            (model, self.namespace),
+        )
         return int(rows[0][0])
 
     def embedding_counts(self: _Sql) -> dict[str, int]:
         """Stored embeddings per model, by model name (one index scan)."""
         rows = self.query(
-            "SELECT model, count(*) FROM node_embeddings GROUP BY model ORDER BY model"
+            "SELECT e.model, count(*) FROM node_embeddings e JOIN nodes n ON n.id = e.node_id "
+            "WHERE n.namespace = ? GROUP BY e.model ORDER BY e.model",
+            (self.namespace,),
         )
         return {str(row[0]): int(row[1]) for row in rows}
 
     def nodes_created_since(self: _Sql, since: str) -> int:
         """Nodes (live or forgotten) created at or after `since`."""
-        rows = self.query("SELECT count(*) FROM nodes WHERE created_at >= ?", (since,))
+        rows = self.query(
+            "SELECT count(*) FROM nodes WHERE namespace = ? AND created_at >= ?",
+            (self.namespace, since),
+        )
         return int(rows[0][0])
 
     def nodes_forgotten_since(self: _Sql, since: str) -> int:
         """Nodes soft-forgotten at or after `since`."""
-        rows = self.query("SELECT count(*) FROM nodes WHERE forgotten_at >= ?", (since,))
+        rows = self.query(
+            "SELECT count(*) FROM nodes WHERE namespace = ? AND forgotten_at >= ?",
+            (self.namespace, since),
+        )
         return int(rows[0][0])
 
     def oldest_live_creation(self: _Sql) -> str | None:
         """Creation time of the oldest live node (None for an empty graph).  One query."""
-        rows = self.query("SELECT min(created_at) FROM nodes WHERE forgotten_at IS NULL")
+        rows = self.query(
+            "SELECT min(created_at) FROM nodes WHERE namespace = ? AND forgotten_at IS NULL",
+            (self.namespace,),
+        )
         return str(rows[0][0]) if rows and rows[0][0] is not None else None
 
     # -- nodes: retention (learning/retention.py states the rule) ---------------------
 
     def source_backed_ids(self: _Sql) -> set[str]:
         """Ids of every node (live or forgotten) backed by an ingested file.  One query."""
-        rows = self.query(f"SELECT id FROM nodes WHERE {SOURCE_BACKED_SQL}")
+        rows = self.query(
+            f"SELECT id FROM nodes WHERE namespace = ? AND {SOURCE_BACKED_SQL}", (self.namespace,)
+        )
         return {str(row[0]) for row in rows}
 
     def source_backed_among(self: _Sql, node_ids: Sequence[str]) -> set[str]:
@@ -223,8 +249,9 @@ class GraphQueries:
         found: set[str] = set()
         for chunk in _chunked(sorted(set(node_ids))):
             rows = self.query(
-                f"SELECT id FROM nodes WHERE id IN ({_marks(len(chunk))}) AND {SOURCE_BACKED_SQL}",
-                tuple(chunk),
+                f"SELECT id FROM nodes WHERE namespace = ? AND id IN ({_marks(len(chunk))}) "
+                f"AND {SOURCE_BACKED_SQL}",
+                (self.namespace, *chunk),
             )
             found.update(str(row[0]) for row in rows)
         return found
@@ -232,7 +259,9 @@ class GraphQueries:
     def budget_count(self: _Sql) -> int:
         """Live nodes that count against ``max_nodes`` (not pinned, not source-backed)."""
         rows = self.query(
-            f"SELECT count(*) FROM nodes WHERE forgotten_at IS NULL AND NOT {BUDGET_EXEMPT_SQL}"
+            "SELECT count(*) FROM nodes WHERE namespace = ? AND forgotten_at IS NULL "
+            f"AND NOT {BUDGET_EXEMPT_SQL}",
+            (self.namespace,),
         )
         return int(rows[0][0])
 
@@ -241,9 +270,9 @@ class GraphQueries:
         found: list[str] = []
         for chunk in _chunked(node_ids):
             rows = self.query(
-                f"SELECT id FROM nodes WHERE forgotten_at IS NOT NULL AND id IN "
+                "SELECT id FROM nodes WHERE namespace = ? AND forgotten_at IS NOT NULL AND id IN "
                 f"({_marks(len(chunk))})",
-                list(chunk),
+                [self.namespace, *chunk],
             )
             found.extend(str(row[0]) for row in rows)
         return sorted(found)
@@ -251,13 +280,17 @@ class GraphQueries:
     def protected_ids(self: _Sql, protection: Protection) -> set[str]:
         """Ids of the protected nodes (usually few).  One query."""
         clause, params = protection.sql()
-        return {str(row[0]) for row in self.query(f"SELECT id FROM nodes WHERE {clause}", params)}
+        rows = self.query(
+            f"SELECT id FROM nodes WHERE namespace = ? AND {clause}", [self.namespace, *params]
+        )
+        return {str(row[0]) for row in rows}
 
     def retention_facts(self: _Sql) -> list[RetentionFacts]:
         """What the forgetting priority reads of every live node.  One scan."""
         rows = self.query(
             "SELECT id, node_type, timescale, pinned, confidence, access_count, last_accessed_at, "
-            "created_at FROM nodes WHERE forgotten_at IS NULL",
+            "created_at FROM nodes WHERE namespace = ? AND forgotten_at IS NULL",
+            (self.namespace,),
         )
         return [
             RetentionFacts(
@@ -268,8 +301,8 @@ class GraphQueries:
 
     def clear_superseded_by(self: _Sql, node_id: str) -> int:
         """Clear every ``superseded_by`` pointer to `node_id` (it is being deleted)."""
-        sql = "UPDATE nodes SET superseded_by = NULL WHERE superseded_by = ?"
-        return int(self.execute(sql, (node_id,)).rowcount)
+        sql = "UPDATE nodes SET superseded_by = NULL WHERE namespace = ? AND superseded_by = ?"
+        return int(self.execute(sql, (self.namespace, node_id)).rowcount)
 
     # -- nodes: consolidation ------------------------------------------------------------
 
@@ -290,9 +323,9 @@ class GraphQueries:
             f"UPDATE nodes SET confidence = COALESCE(base_confidence, confidence) "
             f"* exp(-({exponent})), "
             f"q_value = COALESCE(base_q_value, q_value) * exp(-? * ({exponent})) "
-            f"WHERE forgotten_at IS NULL AND NOT {protected} "
+            f"WHERE namespace = ? AND forgotten_at IS NULL AND NOT {protected} "
             f"AND timescale IN ({_marks(len(rate_per_day))})",
-            [*params, q_share, *params, *protected_params, *rate_per_day],
+            [*params, q_share, *params, self.namespace, *protected_params, *rate_per_day],
         )
         return int(cursor.rowcount)
 
@@ -308,10 +341,10 @@ class GraphQueries:
         exponent, params = _decay_exponent(rate_per_day, moment)
         protected, protected_params = protection.sql()
         rows = self.query(
-            f"SELECT count(*) FROM nodes WHERE forgotten_at IS NULL AND NOT {protected} "
-            f"AND timescale IN ({_marks(len(rate_per_day))}) "
+            "SELECT count(*) FROM nodes WHERE namespace = ? AND forgotten_at IS NULL "
+            f"AND NOT {protected} AND timescale IN ({_marks(len(rate_per_day))}) "
             f"AND COALESCE(base_confidence, confidence) * exp(-({exponent})) < ?",
-            [*protected_params, *rate_per_day, *params, below],
+            [self.namespace, *protected_params, *rate_per_day, *params, below],
         )
         return int(rows[0][0])
 
@@ -324,8 +357,8 @@ class GraphQueries:
         rows = self.query(
             "SELECT id, node_type, timescale, decay_rate, COALESCE(base_confidence, confidence), "
             "COALESCE(reinforced_at, created_at) FROM nodes "
-            f"WHERE forgotten_at IS NULL AND NOT {protected} ORDER BY id",
-            params,
+            f"WHERE namespace = ? AND forgotten_at IS NULL AND NOT {protected} ORDER BY id",
+            [self.namespace, *params],
         )
         return [
             (str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), str(r[5])) for r in rows
@@ -337,8 +370,8 @@ class GraphQueries:
         for chunk in _chunked(sorted(set(node_ids))):
             self.execute(
                 "UPDATE nodes SET forgotten_at = ?, updated_at = ?, forgotten_reason = ? "
-                f"WHERE forgotten_at IS NULL AND id IN ({_marks(len(chunk))})",
-                (now, now, reason, *chunk),
+                f"WHERE namespace = ? AND forgotten_at IS NULL AND id IN ({_marks(len(chunk))})",
+                (now, now, reason, self.namespace, *chunk),
             )
 
     def faded_between(
@@ -347,10 +380,11 @@ class GraphQueries:
         """Ids of faded nodes (soft-forgotten by decay) stated in [start, end), oldest
         first, at most `limit`.  One query on idx_nodes_valid_from."""
         rows = self.query(
-            "SELECT id FROM nodes WHERE forgotten_reason = 'faded' AND forgotten_at IS NOT NULL "
+            "SELECT id FROM nodes WHERE namespace = ? AND forgotten_reason = 'faded' "
+            "AND forgotten_at IS NOT NULL "
             "AND (? IS NULL OR valid_from >= ?) AND (? IS NULL OR valid_from < ?) "
             "AND (? IS NULL OR agent_id = ?) ORDER BY valid_from, id LIMIT ?",
-            (start, start, end, end, agent_id, agent_id, limit),
+            (self.namespace, start, start, end, end, agent_id, agent_id, limit),
         )
         return [str(row[0]) for row in rows]
 
@@ -362,17 +396,18 @@ class GraphQueries:
                 "reinforced_at = ?, updated_at = ?, "
                 "confidence = COALESCE(base_confidence, confidence), "
                 "q_value = COALESCE(base_q_value, q_value) "
-                f"WHERE forgotten_reason = 'faded' AND id IN ({_marks(len(chunk))})",
-                (now, now, *chunk),
+                "WHERE namespace = ? AND forgotten_reason = 'faded' "
+                f"AND id IN ({_marks(len(chunk))})",
+                (now, now, self.namespace, *chunk),
             )
 
     def weak_unprotected_ids(self: _Sql, protection: Protection, below: float) -> list[str]:
         """Live unprotected nodes with confidence below `below`, by id.  One scan."""
         protected, params = protection.sql()
         rows = self.query(
-            f"SELECT id FROM nodes WHERE forgotten_at IS NULL AND confidence < ? "
+            "SELECT id FROM nodes WHERE namespace = ? AND forgotten_at IS NULL AND confidence < ? "
             f"AND NOT {protected} ORDER BY id",
-            [below, *params],
+            [self.namespace, below, *params],
         )
         return [str(row[0]) for row in rows]
 
@@ -382,9 +417,10 @@ class GraphQueries:
         found: dict[str, tuple[str, str]] = {}
         for chunk in _chunked(sorted(set(ids))):
             rows = self.query(
-                "SELECT id, node_type, agent_id FROM nodes WHERE forgotten_at IS NULL "
+                "SELECT id, node_type, agent_id FROM nodes WHERE namespace = ? "
+                "AND forgotten_at IS NULL "
                 f"AND superseded_by IS NULL AND id IN ({_marks(len(chunk))})",
-                tuple(chunk),
+                (self.namespace, *chunk),
             )
             found.update((str(r[0]), (str(r[1]), str(r[2]))) for r in rows)
         return found
@@ -397,26 +433,30 @@ class GraphQueries:
         protected, params = protection.sql()
         rows = self.query(
             "SELECT id, timescale, access_count, julianday(?) - julianday(created_at) FROM nodes "
-            f"WHERE forgotten_at IS NULL AND timescale IN ({_marks(len(timescales))}) "
+            "WHERE namespace = ? AND forgotten_at IS NULL "
+            f"AND timescale IN ({_marks(len(timescales))}) "
             f"AND access_count >= ? AND NOT {protected} ORDER BY id",
-            [now, *timescales, min_count, *params],
+            [now, self.namespace, *timescales, min_count, *params],
         )
         return [(str(r[0]), str(r[1]), int(r[2]), float(r[3])) for r in rows]
 
     def set_timescales(self: _Sql, updates: Sequence[tuple[str, str]]) -> None:
         """Set the timescale of each (timescale, id)."""
-        self.execute_many("UPDATE nodes SET timescale = ? WHERE id = ?", updates)
+        self.execute_many(
+            "UPDATE nodes SET timescale = ? WHERE id = ? AND namespace = ?",
+            ((scale, node_id, self.namespace) for scale, node_id in updates),
+        )
 
     def nodes_changed_after(
         self: _Sql, watermark: tuple[str, str] | None, limit: int
     ) -> tuple[list[tuple[str, str]], int]:
         """Live, non-superseded nodes changed after `watermark` (an (updated_at, id) key;
         None: every node): up to `limit` keys in key order, and the total count."""
-        where = "forgotten_at IS NULL AND superseded_by IS NULL"
-        params: list[str] = []
+        where = "namespace = ? AND forgotten_at IS NULL AND superseded_by IS NULL"
+        params: list[str] = [self.namespace]
         if watermark is not None:
             where += " AND (updated_at > ? OR (updated_at = ? AND id > ?))"
-            params = [watermark[0], watermark[0], watermark[1]]
+            params += [watermark[0], watermark[0], watermark[1]]
         rows = self.query(
             f"SELECT updated_at, id FROM nodes WHERE {where} ORDER BY updated_at, id LIMIT ?",
             [*params, limit],
@@ -430,16 +470,19 @@ class GraphQueries:
         """Live nodes of `node_type` that no node made by `creation_source` points at
         with `relationship` (episodes no summary is derived from).  One query."""
         rows = self.query(
-            "SELECT id FROM nodes WHERE node_type = ? AND forgotten_at IS NULL AND id NOT IN ("
-            "SELECT e.target_id FROM edges e JOIN nodes s ON s.id = e.source_id "
+            "SELECT id FROM nodes WHERE namespace = ? AND node_type = ? AND forgotten_at IS NULL "
+            "AND id NOT IN (SELECT e.target_id FROM edges e JOIN nodes s ON s.id = e.source_id "
             "WHERE e.relationship = ? AND s.creation_source = ?)",
-            (node_type, relationship, creation_source),
+            (self.namespace, node_type, relationship, creation_source),
         )
         return {str(row[0]) for row in rows}
 
     def live_metadata(self: _Sql) -> list[tuple[str, str]]:
         """(id, metadata JSON text) of every live node.  One scan."""
-        rows = self.query("SELECT id, metadata FROM nodes WHERE forgotten_at IS NULL")
+        rows = self.query(
+            "SELECT id, metadata FROM nodes WHERE namespace = ? AND forgotten_at IS NULL",
+            (self.namespace,),
+        )
         return [(str(r[0]), str(r[1])) for r in rows]
 
     # -- edges -------------------------------------------------------------------------
@@ -449,7 +492,9 @@ class GraphQueries:
         rows = self.query(
             "SELECT e.source_id, e.target_id FROM edges e "
             "JOIN nodes s ON s.id = e.source_id AND s.forgotten_at IS NULL "
-            "JOIN nodes t ON t.id = e.target_id AND t.forgotten_at IS NULL",
+            "JOIN nodes t ON t.id = e.target_id AND t.forgotten_at IS NULL "
+            "WHERE e.namespace = ?",
+            (self.namespace,),
         )
         return [(str(r[0]), str(r[1])) for r in rows]
 
@@ -459,8 +504,8 @@ class GraphQueries:
             "SELECT e.source_id, e.target_id, e.relationship FROM edges e "
             "JOIN nodes s ON s.id = e.source_id AND s.forgotten_at IS NULL "
             "JOIN nodes t ON t.id = e.target_id AND t.forgotten_at IS NULL "
-            f"WHERE e.relationship IN ({_marks(len(kinds))})",
-            list(kinds),
+            f"WHERE e.namespace = ? AND e.relationship IN ({_marks(len(kinds))})",
+            [self.namespace, *kinds],
         )
         return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
 
@@ -472,9 +517,9 @@ class GraphQueries:
         rows = self.query(
             "SELECT e.source_id, e.target_id FROM edges e "
             "JOIN nodes a ON a.id = e.source_id JOIN nodes b ON b.id = e.target_id "
-            f"WHERE a.node_type = ? AND b.node_type = ? AND e.relationship NOT IN "
-            f"({_marks(len(excluded))})",
-            (node_type, node_type, *excluded),
+            "WHERE e.namespace = ? AND a.node_type = ? AND b.node_type = ? "
+            f"AND e.relationship NOT IN ({_marks(len(excluded))})",
+            (self.namespace, node_type, node_type, *excluded),
         )
         return [(str(r[0]), str(r[1])) for r in rows]
 
@@ -487,9 +532,9 @@ class GraphQueries:
             return []
         rows = self.query(
             "SELECT DISTINCT e.source_id FROM edges e JOIN nodes s ON s.id = e.source_id "
-            f"WHERE e.relationship = ? AND s.creation_source = ? AND e.target_id IN "
-            f"({_marks(len(targets))}) ORDER BY e.source_id",
-            (relationship, creation_source, *targets),
+            "WHERE e.namespace = ? AND e.relationship = ? AND s.creation_source = ? "
+            f"AND e.target_id IN ({_marks(len(targets))}) ORDER BY e.source_id",
+            (self.namespace, relationship, creation_source, *targets),
         )
         return [str(row[0]) for row in rows]
 
@@ -502,8 +547,8 @@ class GraphQueries:
         clause, params = protection.unprotected_edge_sql()
         cursor = self.execute(
             "UPDATE edges SET strength = max(?, strength * exp(-? * decay_rate * ?)) "
-            f"WHERE decay_rate > 0 AND strength > ? AND {clause}",
-            [floor, rate_per_day, max(0.0, days), floor, *params],
+            f"WHERE namespace = ? AND decay_rate > 0 AND strength > ? AND {clause}",
+            [floor, rate_per_day, max(0.0, days), self.namespace, floor, *params],
         )
         return int(cursor.rowcount)
 
@@ -511,7 +556,8 @@ class GraphQueries:
         """Delete the edges weaker than `below` with no protected end; returns how many."""
         clause, params = protection.unprotected_edge_sql()
         cursor = self.execute(
-            f"DELETE FROM edges WHERE strength < ? AND {clause}", [below, *params]
+            f"DELETE FROM edges WHERE namespace = ? AND strength < ? AND {clause}",
+            [self.namespace, below, *params],
         )
         return int(cursor.rowcount)
 
@@ -519,28 +565,37 @@ class GraphQueries:
         """(id, strength, co_activation_count, metadata text) of the edges co-activated
         since last counted (``metadata.co_activation_counted``), by id.  One scan."""
         rows = self.query(
-            "SELECT id, strength, co_activation_count, metadata FROM edges "
-            f"WHERE co_activation_count > COALESCE(json_extract(metadata, '$.{COUNTED_KEY}'), 0) "
+            "SELECT id, strength, co_activation_count, metadata FROM edges WHERE namespace = ? "
+            f"AND co_activation_count > COALESCE(json_extract(metadata, '$.{COUNTED_KEY}'), 0) "
             "ORDER BY id",
+            (self.namespace,),
         )
         return [(str(r[0]), float(r[1]), int(r[2]), str(r[3])) for r in rows]
 
     def set_edge_strengths(self: _Sql, updates: Sequence[tuple[float, str, str]]) -> None:
         """Set strength and metadata text of each (strength, metadata, id)."""
-        self.execute_many("UPDATE edges SET strength = ?, metadata = ? WHERE id = ?", updates)
+        self.execute_many(
+            "UPDATE edges SET strength = ?, metadata = ? WHERE id = ? AND namespace = ?",
+            ((*update, self.namespace) for update in updates),
+        )
 
     # -- nodes: text search for the erasure (learning/erasure.py states the rule) -------
 
     def nodes_with_metadata_containing(self: _Sql, needle: str) -> list[tuple[str, str]]:
         """(id, metadata text) of nodes whose metadata text contains `needle`, by id."""
         rows = self.query(
-            "SELECT id, metadata FROM nodes WHERE instr(metadata, ?) > 0 ORDER BY id", (needle,)
+            "SELECT id, metadata FROM nodes WHERE namespace = ? AND instr(metadata, ?) > 0 "
+            "ORDER BY id",
+            (self.namespace, needle),
         )
         return [(str(r[0]), str(r[1])) for r in rows]
 
     def node_texts_of_type(self: _Sql, node_type: str) -> list[tuple[str, str]]:
         """(id, content) of every node (live or forgotten) of `node_type`."""
-        rows = self.query("SELECT id, content FROM nodes WHERE node_type = ?", (node_type,))
+        rows = self.query(
+            "SELECT id, content FROM nodes WHERE namespace = ? AND node_type = ?",
+            (self.namespace, node_type),
+        )
         return [(str(r[0]), str(r[1])) for r in rows]
 
     def node_texts_containing(
@@ -556,7 +611,10 @@ class GraphQueries:
             parts.append(f"({hits}) >= {int(min_words)}")
             params += words
         condition = " OR ".join(parts) or "0"
-        rows = self.query(f"SELECT id, content FROM nodes WHERE {condition}", params)
+        rows = self.query(
+            f"SELECT id, content FROM nodes WHERE namespace = ? AND ({condition})",
+            [self.namespace, *params],
+        )
         return [(str(r[0]), str(r[1])) for r in rows]
 
     # -- any table: the erasure's scrub and its residual check --------------------------

@@ -16,7 +16,8 @@ derived indexes.  Migration 6 indexes entity names (metadata.entity_name) for
 the memory-compat view.  Migration 7 adds validity and the retention anchor.
 Migration 8 keys vectors and saved derived indexes by model (one vector per node
 and model) and logs which model's vector changed.  Migration 9 keeps the memory-compat
-relations whose endpoints are not (yet) entities.
+relations whose endpoints are not (yet) entities.  Migration 10 puts every row in a
+namespace (existing rows in `default`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Final
 from ..model import (
     CREATION_SOURCES,
     DEFAULT_AGENT_ID,
+    DEFAULT_NAMESPACE,
     DEFAULT_Q_VALUE,
     NODE_TYPES,
     RELATIONSHIPS,
@@ -354,6 +356,85 @@ _MIGRATION_9: Final = [
     "CREATE INDEX idx_memory_dangling_to ON memory_dangling_relations(agent_id, to_name)",
 ]
 
+# Namespaces (SPEC "Namespaces"): every row of memory and of its bookkeeping belongs
+# to one namespace; a store opened in a namespace reads and writes only its rows.  The
+# rows of a file made before namespaces existed stay in `default`.  Ids stay unique in
+# the file (UUIDv7), so foreign keys and the change log are unchanged; the forgetting
+# configuration is keyed by the namespace itself (its `id`), and a saved derived index
+# by a namespaced name (`Store.derived_name`).  Lookups by id, source, target and entity
+# name keep their indexes (the namespace is a residual test on the rows found); the
+# indexes of single node columns lead with the namespace (below).  No edge index does:
+# SQLite would prefer it to the source / target indexes that walks and cascades use.
+# Portable SQL (ADD COLUMN with a constant default, a table rebuilt as in migration 8;
+# PostgreSQL runs it through store/postgres.py).
+NAMESPACED_TABLES: Final = (
+    "nodes",
+    "edges",
+    "goals",
+    "outcomes",
+    "revisions",
+    "audit_log",
+    "consolidation_log",
+    "attention_items",
+    "source_files",
+    "memory_dangling_relations",
+)
+# An ingested file is one project's: source_files is keyed by (namespace, path), so two
+# projects may ingest the same path.  SQLite cannot change a primary key in place: the
+# table is rebuilt (as in migration 8) with its rows in `default`.
+_NAMESPACE_LED: Final = (
+    ("idx_nodes_type", "node_type"),
+    ("idx_nodes_timescale", "timescale"),
+    ("idx_nodes_confidence", "confidence"),
+    ("idx_nodes_agent", "agent_id"),
+    ("idx_nodes_forgotten", "forgotten_at"),
+    ("idx_nodes_created", "created_at"),
+    ("idx_nodes_valid_from", "valid_from"),
+)
+_MIGRATION_10: Final = [
+    *(
+        f"ALTER TABLE {table} ADD COLUMN namespace TEXT NOT NULL DEFAULT '{DEFAULT_NAMESPACE}'"
+        for table in NAMESPACED_TABLES
+        if table != "source_files"
+    ),
+    f"""
+    CREATE TABLE source_files_v10 (
+        path TEXT NOT NULL,
+        root TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        file_node_id TEXT REFERENCES nodes(id) ON DELETE SET NULL,
+        chunk_node_ids TEXT NOT NULL DEFAULT '[]',
+        ingested_at TEXT NOT NULL,
+        namespace TEXT NOT NULL DEFAULT '{DEFAULT_NAMESPACE}',
+        PRIMARY KEY (namespace, path)
+    )
+    """,
+    "INSERT INTO source_files_v10 (path, root, content_hash, size, mtime_ns, file_node_id, "
+    "chunk_node_ids, ingested_at) SELECT path, root, content_hash, size, mtime_ns, "
+    "file_node_id, chunk_node_ids, ingested_at FROM source_files",
+    "DROP TABLE source_files",
+    "ALTER TABLE source_files_v10 RENAME TO source_files",
+    "CREATE INDEX idx_source_files_root ON source_files(namespace, root)",
+    # The indexes of single node columns lead with the namespace, which every statement
+    # on nodes names: each serves what it served before, within one namespace (a count
+    # or group stays index-only, a range stays a range), so a namespace's statistics
+    # cost what it holds, not what the file holds.
+    *(
+        statement
+        for name, column in _NAMESPACE_LED
+        for statement in (
+            f"DROP INDEX {name}",
+            f"CREATE INDEX {name} ON nodes(namespace, {column})",
+        )
+    ),
+    # An outcome's idempotency key is the sender's: unique within its namespace.
+    "DROP INDEX idx_outcomes_signal",
+    "CREATE UNIQUE INDEX idx_outcomes_signal ON outcomes(namespace, signal_id) "
+    "WHERE signal_id IS NOT NULL",
+]
+
 MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_1,
     _MIGRATION_2,
@@ -364,6 +445,7 @@ MIGRATIONS: Final[tuple[list[str], ...]] = (
     _MIGRATION_7,
     _MIGRATION_8,
     _MIGRATION_9,
+    _MIGRATION_10,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -6,6 +6,10 @@ Rules kept everywhere in this module:
   nested calls become SAVEPOINTs), so a crash leaves all or nothing;
 - one connection per Store, guarded by a re-entrant lock, so a Store can be
   shared by threads (the MCP server, the consolidation timer);
+- a Store acts in one namespace (`Store.namespace`, SPEC "Namespaces"): every
+  statement on a namespaced table (`schema.NAMESPACED_TABLES`) names it, so a
+  row of another namespace is neither read, counted, changed nor deleted — it
+  answers as a row that does not exist;
 - several processes share one file: a writer waits for another process's
   transaction (busy timeout, then retries with backoff) instead of failing,
   and the change log (`node_changes`, written by triggers) tells every
@@ -30,6 +34,7 @@ from typing import Any, Final
 from ..model import (
     AID_CREATION_SOURCES,
     AID_NODE_TYPES,
+    DEFAULT_NAMESPACE,
     EDGE_DIRECTIONS,
     Edge,
     GraphonomousError,
@@ -38,11 +43,14 @@ from ..model import (
     ValidationError,
     canonical_json,
     check_choice,
+    check_namespace,
 )
 from . import verify
 from .queries import GraphQueries
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
+# "n is in the store's namespace" (one ``?``, bound to `Store.namespace`).
+_IN_NS: Final = "n.namespace = ?"
 # "n is searchable": not a retrieval aid (model.AID_*; literals from constants).
 _SEARCHABLE = "n.node_type NOT IN ({}) AND n.creation_source NOT IN ({})".format(
     ", ".join(f"'{t}'" for t in AID_NODE_TYPES),
@@ -186,15 +194,17 @@ ENTITY_PAGE: Final = 2000
 
 
 def _entity_condition(alias: str) -> str:
-    """SQL: node `alias` is an entity of the agent bound by one ``?``: live, with an
-    entity name, and no older live node of that agent carries the same name."""
+    """SQL: node `alias` is an entity of the namespace and agent bound by two ``?``: live,
+    with an entity name, and no older live node of that agent carries the same name."""
     name = f"json_extract({alias}.metadata, '$.entity_name')"
     older = f"o_{alias}"
     return (
-        f"{alias}.agent_id = ? AND {alias}.forgotten_at IS NULL AND {name} IS NOT NULL "
+        f"{alias}.namespace = ? AND {alias}.agent_id = ? AND {alias}.forgotten_at IS NULL "
+        f"AND {name} IS NOT NULL "
         f"AND NOT EXISTS (SELECT 1 FROM nodes {older} WHERE "
         f"json_extract({older}.metadata, '$.entity_name') = {name} "
-        f"AND {older}.agent_id = {alias}.agent_id AND {older}.forgotten_at IS NULL "
+        f"AND {older}.namespace = {alias}.namespace AND {older}.agent_id = {alias}.agent_id "
+        f"AND {older}.forgotten_at IS NULL "
         f"AND ({older}.created_at < {alias}.created_at OR "
         f"({older}.created_at = {alias}.created_at AND {older}.id < {alias}.id)))"
     )
@@ -205,6 +215,17 @@ def _entity_edges(rows: Iterable[sqlite3.Row]) -> Iterator[tuple[str, str, str, 
     for edge_id, source, target, relationship, metadata in rows:
         if isinstance(source, str) and isinstance(target, str):
             yield edge_id, source, target, relationship, metadata
+
+
+# The columns an insert writes: the record's, then the store's namespace.
+_NODE_INSERT: Final = (
+    f"INSERT INTO nodes ({', '.join(NODE_COLUMNS)}, namespace) "
+    f"VALUES ({', '.join('?' * (len(NODE_COLUMNS) + 1))})"
+)
+_EDGE_INSERT: Final = (
+    f"INSERT INTO edges ({', '.join(EDGE_COLUMNS)}, namespace) "
+    f"VALUES ({', '.join('?' * (len(EDGE_COLUMNS) + 1))})"
+)
 
 
 def _node_params(node: Node) -> list[Any]:
@@ -236,8 +257,8 @@ class Store(GraphQueries):
     damage: str | None  # why the file is damaged (quick_check on open), else None
     _sound_state: verify.State | None  # `_init_session_state`
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
-        self._init_session_state(str(path))
+    def __init__(self, path: str | Path = ":memory:", namespace: str = DEFAULT_NAMESPACE) -> None:
+        self._init_session_state(str(path), namespace)
         # A file we may not write (or whose directory we may not write) opens read-only.
         self.read_only = _not_writable(self.path)
         self._conn = self._connect(self.path, self.read_only)
@@ -253,9 +274,11 @@ class Store(GraphQueries):
             if self.damage is not None:
                 self._conn.execute("PRAGMA query_only = ON")
 
-    def _init_session_state(self, path: str) -> None:
+    def _init_session_state(self, path: str, namespace: str = DEFAULT_NAMESPACE) -> None:
         """The per-connection state every backend shares (PostgreSQL's store calls it too)."""
         self.path = path
+        # Every statement on a namespaced table is bound to this one (SPEC "Namespaces").
+        self.namespace = check_namespace("namespace", namespace)
         self._lock = threading.RLock()
         self._depth = 0
         self._after_commit: list[Callable[[], None]] = []
@@ -613,8 +636,8 @@ class Store(GraphQueries):
             rows = self.query(
                 f"SELECT n.id, n.content, n.forgotten_at IS NULL AND {_SEARCHABLE}, e.embedding "
                 "FROM nodes n LEFT JOIN node_embeddings e ON e.node_id = n.id AND e.model = ? "
-                f"WHERE n.id IN ({_placeholders(len(chunk))})",
-                [model, *chunk],
+                f"WHERE {_IN_NS} AND n.id IN ({_placeholders(len(chunk))})",
+                [model, self.namespace, *chunk],
             )
             found.extend(
                 (row[0], row[1], bool(row[2]), None if row[3] is None else bytes(row[3]))
@@ -627,8 +650,10 @@ class Store(GraphQueries):
         """(id, content) of every live searchable node (no retrieval aid), oldest first:
         what the BM25 index holds."""
         rows = self.query(
-            f"SELECT n.id, n.content FROM nodes n WHERE n.forgotten_at IS NULL AND {_SEARCHABLE} "
-            "ORDER BY n.created_at, n.id"
+            "SELECT n.id, n.content FROM nodes n "
+            f"WHERE {_IN_NS} AND n.forgotten_at IS NULL AND {_SEARCHABLE} "
+            "ORDER BY n.created_at, n.id",
+            (self.namespace,),
         )
         return [(row[0], row[1]) for row in rows]
 
@@ -637,8 +662,9 @@ class Store(GraphQueries):
         rows = self.query(
             "SELECT n.id FROM nodes n LEFT JOIN node_embeddings e "
             "ON e.node_id = n.id AND e.model = ? "
-            f"WHERE n.forgotten_at IS NULL AND {_SEARCHABLE} AND e.node_id IS NULL ORDER BY n.id",
-            (model,),
+            f"WHERE {_IN_NS} AND n.forgotten_at IS NULL AND {_SEARCHABLE} AND e.node_id IS NULL "
+            "ORDER BY n.id",
+            (model, self.namespace),
         )
         return [row[0] for row in rows]
 
@@ -674,11 +700,17 @@ class Store(GraphQueries):
 
     # -- derived indexes -------------------------------------------------------
 
+    def derived_name(self, name: str) -> str:
+        """The stored name of this namespace's derived index `name`: the bare name in
+        `default` (files made before namespaces keep their saved copies), else
+        ``"<namespace>:<name>"`` (':' is no namespace character, so names never clash)."""
+        return name if self.namespace == DEFAULT_NAMESPACE else f"{self.namespace}:{name}"
+
     def load_derived(self, name: str, model: str) -> tuple[int, bytes] | None:
         """A saved derived index: ``(generation, data)``, or None (absent or other model)."""
         rows = self.query(
             "SELECT generation, data FROM derived_indexes WHERE name = ? AND model = ?",
-            (name, model),
+            (self.derived_name(name), model),
         )
         return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
@@ -686,7 +718,7 @@ class Store(GraphQueries):
         """The first 8 bytes of a saved index (the nonce of a sectioned save), or None."""
         rows = self.query(
             "SELECT substr(data, 1, 8) FROM derived_indexes WHERE name = ? AND model = ?",
-            (name, model),
+            (self.derived_name(name), model),
         )
         return bytes(rows[0][0]) if rows else None
 
@@ -697,6 +729,7 @@ class Store(GraphQueries):
         prefixed by its save's nonce (the caller compares); None when one is
         missing.  One primary-key read per section, all from one state."""
         found: list[bytes] = []
+        name = self.derived_name(name)
         with self.read_snapshot():
             for index in indices:
                 rows = self.query(
@@ -721,6 +754,7 @@ class Store(GraphQueries):
         the rest; each section is stored behind the header's first 8 bytes (the
         save's nonce).  Best effort and generation-checked, like `save_derived`."""
         nonce = header[:8]
+        name = self.derived_name(name)
         # Generated row by row: the nonce-prefixed copy of one section at a time, not of
         # all of them (≈ 90 MB for a 50K-node vector index).
         rows = itertools.chain(
@@ -733,6 +767,7 @@ class Store(GraphQueries):
         """Save a derived index, best effort: False (nothing written) when the file
         cannot take writes now (read-only, disk full, locked by another process) or
         the copy is stale past an erase (`_stale_copy`, checked inside the write)."""
+        name = self.derived_name(name)
         return self._save_rows(name, model, generation, [(name, model, generation, data)])
 
     def _stale_copy(self, generation: int) -> bool:
@@ -792,17 +827,17 @@ class Store(GraphQueries):
     # -- nodes -------------------------------------------------------------
 
     def insert_node(self, node: Node) -> None:
-        columns = ", ".join(NODE_COLUMNS)
-        sql = f"INSERT INTO nodes ({columns}) VALUES ({_placeholders(len(NODE_COLUMNS))})"
         try:
-            self.execute(sql, _node_params(node))
+            self.execute(_NODE_INSERT, [*_node_params(node), self.namespace])
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
                 raise ValidationError("id", f"a node with id {node.id!r} already exists") from exc
             raise ValidationError("node", f"rejected by the database: {exc}") from exc
 
     def get_node(self, node_id: str) -> Node | None:
-        rows = self.query(f"{_NODE_SELECT} WHERE id = ?", (node_id,))
+        rows = self.query(
+            f"{_NODE_SELECT} WHERE id = ? AND namespace = ?", (node_id, self.namespace)
+        )
         return _row_to_node(rows[0]) if rows else None
 
     def require_node(self, node_id: str, *, include_forgotten: bool = False) -> Node:
@@ -816,7 +851,10 @@ class Store(GraphQueries):
         unique = sorted(set(node_ids))
         found: dict[str, Node] = {}
         for chunk in _chunks(unique):
-            rows = self.query(f"{_NODE_SELECT} WHERE id IN ({_placeholders(len(chunk))})", chunk)
+            rows = self.query(
+                f"{_NODE_SELECT} WHERE namespace = ? AND id IN ({_placeholders(len(chunk))})",
+                [self.namespace, *chunk],
+            )
             for row in rows:
                 node = _row_to_node(row)
                 found[node.id] = node
@@ -845,8 +883,8 @@ class Store(GraphQueries):
             # built again by their processes, `Engine.vector_index`).
             self.execute(
                 "DELETE FROM node_embeddings WHERE node_id = ? AND EXISTS "
-                "(SELECT 1 FROM nodes WHERE id = ? AND content <> ?)",
-                (node_id, node_id, fields["content"]),
+                "(SELECT 1 FROM nodes WHERE id = ? AND namespace = ? AND content <> ?)",
+                (node_id, node_id, self.namespace, fields["content"]),
             )
             self._update_row("node", node_id, fields, NODE_COLUMNS[1:])
 
@@ -864,8 +902,8 @@ class Store(GraphQueries):
                 "UPDATE nodes SET access_count = access_count + 1, last_accessed_at = ?, "
                 "reinforced_at = ?, confidence = COALESCE(base_confidence, confidence), "
                 "q_value = COALESCE(base_q_value, q_value) "
-                f"WHERE id IN ({_placeholders(len(chunk))})",
-                [now, now, *chunk],
+                f"WHERE namespace = ? AND id IN ({_placeholders(len(chunk))})",
+                [now, now, self.namespace, *chunk],
             )
 
     def delete_node(self, node_id: str) -> int:
@@ -875,10 +913,13 @@ class Store(GraphQueries):
         """
         with self.transaction():
             edge_count = self.query(
-                "SELECT count(*) FROM edges WHERE source_id = ? OR target_id = ?",
-                (node_id, node_id),
+                "SELECT count(*) FROM edges "
+                "WHERE namespace = ? AND (source_id = ? OR target_id = ?)",
+                (self.namespace, node_id, node_id),
             )[0][0]
-            cursor = self.execute("DELETE FROM nodes WHERE id = ?", (node_id,))
+            cursor = self.execute(
+                "DELETE FROM nodes WHERE id = ? AND namespace = ?", (node_id, self.namespace)
+            )
             if cursor.rowcount == 0:
                 raise NotFoundError("node", node_id)
         return int(edge_count)
@@ -891,7 +932,8 @@ class Store(GraphQueries):
         deleted = 0
         for chunk in _chunks(sorted(set(node_ids))):
             cursor = self.execute(
-                f"DELETE FROM nodes WHERE id IN ({_placeholders(len(chunk))})", chunk
+                f"DELETE FROM nodes WHERE namespace = ? AND id IN ({_placeholders(len(chunk))})",
+                [self.namespace, *chunk],
             )
             deleted += cursor.rowcount
         return deleted
@@ -936,8 +978,8 @@ class Store(GraphQueries):
         where, params = self._node_filters(**filters)
         return int(self.query(f"SELECT count(*) FROM nodes{where}", params)[0][0])
 
-    @staticmethod
     def _node_filters(
+        self,
         *,
         node_type: str | None = None,
         timescale: str | None = None,
@@ -948,8 +990,8 @@ class Store(GraphQueries):
         created_after: str | None = None,
         created_before: str | None = None,
     ) -> tuple[str, list[Any]]:
-        clauses: list[str] = []
-        params: list[Any] = []
+        clauses: list[str] = ["namespace = ?"]
+        params: list[Any] = [self.namespace]
         for column, value in (
             ("node_type", node_type),
             ("timescale", timescale),
@@ -974,8 +1016,7 @@ class Store(GraphQueries):
             clauses.append("forgotten_at IS NOT NULL")
         elif forgotten is False:
             clauses.append("forgotten_at IS NULL")
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        return where, params
+        return f" WHERE {' AND '.join(clauses)}", params
 
     def node_ids(self, **filters: Any) -> list[str]:
         """Ids of nodes matching the `list_nodes` filters (live nodes by default), sorted."""
@@ -1003,9 +1044,10 @@ class Store(GraphQueries):
     def get_embedding(self, node_id: str, model: str | None = None) -> bytes | None:
         """The node's stored vector of `model` (None: of any model, the first by name)."""
         rows = self.query(
-            "SELECT embedding FROM node_embeddings WHERE node_id = ? AND (? IS NULL OR model = ?) "
-            "ORDER BY model LIMIT 1",
-            (node_id, model, model),
+            "SELECT e.embedding FROM node_embeddings e JOIN nodes n ON n.id = e.node_id "
+            f"WHERE e.node_id = ? AND {_IN_NS} AND (? IS NULL OR e.model = ?) "
+            "ORDER BY e.model LIMIT 1",
+            (node_id, self.namespace, model, model),
         )
         return bytes(rows[0][0]) if rows else None
 
@@ -1016,22 +1058,21 @@ class Store(GraphQueries):
         with `searchable_only`, no retrieval aid: what the vector index holds)."""
         sql = (
             "SELECT e.node_id, e.embedding FROM node_embeddings e JOIN nodes n ON n.id = e.node_id "
-            "WHERE e.model = ?"
+            f"WHERE e.model = ? AND {_IN_NS}"
         )
         if live_only:
             sql += " AND n.forgotten_at IS NULL"
         if searchable_only:
             sql += f" AND {_SEARCHABLE}"
-        rows = self.query(sql + " ORDER BY e.node_id", (model,))
+        rows = self.query(sql + " ORDER BY e.node_id", (model, self.namespace))
         return [(row[0], bytes(row[1])) for row in rows]
 
     # -- edges -------------------------------------------------------------
 
     def insert_edge(self, edge: Edge) -> None:
-        columns = ", ".join(EDGE_COLUMNS)
-        sql = f"INSERT INTO edges ({columns}) VALUES ({_placeholders(len(EDGE_COLUMNS))})"
+        self._require_endpoints(edge)
         try:
-            self.execute(sql, _edge_params(edge))
+            self.execute(_EDGE_INSERT, [*_edge_params(edge), self.namespace])
         except sqlite3.IntegrityError as exc:
             message = str(exc)
             if "FOREIGN KEY" in message:
@@ -1046,14 +1087,27 @@ class Store(GraphQueries):
                 ) from exc
             raise ValidationError("edge", f"rejected by the database: {message}") from exc
 
+    def _require_endpoints(self, edge: Edge) -> None:
+        """Both endpoints are nodes of this namespace (another namespace's node answers
+        like a missing one: the foreign key's message)."""
+        found = self.query(
+            "SELECT count(*) FROM nodes WHERE namespace = ? AND id IN (?, ?)",
+            (self.namespace, edge.source_id, edge.target_id),
+        )[0][0]
+        if int(found) < len({edge.source_id, edge.target_id}):
+            raise ValidationError("source_id/target_id", "both endpoints must be existing nodes")
+
     def get_edge(self, edge_id: str) -> Edge | None:
-        rows = self.query(f"{_EDGE_SELECT} WHERE id = ?", (edge_id,))
+        rows = self.query(
+            f"{_EDGE_SELECT} WHERE id = ? AND namespace = ?", (edge_id, self.namespace)
+        )
         return _row_to_edge(rows[0]) if rows else None
 
     def find_edge(self, source_id: str, target_id: str, relationship: str) -> Edge | None:
         rows = self.query(
-            f"{_EDGE_SELECT} WHERE source_id = ? AND target_id = ? AND relationship = ?",
-            (source_id, target_id, relationship),
+            f"{_EDGE_SELECT} WHERE source_id = ? AND target_id = ? AND relationship = ? "
+            "AND namespace = ?",
+            (source_id, target_id, relationship, self.namespace),
         )
         return _row_to_edge(rows[0]) if rows else None
 
@@ -1116,12 +1170,18 @@ class Store(GraphQueries):
         ]
         assignments = ", ".join(f"{name} = ?" for name in names)
         table = "nodes" if kind == "node" else "edges"
-        cursor = self.execute(f"UPDATE {table} SET {assignments} WHERE id = ?", [*values, row_id])
+        cursor = self.execute(
+            f"UPDATE {table} SET {assignments} WHERE id = ? AND namespace = ?",
+            [*values, row_id, self.namespace],
+        )
         if cursor.rowcount == 0:
             raise NotFoundError(kind, row_id)
 
     def delete_edge(self, edge_id: str) -> None:
-        if self.execute("DELETE FROM edges WHERE id = ?", (edge_id,)).rowcount == 0:
+        cursor = self.execute(
+            "DELETE FROM edges WHERE id = ? AND namespace = ?", (edge_id, self.namespace)
+        )
+        if cursor.rowcount == 0:
             raise NotFoundError("edge", edge_id)
 
     def edges_of(
@@ -1135,6 +1195,8 @@ class Store(GraphQueries):
             "both": "(source_id = ? OR target_id = ?)",
         }[direction]
         params: list[Any] = [node_id, node_id] if direction == "both" else [node_id]
+        condition += " AND namespace = ?"
+        params.append(self.namespace)
         if relationship is not None:
             condition += " AND relationship = ?"
             params.append(relationship)
@@ -1150,8 +1212,9 @@ class Store(GraphQueries):
         for chunk in _chunks(unique, SQL_VARIABLE_CHUNK // 2):
             marks = _placeholders(len(chunk))
             rows = self.query(
-                f"{_EDGE_SELECT} WHERE source_id IN ({marks}) OR target_id IN ({marks})",
-                [*chunk, *chunk],
+                f"{_EDGE_SELECT} WHERE namespace = ? "
+                f"AND (source_id IN ({marks}) OR target_id IN ({marks}))",
+                [self.namespace, *chunk, *chunk],
             )
             for row in rows:
                 edge = _row_to_edge(row)
@@ -1170,7 +1233,9 @@ class Store(GraphQueries):
         found: list[Edge] = []
         for chunk in _chunks(ordered):
             rows = self.query(
-                f"{_EDGE_SELECT} WHERE source_id IN ({_placeholders(len(chunk))})", chunk
+                f"{_EDGE_SELECT} WHERE namespace = ? "
+                f"AND source_id IN ({_placeholders(len(chunk))})",
+                [self.namespace, *chunk],
             )
             found.extend(_row_to_edge(row) for row in rows if row["target_id"] in wanted)
         found.sort(key=lambda edge: edge.id)
@@ -1182,7 +1247,9 @@ class Store(GraphQueries):
         found: dict[str, list[Edge]] = {}
         for chunk in _chunks(sorted(set(node_ids))):
             rows = self.query(
-                f"{_EDGE_SELECT} WHERE source_id IN ({_placeholders(len(chunk))})", chunk
+                f"{_EDGE_SELECT} WHERE namespace = ? "
+                f"AND source_id IN ({_placeholders(len(chunk))})",
+                [self.namespace, *chunk],
             )
             for row in rows:
                 edge = _row_to_edge(row)
@@ -1199,16 +1266,15 @@ class Store(GraphQueries):
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Edge]:
-        clauses: list[str] = []
-        params: list[Any] = []
+        clauses: list[str] = ["namespace = ?"]
+        params: list[Any] = [self.namespace]
         if relationship is not None:
             clauses.append("relationship = ?")
             params.append(relationship)
         if agent_id is not None:
             clauses.append("agent_id = ?")
             params.append(agent_id)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = f"{_EDGE_SELECT}{where} ORDER BY id"
+        sql = f"{_EDGE_SELECT} WHERE {' AND '.join(clauses)} ORDER BY id"
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             params += [limit, offset]
@@ -1222,12 +1288,13 @@ class Store(GraphQueries):
         Names without an entity are left out.  O(len(names) · log V)."""
         unique = sorted(set(names))
         found: dict[str, Node] = {}
-        for chunk in _chunks(unique, SQL_VARIABLE_CHUNK - 1):
+        for chunk in _chunks(unique, SQL_VARIABLE_CHUNK - 2):
             rows = self.query(
                 f"{_NODE_SELECT} INDEXED BY idx_nodes_entity_name "
                 f"WHERE {_ENTITY_NAME} IN ({_placeholders(len(chunk))}) "
-                "AND agent_id = ? AND forgotten_at IS NULL ORDER BY created_at, id",
-                [*chunk, agent_id],
+                "AND agent_id = ? AND namespace = ? AND forgotten_at IS NULL "
+                "ORDER BY created_at, id",
+                [*chunk, agent_id, self.namespace],
             )
             for node in map(_row_to_node, rows):
                 name = node.metadata.get("entity_name")
@@ -1252,7 +1319,7 @@ class Store(GraphQueries):
                 "SELECT n.id, n.metadata, n.created_at FROM nodes n INDEXED BY idx_nodes_created "
                 f"WHERE {_entity_condition('n')} AND n.created_at >= ? "
                 f"AND (n.created_at > ? OR n.id > ?){having} ORDER BY n.created_at, n.id LIMIT ?",
-                [agent_id, after[0], after[0], after[1], *containing, page],
+                [self.namespace, agent_id, after[0], after[0], after[1], *containing, page],
             )
             yield from ((row[0], row[1]) for row in rows)
             if len(rows) < page:
@@ -1278,21 +1345,25 @@ class Store(GraphQueries):
             while True:
                 rows = self.query(
                     f"{select} AND e.id > ? ORDER BY e.id LIMIT ?",
-                    [agent_id, agent_id, after, page],
+                    [*self._entity_pair(agent_id), after, page],
                 )
                 yield from _entity_edges(rows)
                 if len(rows) < page:
                     return
                 after = rows[-1][0]
         found: dict[str, tuple[str, str, str, str, str]] = {}
-        for chunk in _chunks(sorted(set(node_ids)), SQL_VARIABLE_CHUNK // 2 - 1):
+        for chunk in _chunks(sorted(set(node_ids)), SQL_VARIABLE_CHUNK // 2 - 2):
             marks = _placeholders(len(chunk))
             rows = self.query(
                 f"{select} AND (e.source_id IN ({marks}) OR e.target_id IN ({marks}))",
-                [agent_id, agent_id, *chunk, *chunk],
+                [*self._entity_pair(agent_id), *chunk, *chunk],
             )
             found.update((item[0], item) for item in _entity_edges(rows))
         yield from (found[key] for key in sorted(found))
+
+    def _entity_pair(self, agent_id: str) -> list[str]:
+        """The parameters of two `_entity_condition`s (source and target)."""
+        return [self.namespace, agent_id, self.namespace, agent_id]
 
     # -- memory-compat relations whose endpoints are not both entities (migration 9) --
 
@@ -1305,17 +1376,17 @@ class Store(GraphQueries):
         (from) and idx_memory_dangling_to (to)."""
         select = (
             "SELECT stamp, from_name, to_name, relation_type FROM memory_dangling_relations "
-            "WHERE agent_id = ?"
+            "WHERE namespace = ? AND agent_id = ?"
         )
         if names is None:
-            rows = self.query(f"{select} ORDER BY stamp", [agent_id])
+            rows = self.query(f"{select} ORDER BY stamp", [self.namespace, agent_id])
             return [(row[0], row[1], row[2], row[3]) for row in rows]
         found: dict[str, tuple[str, str, str, str]] = {}
         for chunk in _chunks(sorted(set(names)), SQL_VARIABLE_CHUNK // 2 - 1):
             marks = _placeholders(len(chunk))
             rows = self.query(
                 f"{select} AND (from_name IN ({marks}) OR to_name IN ({marks}))",
-                [agent_id, *chunk, *chunk],
+                [self.namespace, agent_id, *chunk, *chunk],
             )
             found.update((row[0], (row[0], row[1], row[2], row[3])) for row in rows)
         return [found[stamp] for stamp in sorted(found)]
@@ -1327,14 +1398,19 @@ class Store(GraphQueries):
         none is present; a repeat is an IntegrityError).  Inside the caller's transaction."""
         self.execute_many(
             "INSERT INTO memory_dangling_relations "
-            "(stamp, agent_id, from_name, to_name, relation_type) VALUES (?, ?, ?, ?, ?)",
-            ((stamp, agent_id, source, target, kind) for stamp, source, target, kind in relations),
+            "(stamp, agent_id, from_name, to_name, relation_type, namespace) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                (stamp, agent_id, source, target, kind, self.namespace)
+                for stamp, source, target, kind in relations
+            ),
         )
 
     def remove_dangling_relations(self, stamps: Iterable[str]) -> None:
         """Drop the kept dangling relations with these stamps (unknown stamps: nothing)."""
         self.execute_many(
-            "DELETE FROM memory_dangling_relations WHERE stamp = ?", ((s,) for s in stamps)
+            "DELETE FROM memory_dangling_relations WHERE stamp = ? AND namespace = ?",
+            ((s, self.namespace) for s in stamps),
         )
 
     def remove_dangling_touching(self, agent_id: str, names: Iterable[str]) -> int:
@@ -1345,9 +1421,9 @@ class Store(GraphQueries):
         for chunk in _chunks(sorted(set(names)), SQL_VARIABLE_CHUNK // 2 - 1):
             marks = _placeholders(len(chunk))
             cursor = self.execute(
-                "DELETE FROM memory_dangling_relations WHERE agent_id = ? "
+                "DELETE FROM memory_dangling_relations WHERE namespace = ? AND agent_id = ? "
                 f"AND (from_name IN ({marks}) OR to_name IN ({marks}))",
-                [agent_id, *chunk, *chunk],
+                [self.namespace, agent_id, *chunk, *chunk],
             )
             removed += max(0, cursor.rowcount)
         return removed
@@ -1355,33 +1431,40 @@ class Store(GraphQueries):
     def live_node_facts(self) -> list[tuple[str, float, str]]:
         """(id, confidence, agent_id) of every live node, by id: a light whole-graph read."""
         rows = self.query(
-            "SELECT id, confidence, agent_id FROM nodes WHERE forgotten_at IS NULL ORDER BY id"
+            "SELECT id, confidence, agent_id FROM nodes WHERE namespace = ? "
+            "AND forgotten_at IS NULL ORDER BY id",
+            (self.namespace,),
         )
         return [(row[0], float(row[1]), row[2]) for row in rows]
 
     def edges_without_metadata(self) -> list[Edge]:
         """Every edge, by id, with `metadata` left empty (not parsed) — for whole-graph work."""
         columns = ", ".join(c for c in EDGE_COLUMNS if c != "metadata")
-        rows = self.query(f"SELECT {columns} FROM edges ORDER BY id")
+        rows = self.query(
+            f"SELECT {columns} FROM edges WHERE namespace = ? ORDER BY id", (self.namespace,)
+        )
         return [Edge(**dict(row)) for row in rows]
 
     def count_edges(self) -> int:
-        return int(self.query("SELECT count(*) FROM edges")[0][0])
+        return int(
+            self.query("SELECT count(*) FROM edges WHERE namespace = ?", (self.namespace,))[0][0]
+        )
 
     # -- audit ---------------------------------------------------------------
 
     def audit(self, at: str, action: str, subject_id: str | None, details: dict[str, Any]) -> None:
         self.execute(
-            "INSERT INTO audit_log (at, action, subject_id, details) VALUES (?, ?, ?, ?)",
-            (at, action, subject_id, json.dumps(details, sort_keys=True)),
+            "INSERT INTO audit_log (at, action, subject_id, details, namespace) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (at, action, subject_id, json.dumps(details, sort_keys=True), self.namespace),
         )
 
     def audit_entries(
         self, subject_id: str | None = None, since: str | None = None
     ) -> list[dict[str, Any]]:
         """Audit entries in order, optionally of one subject and/or at or after `since`."""
-        sql = "SELECT seq, at, action, subject_id, details FROM audit_log WHERE 1 = 1"
-        params: list[Any] = []
+        sql = "SELECT seq, at, action, subject_id, details FROM audit_log WHERE namespace = ?"
+        params: list[Any] = [self.namespace]
         if subject_id is not None:
             sql += " AND subject_id = ?"
             params.append(subject_id)
@@ -1413,9 +1496,10 @@ class Store(GraphQueries):
             raise ValueError(f"no grouped count for {table}.{column}")
         if live_only and table != "nodes":
             raise ValueError(f"live_only counts nodes, not {table}")
-        where = "WHERE forgotten_at IS NULL" if live_only else ""
+        where = "WHERE namespace = ?" + (" AND forgotten_at IS NULL" if live_only else "")
         rows = self.query(
-            f"SELECT {column}, count(*) FROM {table} {where} GROUP BY {column} ORDER BY {column}"
+            f"SELECT {column}, count(*) FROM {table} {where} GROUP BY {column} ORDER BY {column}",
+            (self.namespace,),
         )
         return {str(row[0]): int(row[1]) for row in rows}
 
