@@ -203,7 +203,10 @@ _JSON_NUMBER: Final = re.compile(r"COALESCE\(json_extract\((\w+), '\$\.(\w+)'\),
 _JSON_EXTRACT: Final = re.compile(r"json_extract\(([\w.]+), '\$\.(\w+)'\)")
 _JSON_EACH: Final = re.compile(r"json_each\(([\w.]+)\) AS (\w+)")
 _JULIANDAY: Final = re.compile(r"julianday\((\?|\w+)\)")
-_SUMMED_INSTR: Final = re.compile(r"\(instr\(((?:[^()]|\([^()]*\))*)\) > 0\)")
+# A parenthesised instr test that is a summand: followed or preceded by "+" (a test in a
+# boolean position, "… AND (instr(…) > 0)", stays a test).
+_INSTR_TEST: Final = r"\(instr\(((?:[^()]|\([^()]*\))*)\) > 0\)"
+_SUMMED_INSTR: Final = re.compile(_INSTR_TEST + r"(?=\s*\+)|(?<=\+ )" + _INSTR_TEST)
 _BUSY_TIMEOUT: Final = re.compile(r"PRAGMA busy_timeout = (\d+)")
 
 
@@ -273,7 +276,9 @@ def translate(sql: str) -> str:
         r"(EXTRACT(EPOCH FROM CAST(\1 AS TIMESTAMPTZ)) / 86400.0 + 2440587.5)", text
     )
     # A test summed as a number ("(instr(…) > 0) + …") is an integer in SQLite.
-    text = _SUMMED_INSTR.sub(r"CAST(instr(\1) > 0 AS INTEGER)", text)
+    text = _SUMMED_INSTR.sub(
+        lambda m: f"CAST(instr({m.group(1) or m.group(2)}) > 0 AS INTEGER)", text
+    )
     text = re.sub(r"\binstr\(", "graphonomous_instr(", text)
     text = _scalar_min_max(text)
     if text.upper().startswith(("CREATE TABLE", "ALTER TABLE")):
