@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..model import DEFAULT_NAMESPACE, canonical_json
-from .migrate import counter, set_counter
+from .migrate import counter, set_counter, table_names
 from .schema import JSON_COLUMNS
 from .sqlite import Store
 
@@ -121,13 +121,7 @@ def layouts() -> dict[str, Layout]:
     """The layout of every table of a fresh schema, by name (read once per process).
     Raises ValueError when MEMORY_TABLES lists a table before a parent of its keys."""
     with Store(":memory:") as reference:
-        names = [
-            str(row[0])
-            for row in reference.query(
-                "SELECT name FROM sqlite_master WHERE type = 'table' "
-                "AND name NOT LIKE 'sqlite_%' ORDER BY name"
-            )
-        ]
+        names = table_names(reference)
         found = {name: _layout(reference, name) for name in names}
         parents = {
             name: {str(row["table"]) for row in reference.query(f"PRAGMA foreign_key_list({name})")}

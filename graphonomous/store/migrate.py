@@ -65,16 +65,21 @@ class Table:
     key: tuple[str, ...]
 
 
+def table_names(store: Store) -> list[str]:
+    """The names of `store`'s own tables (SQLite's internal ones left out), sorted."""
+    return [
+        str(row[0])
+        for row in store.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
+
+
 def reference_tables() -> list[Table]:
     """The graph's tables, parents before children (foreign keys), from a fresh schema."""
     with Store(":memory:") as reference:
-        names = [
-            str(row[0])
-            for row in reference.query(
-                "SELECT name FROM sqlite_master WHERE type = 'table' "
-                "AND name NOT LIKE 'sqlite_%' ORDER BY name"
-            )
-        ]
+        names = table_names(reference)
         tables: dict[str, Table] = {}
         parents: dict[str, set[str]] = {}
         for name in names:
