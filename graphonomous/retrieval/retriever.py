@@ -597,14 +597,19 @@ def _candidates(
         if is_retrieval_aid(node):
             run.aids += 1  # indexes built before aids were kept out of them
             continue
+        source = "seed" if node_id in embedded else "bm25"
         if not run.returnable(node):
-            continue  # filtered by type
-        kept.append((node_id, own * fields(node), "seed" if node_id in embedded else "bm25"))
+            heir = _current_successor(run, node)  # left out as superseded: its match is the heir's
+            if heir is not None:
+                kept.append((heir.id, own * fields(node), source))
+            continue  # filtered by type or time
+        kept.append((node_id, own * fields(node), source))
     # The field boost may lift a score past 1: rescale so the best stays at most 1.
     top = max((own for _, own, _ in kept), default=1.0)
     scale = 1.0 / top if top > 1.0 else 1.0
-    for node_id, own, source in kept:
-        run.entries[node_id] = Entry(node_id, own * scale, source, 0, None, own=own * scale)
+    for node_id, own, source in sorted(kept, key=lambda row: -row[1]):
+        if node_id not in run.entries:  # best first: a successor keeps its best match
+            run.entries[node_id] = Entry(node_id, own * scale, source, 0, None, own=own * scale)
     run.stats["candidates"] = {
         "pool_size": pool,
         **counts,
@@ -612,6 +617,29 @@ def _candidates(
         "aids": run.aids,
     }
     return found
+
+
+# Links followed from a superseded statement to the one now current (an update of an
+# update of ...); a longer chain is cut there (its head is then not found).
+SUCCESSION_DEPTH: Final = 8
+
+
+def _current_successor(run: _Run, node: Node) -> Node | None:
+    """The statement that now stands for a superseded `node`, when retrieval answers
+    about now and would return it: the questions the earlier statement answered, the
+    later one answers (the update names the same subject), so it inherits the earlier
+    one's match — a corrected or updated fact ranks where its predecessor would have.
+    None for anything else left out (type, agent, `as_of`, faded).  O(chain)."""
+    if not run.answers_now or node.superseded_by is None:
+        return None
+    for _ in range(SUCCESSION_DEPTH):
+        heir = run.reader.node(node.superseded_by) if node.superseded_by else None
+        if heir is None or not run.reader.is_visible(heir):
+            return None
+        if heir.superseded_by is None:
+            return heir if run.returnable(heir) else None
+        node = heir
+    return None
 
 
 def _field_weigher(run: _Run, tokens: list[str]) -> Callable[[Node], float]:
