@@ -45,6 +45,7 @@ CLEANED: Mapping[str, frozenset[str] | None] = {
     "11": None,
     "11a": None,
     "12": None,
+    "13": None,
     "14": None,
     "15": None,
     "16": None,
