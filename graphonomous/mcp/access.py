@@ -33,12 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from ..model import HTTP_TOKEN_ENV_VAR, check_namespace
+from ..model import HTTP_TOKEN_ENV_VAR, TOKENS_FILE_ENV_VAR, check_namespace
 
 if TYPE_CHECKING:
     from ..api import Graphonomous
 
-TOKENS_FILE_ENV_VAR: Final = "GRAPHONOMOUS_TOKENS_FILE"
 RIGHTS: Final = ("read", "write", "erase", "admin")
 READ: Final = "read"
 WRITE: Final = "write"
