@@ -350,29 +350,84 @@ ID_PROBES: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
+# Every surface the probes below reach, named.
+SURFACES_TRIED = {
+    *(f"{surface}:{tool}" for surface, tool, _ in ID_PROBES),
+    "v1:manage_edge(edge_id)",
+    "resource:graphonomous://graph/node/{id}",
+}
+
+
+def _b_rows(db: Path) -> list[Any]:
+    """B's seeded nodes and the edges among them, every column (access counters too)."""
+    marks = ", ".join("?" * len(B_IDS))
+    with sqlite3.connect(db) as con:
+        nodes = con.execute(
+            f"SELECT * FROM nodes WHERE namespace = 'beta' AND id IN ({marks}) ORDER BY id", B_IDS
+        ).fetchall()
+        edges = con.execute(
+            f"SELECT * FROM edges WHERE namespace = 'beta' AND source_id IN ({marks}) "
+            f"AND target_id IN ({marks}) ORDER BY id",
+            B_IDS * 2,
+        ).fetchall()
+    return [nodes, edges]
+
+
+class Writers:
+    """Background writers while the probes run: bob in beta, root in gamma."""
+
+    def __init__(self, team: Team) -> None:
+        self.stop = threading.Event()
+        self.written: dict[str, int] = {"beta": 0, "gamma": 0}
+        self.threads = [
+            threading.Thread(target=self._write, args=(team.client("bob", "beta"), "beta")),
+            threading.Thread(target=self._write, args=(team.client("root", "gamma"), "gamma")),
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def _write(self, client: Client, project: str) -> None:
+        client.init()
+        while not self.stop.is_set():
+            client.ok("store_node", {"content": f"{project} churn {self.written[project]}"})
+            self.written[project] += 1
+
+    def join(self) -> dict[str, int]:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join()
+        return self.written
+
+
 def test_every_id_taking_tool_answers_for_b_s_id_as_for_none_over_http(team: Team) -> None:
-    before = team.beta_records()
+    before = _b_rows(team.db)
+    writers = Writers(team)
     alice = team.client("alice").init()
     tried = set()
-    for surface, tool, arguments in ID_PROBES:
-        for node_id in B_IDS:
-            probe = alice.call(tool, _filled(arguments, node_id))
-            missing = alice.call(tool, _filled(arguments, MISSING))
-            assert _normalised(probe, node_id) == _normalised(missing, MISSING), (tool, node_id)
-        tried.add(f"{surface}:{tool}")
-    for action in ("get", "delete"):  # an edge id of B
-        probe = alice.call("manage_edge", {"action": action, "edge_id": team.b_edge})
-        missing = alice.call("manage_edge", {"action": action, "edge_id": MISSING})
-        assert _normalised(probe, team.b_edge) == _normalised(missing, MISSING)
-    tried.add("v1:manage_edge(edge_id)")
-    for node_id in B_IDS:  # the node resource
-        probe = alice.read(f"graphonomous://graph/node/{node_id}")
-        missing = alice.read(f"graphonomous://graph/node/{MISSING}")
-        probe.pop("id"), missing.pop("id")
-        assert _normalised(probe, node_id) == _normalised(missing, MISSING)
-    tried.add("resource:graph/node/{id}")
-    assert team.beta_records() == before, "alice's calls changed beta"
-    assert len(tried) == len({f"{s}:{t}" for s, t, _ in ID_PROBES}) + 2
+    try:
+        for surface, tool, arguments in ID_PROBES:
+            for node_id in B_IDS:
+                probe = alice.call(tool, _filled(arguments, node_id))
+                missing = alice.call(tool, _filled(arguments, MISSING))
+                assert _normalised(probe, node_id) == _normalised(missing, MISSING), (tool, node_id)
+            tried.add(f"{surface}:{tool}")
+        for action in ("get", "delete"):  # an edge id of B
+            probe = alice.call("manage_edge", {"action": action, "edge_id": team.b_edge})
+            missing = alice.call("manage_edge", {"action": action, "edge_id": MISSING})
+            assert _normalised(probe, team.b_edge) == _normalised(missing, MISSING)
+        tried.add("v1:manage_edge(edge_id)")
+        for node_id in B_IDS:  # the node resource
+            probe = alice.read(f"graphonomous://graph/node/{node_id}")
+            missing = alice.read(f"graphonomous://graph/node/{MISSING}")
+            probe.pop("id"), missing.pop("id")
+            assert _normalised(probe, node_id) == _normalised(missing, MISSING)
+        tried.add("resource:graphonomous://graph/node/{id}")
+    finally:
+        written = writers.join()
+    assert tried == SURFACES_TRIED
+    assert min(written.values()) > 0, written  # the writers did run alongside
+    assert _b_rows(team.db) == before, "alice's calls changed beta"
+    assert alice.ok("graph_stats", {})["node_count"] == len(A_NODES)
 
 
 _ID_KEYS = frozenset({"id", "node_id", "node_ids", "source_id", "target_id", "subject_ids"})
