@@ -512,19 +512,34 @@ def test_each_tool_needs_its_right(team: Team) -> None:
     assert reader.call("gdpr_erase", {"node_id": "a-3", "reason": "x"})["isError"]
     assert not reader.call("manage_edge", {"action": "list", "node_id": "a-0"}).get("isError")
     assert not reader.call("retrieve", {"action": "context", "query": "release"}).get("isError")
-    stored = writer.ok("store_node", {"content": "a writer writes", "node_id": "w-1"})
-    assert stored["node"]["id"] == "w-1"
-    erase = writer.call("act", {"action": "gdpr_erase", "node_id": "w-1", "reason": "x"})
+    stored = writer.ok("store_node", {"content": "a writer writes", "node_id": "alpha:w-1"})
+    assert stored["node"]["id"] == "alpha:w-1"
+    erase = writer.call("act", {"action": "gdpr_erase", "node_id": "alpha:w-1", "reason": "x"})
     assert erase["isError"] and "'erase'" in erase["content"][0]["text"]
     policy = alice.call("forget_by_policy", {"dry_run": True})
     assert policy["isError"] and "'admin'" in policy["content"][0]["text"]
-    assert alice.ok("gdpr_erase", {"node_id": "w-1", "reason": "test"})["erased"] is True
+    assert alice.ok("gdpr_erase", {"node_id": "alpha:w-1", "reason": "test"})["erased"] is True
     assert (
         not team.client("bob", "beta")
         .init()
         .call("forget_by_policy", {"dry_run": True})
         .get("isError")
     )
+
+
+def test_a_chosen_id_cannot_tell_whether_b_holds_it(team: Team) -> None:
+    alice = team.client("alice").init()
+    for tool, extra in (("store_node", {}), ("act", {"action": "store_node"})):
+        taken = alice.call(tool, {**extra, "content": "probe", "node_id": "valve"})
+        free = alice.call(tool, {**extra, "content": "probe", "node_id": MISSING})
+        assert taken["isError"] and "'alpha:…'" in taken["content"][0]["text"]
+        assert _normalised(taken, "valve") == _normalised(free, MISSING), tool
+    beta_side = alice.call("store_node", {"content": "probe", "node_id": "beta:valve"})
+    assert _normalised(beta_side, "beta:valve") == _normalised(free, MISSING)
+    assert alice.ok("store_node", {"content": "mine", "node_id": "alpha:valve"})["node"]["id"] == (
+        "alpha:valve"
+    )
+    assert "id" in alice.ok("store_node", {"content": "an id of the server's choice"})["node"]
 
 
 def test_audit_entries_name_the_principal(team: Team) -> None:
@@ -621,14 +636,17 @@ def test_two_tenants_write_at_once_and_see_only_their_own(team: Team) -> None:
     alpha_ids = {node_id for node_id, _ in A_NODES}
     with Graphonomous(team.db, namespace="beta", read_only=True) as beta:
         beta_ids = {n["id"] for n in beta.list_nodes(limit=500)["nodes"]}
-    theirs = {"alice": ("bob-", beta_ids), "bob": ("alice-", alpha_ids)}
+    theirs = {"alice": ("beta:", beta_ids), "bob": ("alpha:", alpha_ids)}
 
     def write(name: str, project: str) -> None:
         prefix, seeded = theirs[name]
         try:
             client = team.client(name, project).init()
             for i in range(per_writer):
-                client.ok("store_node", {"content": f"{name} note {i}", "node_id": f"{name}-{i}"})
+                client.ok(
+                    "store_node",
+                    {"content": f"{name} note {i}", "node_id": f"{project}:{name}-{i}"},
+                )
                 found = client.ok("retrieve_context", {"query": "note", "limit": 50})
                 ids = {r["node_id"] for r in found["results"]}
                 if any(x.startswith(prefix) or x in seeded for x in ids):
@@ -648,7 +666,8 @@ def test_two_tenants_write_at_once_and_see_only_their_own(team: Team) -> None:
     with sqlite3.connect(team.db) as con:
         counts = dict(
             con.execute(
-                "SELECT namespace, count(*) FROM nodes WHERE id LIKE 'alice-%' OR id LIKE 'bob-%' "
+                "SELECT namespace, count(*) FROM nodes WHERE id LIKE 'alpha:alice-%' "
+                "OR id LIKE 'beta:bob-%' "
                 "GROUP BY 1"
             ).fetchall()
         )

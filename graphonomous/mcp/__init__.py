@@ -68,13 +68,16 @@ def build_server(
 def tenant_sessions(tenants: Any, surface: str, started_at: float) -> Any:
     """The HTTP server's session factory over `tenants` (`access.Tenants`): a session of
     `principal` in `namespace` is served by that namespace's facade (read-only when the
-    principal may only read), and each tool call needs its right (`access.required_right`)."""
-    from .access import required_right
+    principal may only read), and each tool call needs its right (`access.required_right`);
+    a tenant's chosen node ids are scoped to its namespace (`access.id_scope_refusal`)."""
+    from .access import id_scope_refusal, required_right
 
     def new_session(principal: Any, namespace: str) -> McpServer:
         def authorize(tool: str, arguments: dict[str, Any]) -> str | None:
             right = required_right(tool, arguments)
-            return None if principal.may(right) else principal.refusal(tool, right)
+            if not principal.may(right):
+                return str(principal.refusal(tool, right))
+            return id_scope_refusal(tool, arguments, namespace) if principal.tenant else None
 
         facade = tenants.facade(namespace, principal.read_only)
         return build_server(facade, surface, started_at=started_at, authorize=authorize)

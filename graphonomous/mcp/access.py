@@ -18,7 +18,9 @@ Rules of this file (SPEC §3.5 "Access control"):
   ``write``/``erase``/``admin`` is served by a facade opened read-only: its calls write
   nothing, bookkeeping included (access counters, saved indexes, audit entries).
 * A namespace the principal may not act in gets the same answer as one that holds nothing:
-  the refusal never looks at the data.
+  the refusal never looks at the data.  Likewise a tokens-file principal's caller-chosen
+  node id must start with ``<namespace>:`` (ids are unique in the file, so a free choice
+  would reveal whether another tenant holds it).
 """
 
 from __future__ import annotations
@@ -110,6 +112,10 @@ READ_OPERATIONS: Final[Mapping[str, tuple[str, frozenset[str]]]] = {
 }
 # tool -> the flag that makes a reading tool write (true: `write` needed)
 READ_UNLESS: Final[Mapping[str, str]] = {"deliberate": "write_back", "review_goal": "apply"}
+# tool -> its argument naming a new node's id chosen by the caller (the only such tools).
+CALLER_CHOSEN_IDS: Final[Mapping[str, str]] = {"store_node": "node_id"}
+# Between a namespace and the rest of a caller-chosen id on a server with a tokens file.
+ID_SCOPE_SEPARATOR: Final = ":"
 
 
 def _machines() -> Mapping[str, Any]:
@@ -118,16 +124,42 @@ def _machines() -> Mapping[str, Any]:
     return {machine.name: machine for machine in MACHINES}
 
 
+def _v1_call(tool: str, arguments: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    """A v2 machine call as the v1 call its action runs; a v1 call as it is."""
+    machine = _machines().get(tool)
+    if machine is None:
+        return tool, arguments
+    action = machine.action(str(arguments.get("action")))
+    return action.tool.name, action.to_v1(dict(arguments))
+
+
+def id_scope_refusal(tool: str, arguments: Mapping[str, Any], namespace: str) -> str | None:
+    """Why a caller-chosen node id is refused for a tokens-file principal, or None.
+
+    Ids are unique in the file, so creating a node under an id another namespace holds
+    would fail where a fresh id succeeds: an existence oracle.  A tokens-file principal's
+    chosen id must therefore start with its namespace and ``:``, which no other tenant can
+    choose; the refusal never reads the data, so it is the same for every id."""
+    v1_tool, v1_arguments = _v1_call(tool, arguments)
+    field = CALLER_CHOSEN_IDS.get(v1_tool)
+    chosen = None if field is None else v1_arguments.get(field)
+    prefix = f"{namespace}{ID_SCOPE_SEPARATOR}"
+    if not isinstance(chosen, str) or chosen.startswith(prefix):
+        return None
+    return (
+        f"Invalid argument '{field}': on this server a chosen id starts with the project "
+        f"and a colon ('{prefix}…'), or is left out (a new UUIDv7)"
+    )
+
+
 def required_right(tool: str, arguments: Mapping[str, Any]) -> str:
     """The right a call of `tool` with (validated) `arguments` needs.
 
     A v2 machine's action needs its v1 tool's right (the action's arguments in v1 names);
     a tool missing from the table needs ``admin`` (a new tool is closed until classified).
     """
-    machine = _machines().get(tool)
-    if machine is not None:
-        action = machine.action(str(arguments.get("action")))
-        return required_right(action.tool.name, action.to_v1(dict(arguments)))
+    if tool in _machines():
+        return required_right(*_v1_call(tool, arguments))
     right = TOOL_RIGHTS.get(tool, ADMIN)
     operation = READ_OPERATIONS.get(tool)
     if operation is not None and arguments.get(operation[0]) in operation[1]:
@@ -148,6 +180,9 @@ class Principal:
     name: str | None  # None: the local user (no token configured, loopback only)
     namespaces: tuple[str, ...] | None
     rights: frozenset[str]
+    # A tenant of a shared server (a tokens-file entry): its chosen node ids are scoped
+    # (`id_scope_refusal`).  The single token and the local user choose ids freely.
+    tenant: bool = False
 
     def may(self, right: str) -> bool:
         """Whether this principal holds `right` (every right implies read, admin all)."""
@@ -263,7 +298,10 @@ def _entry(where: str, at: str, item: object) -> tuple[bytes, Principal]:
     if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX_DIGITS:
         raise bad("token_sha256", "must be 64 lower-case hex digits (the token's SHA-256)")
     return bytes.fromhex(digest), Principal(
-        name, _namespaces(item.get("namespaces"), bad), _rights(item.get("rights"), bad)
+        name,
+        _namespaces(item.get("namespaces"), bad),
+        _rights(item.get("rights"), bad),
+        tenant=True,
     )
 
 
