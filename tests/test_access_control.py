@@ -14,6 +14,8 @@ import hashlib
 import http.client
 import json
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -159,6 +161,7 @@ class Client:
     def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         status, reply = self.rpc("tools/call", {"name": tool, "arguments": arguments})
         assert status == 200, reply
+        assert "result" in reply, reply
         result: dict[str, Any] = reply["result"]
         return result
 
@@ -775,3 +778,78 @@ def test_build_server_without_access_is_unchanged(tmp_path: Path) -> None:
     with Graphonomous(tmp_path / "plain.db") as graph:
         server = build_server(graph, "v1")
         assert server.authorize is None
+
+
+# -- the command line -----------------------------------------------------------------
+
+
+def test_serve_with_a_bad_tokens_file_exits_2_naming_it(tmp_path: Path) -> None:
+    bad = tmp_path / "tokens.json"
+    bad.write_text(json.dumps({"tokens": [{"principal": "x"}]}))
+    for command in (["serve", "--transport", "http", "--port", "0"], ["ui", "--port", "0"]):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "graphonomous",
+                "--db",
+                str(tmp_path / "g.db"),
+                *command,
+                "--tokens",
+                str(bad),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 2, done.stderr
+        assert "tokens[0].token_sha256" in done.stderr and str(bad) in done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_serve_over_http_with_a_tokens_file(tmp_path: Path) -> None:
+    db = tmp_path / "served.db"
+    with Graphonomous(db, namespace="alpha") as alpha:
+        seed_alpha(alpha)
+    tokens = write_tokens(tmp_path / "tokens.json")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "graphonomous",
+            "--db",
+            str(db),
+            "serve",
+            "--transport",
+            "http",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+            "--surface",
+            "all",
+            "--no-idle-consolidation",
+            "--tokens",
+            str(tokens),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        port = int(line.rsplit(":", 1)[1].split("/")[0])
+        server = type("Bound", (), {"server_address": ("127.0.0.1", port)})()
+        bob = Client(server, TOKENS["bob"][0], "beta").init()  # type: ignore[arg-type]
+        bob.ok("store_node", {"content": "bob's note", "node_id": "beta:note"})
+        reader = Client(server, TOKENS["reader"][0], None).init()  # type: ignore[arg-type]
+        assert reader.ok("graph_stats", {})["node_count"] == len(A_NODES)
+        assert reader.call("store_node", {"content": "no"})["isError"]
+        assert Client(server, None, None).rpc("initialize", INIT)[0] == 401  # type: ignore[arg-type]
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+    with Graphonomous(db, namespace="beta") as beta, Graphonomous(db, namespace="alpha") as alpha:
+        assert beta.get_node("beta:note")["node"]["content"] == "bob's note"
+        assert alpha.graph_stats()["node_count"] == len(A_NODES)
