@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pg_support
 import pytest
 from mcp_tool_calls import MEMORY_CALLS, V1_CALLS, Session
 
@@ -39,8 +39,12 @@ from graphonomous.mcp.http import SESSION_HEADER, McpHttpServer, make_http_serve
 from graphonomous.mcp.machines import MACHINES
 from graphonomous.mcp.surfaces import SURFACES
 from graphonomous.portable import export_lines
+from graphonomous.store import is_postgres_url
 from graphonomous.ui.server import CanvasServer
 
+# Each `team` test runs on SQLite and on PostgreSQL (tests/pg_support.py; skipped without
+# its test packages, required with GRAPHONOMOUS_REQUIRE_POSTGRES=1).
+globals().update(backend_db=pg_support.backend_db, pg_cluster=pg_support.pg_cluster)
 START = "2026-03-01T09:00:00Z"
 B_IDS = ("valve", "seal", "pump", "proc", "episode", "fact")
 MISSING = "nosuch"
@@ -84,17 +88,20 @@ def seed_alpha(graph: Graphonomous) -> None:
 
 
 class Team:
-    """One shared file (alpha seeded with A_NODES, beta with the plant graph) served over
-    HTTP under the tokens of TOKENS."""
+    """One shared database (`db`: a SQLite file or a PostgreSQL URL; alpha seeded with
+    A_NODES, beta with the plant graph unless `with_beta` is False) served over HTTP under
+    the tokens of TOKENS."""
 
-    def __init__(self, tmp: Path, surface: str = "all") -> None:
-        self.db = tmp / "team.db"
+    def __init__(self, tmp: Path, db: str, *, with_beta: bool = True) -> None:
+        self.db = db
         clock = ManualClock(START)
         with Graphonomous(self.db, namespace="alpha", clock=clock) as alpha:
             seed_alpha(alpha)
-        with Graphonomous(self.db, namespace="beta", clock=clock) as beta:
-            Session(beta, "v1")
-            self.b_edge = beta.manage_edge("list", node_id="valve")["edges"][0]["id"]
+        self.b_edge = MISSING
+        if with_beta:
+            with Graphonomous(self.db, namespace="beta", clock=clock) as beta:
+                Session(beta, "v1")
+                self.b_edge = beta.manage_edge("list", node_id="valve")["edges"][0]["id"]
         self.graph = Graphonomous(self.db, clock=clock)
         self.tenants = Tenants(self.graph)
         self.tokens_file = write_tokens(tmp / "tokens.json")
@@ -103,13 +110,27 @@ class Team:
             "127.0.0.1",
             0,
             tokens_file=str(self.tokens_file),
-            tenant_session=tenant_sessions(self.tenants, surface, time.monotonic()),
+            tenant_session=tenant_sessions(self.tenants, "all", time.monotonic()),
         )
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
     def client(self, name: str | None, project: str | None = None) -> Client:
         token = None if name is None else TOKENS[name][0]
         return Client(self.server, token, project)
+
+    @property
+    def file(self) -> Path:
+        """The SQLite file (the tests about file bytes run on SQLite only)."""
+        if is_postgres_url(self.db):
+            pytest.skip("about the bytes of a SQLite file")
+        return Path(self.db)
+
+    def facade(self, namespace: str) -> Graphonomous:
+        return Graphonomous(self.db, namespace=namespace, read_only=True)
+
+    def ids(self, namespace: str) -> set[str]:
+        with self.facade(namespace) as graph:
+            return {n["id"] for n in graph.list_nodes(limit=500)["nodes"]}
 
     def beta_records(self) -> list[str]:
         with Graphonomous(self.db, namespace="beta", read_only=True) as beta:
@@ -178,8 +199,17 @@ class Client:
 
 
 @pytest.fixture
-def team(tmp_path: Path) -> Iterator[Team]:
-    running = Team(tmp_path)
+def team(tmp_path: Path, backend_db: str) -> Iterator[Team]:
+    """The team server on each backend (PostgreSQL when its test packages are installed)."""
+    running = Team(tmp_path, backend_db)
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def file_team(tmp_path: Path) -> Iterator[Team]:
+    """The team server on a SQLite file (tests about the file's bytes)."""
+    running = Team(tmp_path, str(tmp_path / "team.db"))
     yield running
     running.close()
 
@@ -361,18 +391,16 @@ SURFACES_TRIED = {
 }
 
 
-def _b_rows(db: Path) -> list[Any]:
-    """B's seeded nodes and the edges among them, every column (access counters too)."""
-    marks = ", ".join("?" * len(B_IDS))
-    with sqlite3.connect(db) as con:
-        nodes = con.execute(
-            f"SELECT * FROM nodes WHERE namespace = 'beta' AND id IN ({marks}) ORDER BY id", B_IDS
-        ).fetchall()
-        edges = con.execute(
-            f"SELECT * FROM edges WHERE namespace = 'beta' AND source_id IN ({marks}) "
-            f"AND target_id IN ({marks}) ORDER BY id",
-            B_IDS * 2,
-        ).fetchall()
+def _b_rows(team: Team) -> list[Any]:
+    """B's seeded nodes (every field, access counters too) and the edges among them."""
+    with team.facade("beta") as beta:
+        nodes = [beta.get_node(node_id)["node"] for node_id in B_IDS]
+        edges = [
+            e
+            for node_id in B_IDS
+            for e in beta.manage_edge("list", node_id=node_id, direction="out")["edges"]
+            if e["target_id"] in B_IDS
+        ]
     return [nodes, edges]
 
 
@@ -403,7 +431,7 @@ class Writers:
 
 
 def test_every_id_taking_tool_answers_for_b_s_id_as_for_none_over_http(team: Team) -> None:
-    before = _b_rows(team.db)
+    before = _b_rows(team)
     writers = Writers(team)
     alice = team.client("alice").init()
     tried = set()
@@ -429,7 +457,7 @@ def test_every_id_taking_tool_answers_for_b_s_id_as_for_none_over_http(team: Tea
         written = writers.join()
     assert tried == SURFACES_TRIED
     assert min(written.values()) > 0, written  # the writers did run alongside
-    assert _b_rows(team.db) == before, "alice's calls changed beta"
+    assert _b_rows(team) == before, "alice's calls changed beta"
     assert alice.ok("graph_stats", {})["node_count"] == len(A_NODES)
 
 
@@ -548,11 +576,9 @@ def test_a_chosen_id_cannot_tell_whether_b_holds_it(team: Team) -> None:
 def test_audit_entries_name_the_principal(team: Team) -> None:
     alice = team.client("alice").init()
     alice.ok("forget_node", {"node_id": "a-3", "mode": "soft", "reason": "stale"})
-    with sqlite3.connect(team.db) as con:
-        rows = con.execute(
-            "SELECT details FROM audit_log WHERE namespace = 'alpha' AND subject_id = 'a-3'"
-        ).fetchall()
-    assert rows and all(json.loads(r[0])["principal"] == "alice" for r in rows)
+    with team.facade("alpha") as alpha:
+        rows = alpha.store.audit_entries("a-3")
+    assert rows and all(r["details"]["principal"] == "alice" for r in rows)
     local = Graphonomous(team.db, namespace="alpha")  # a local call names none
     try:
         local.restore_node("a-3", "back")
@@ -607,9 +633,10 @@ READ_CALLS = {
 }
 
 
-def test_a_read_only_token_changes_no_byte_of_the_database(team: Team) -> None:
+def test_a_read_only_token_changes_no_byte_of_the_database(file_team: Team) -> None:
+    team = file_team
     reader = team.client("reader", "alpha").init()
-    before = _file_digest(team.db)
+    before = _file_digest(team.file)
     assert "retrieve_context" in READ_CALLS and len(READ_CALLS) >= 12
     for _ in range(3):
         for tool, arguments in READ_CALLS.items():
@@ -622,11 +649,11 @@ def test_a_read_only_token_changes_no_byte_of_the_database(team: Team) -> None:
             reader.read(uri)
         reader.call("store_node", {"content": "refused"})
         reader.call("run_consolidation", {})
-    assert _file_digest(team.db) == before
+    assert _file_digest(team.file) == before
     # The same retrieve under a writing token does write (access bookkeeping): the check
     # above can fail.
     team.client("alice").init().ok("retrieve_context", {"query": "release pipeline"})
-    assert _file_digest(team.db) != before
+    assert _file_digest(team.file) != before
 
 
 # -- concurrent writers, rankings --------------------------------------------------------
@@ -637,8 +664,7 @@ def test_two_tenants_write_at_once_and_see_only_their_own(team: Team) -> None:
     errors: list[str] = []
 
     alpha_ids = {node_id for node_id, _ in A_NODES}
-    with Graphonomous(team.db, namespace="beta", read_only=True) as beta:
-        beta_ids = {n["id"] for n in beta.list_nodes(limit=500)["nodes"]}
+    beta_ids = team.ids("beta")
     theirs = {"alice": ("beta:", beta_ids), "bob": ("alpha:", alpha_ids)}
 
     def write(name: str, project: str) -> None:
@@ -666,29 +692,26 @@ def test_two_tenants_write_at_once_and_see_only_their_own(team: Team) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
-    with sqlite3.connect(team.db) as con:
-        counts = dict(
-            con.execute(
-                "SELECT namespace, count(*) FROM nodes WHERE id LIKE 'alpha:alice-%' "
-                "OR id LIKE 'beta:bob-%' "
-                "GROUP BY 1"
-            ).fetchall()
-        )
-    assert counts == {"alpha": per_writer, "beta": per_writer}
+    for namespace, prefix, other in (
+        ("alpha", "alpha:alice-", "beta:"),
+        ("beta", "beta:bob-", "alpha:"),
+    ):
+        ids = team.ids(namespace)
+        assert len({i for i in ids if i.startswith(prefix)}) == per_writer, namespace
+        assert not any(i.startswith(other) for i in ids), namespace
 
 
 QUERIES = ("release pipeline pressure", "seal of approval", "valve names", "every Tuesday")
 
 
-def test_rankings_in_a_are_the_same_whether_or_not_b_exists(team: Team, tmp_path: Path) -> None:
+def test_rankings_in_a_are_the_same_whether_or_not_b_exists(
+    file_team: Team, tmp_path: Path
+) -> None:
+    team = file_team
     alone = tmp_path / "alone"
     alone.mkdir()
-    solo = Team(alone)
+    solo = Team(alone, str(alone / "team.db"), with_beta=False)
     try:
-        with sqlite3.connect(solo.db) as con:  # the same file without beta
-            con.execute("DELETE FROM edges WHERE namespace = 'beta'")
-            con.execute("DELETE FROM goals WHERE namespace = 'beta'")
-            con.execute("DELETE FROM nodes WHERE namespace = 'beta'")
         results = []
         for running in (team, solo):
             reader = running.client("reader").init()
@@ -760,13 +783,13 @@ def test_the_canvas_honours_the_same_tokens(team: Team) -> None:
         assert _normalised(probe, "valve") == _normalised(missing, MISSING)
         assert team.beta_records() == before
         # a read-only token: reads write nothing, writes are refused
-        digest = _file_digest(team.db)
+        digest = None if is_postgres_url(team.db) else _file_digest(team.file)
         for path in ("/api/graph", "/api/search?q=release", "/api/node?id=a-0", "/api/stats"):
             assert _canvas_get(port, path, reader)[0] == 200
         refused = _canvas_post(port, "/api/edges", reader, {**edge, "target_id": "a-2"})
         assert refused[0] == 403 and refused[1]["error"]["code"] == "forbidden"
         assert _canvas_post(port, "/api/consolidation", reader, {})[0] == 403
-        assert _file_digest(team.db) == digest
+        assert digest is None or _file_digest(team.file) == digest
         # bob sees beta
         assert _canvas_get(port, "/api/graph?project=beta", bob)[1]["total"] > 20
     finally:
