@@ -331,6 +331,8 @@ def test_another_tenants_project_answers_as_one_that_does_not_exist(team: Team) 
     assert beta_header[0] == 404
     assert _normalised(beta_header, "beta") == _normalised(ghost_header, "ghost")
     assert _normalised(beta_query, "beta") == _normalised(ghost_query, "ghost")
+    status, reply = team.client("alice", "Not A Name").rpc("initialize", INIT)
+    assert status == 400 and "Invalid project" in reply["error"]["message"]
     # bob may open beta, and the root token any project
     assert team.client("bob", "beta").init().ok("graph_stats", {})["node_count"] > 20
     assert team.client("root", "ghost").init().ok("graph_stats", {})["node_count"] == 0
