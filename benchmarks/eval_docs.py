@@ -61,6 +61,7 @@ from resultfile import stamp
 from graphonomous import Graphonomous
 from graphonomous.ingest.chunking import markdown_sections, rst_sections, split_lines
 from graphonomous.retrieval import retriever
+from graphonomous.retrieval.settings import DEFAULT_SETTINGS, RetrievalSettings, with_settings
 
 MIN_WORDS: Final = 3
 TOP_FILES: Final = 10
@@ -131,7 +132,7 @@ def evaluate(
     with Graphonomous(db) as graph:
         for effort in efforts:
             for cap in caps:
-                settings = replace(retriever.DEFAULT_SETTINGS, max_per_file=cap)
+                settings = replace(DEFAULT_SETTINGS, max_per_file=cap)
                 hits1 = hits5 = 0
                 rr = 0.0
                 same_file_top5: Counter[int] = Counter()
@@ -262,7 +263,7 @@ def bm25_system(root: Path) -> Any:
 
 
 def graph_system(
-    graph: Graphonomous, root: Path, effort: int | None, settings: retriever.RetrievalSettings
+    graph: Graphonomous, root: Path, effort: int | None, settings: RetrievalSettings
 ) -> Any:
     """A question -> ranked (path, start, end) of `retrieve_context` at `effort`."""
     prefix = root.resolve().as_posix() + "/"
@@ -299,7 +300,7 @@ def evaluate_gold(
     mirrors: Path,
     work: Path,
     split: str | None,
-    settings: retriever.RetrievalSettings = retriever.DEFAULT_SETTINGS,
+    settings: RetrievalSettings = DEFAULT_SETTINGS,
     keep_db: bool = False,
 ) -> dict[str, Any]:
     """Every tree scanned (fresh unless `keep_db`: then an incremental re-scan), every
@@ -384,7 +385,7 @@ def main_gold(args: argparse.Namespace) -> int:
     efforts = [None if e == "auto" else int(e) for e in args.efforts.split(",")]
     args.work.mkdir(parents=True, exist_ok=True)
     overrides = dict(pair.split("=", 1) for pair in args.settings.split(",") if pair)
-    settings = retriever.with_settings(
+    settings = with_settings(
         **{k: int(v) if v.isdigit() else float(v) for k, v in overrides.items()}
     )
     report = evaluate_gold(

@@ -258,7 +258,7 @@ PACE: dict[str, float] = {"minutes": MINUTES_PER_QUESTION}
 
 def ranked_turns(store: Store, query: str, effort: int, agent_id: str | None = None) -> list[str]:
     """Turn ids of one retrieval (limit 20, no type filter), de-duplicated, in rank order."""
-    from graphonomous.retrieval.retriever import with_settings
+    from graphonomous.retrieval.settings import with_settings
 
     answer = store.graph.retrieve_context(
         query,

@@ -459,7 +459,7 @@ class EngineRanker:
         self._arguments = dict(arguments)
         self.sources: dict[str, int] = {}
         if "settings" in self._arguments:
-            from graphonomous.retrieval.retriever import with_settings
+            from graphonomous.retrieval.settings import with_settings
 
             self._arguments["settings"] = with_settings(**self._arguments["settings"])
 

@@ -56,7 +56,7 @@ from graphonomous.retrieval.experience import (
     experienced_score,
     unrelated_similarity,
 )
-from graphonomous.retrieval.retriever import EXPERIENCE_GAIN, EXPERIENCE_PENALTY
+from graphonomous.retrieval.settings import EXPERIENCE_GAIN, EXPERIENCE_PENALTY
 
 # Candidates re-ranked per measured question (the engine's pool is of this order).
 DEPTH: Final = 100

@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     )
     from .retrieval import directives, entities, metrics, speakers
     from .retrieval.entities import EntityIndex
-    from .retrieval.retriever import RetrievalSettings
+    from .retrieval.settings import RetrievalSettings
     from .retrieval.speakers import SpeakerIndex
 else:
     attention = lazy_module("graphonomous.learning.attention")

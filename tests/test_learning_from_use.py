@@ -15,7 +15,7 @@ import pytest
 
 from graphonomous.api import Graphonomous
 from graphonomous.retrieval.experience import RetrievalTrace
-from graphonomous.retrieval.retriever import with_settings
+from graphonomous.retrieval.settings import with_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"

@@ -19,7 +19,7 @@ from graphonomous.retrieval import (
     effort_plan,
     with_settings,
 )
-from graphonomous.retrieval.retriever import SOURCES
+from graphonomous.retrieval.run import SOURCES
 
 FORGOTTEN_AT = "2026-01-01T00:00:00.000Z"
 

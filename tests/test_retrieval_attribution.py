@@ -10,7 +10,7 @@ import pytest
 from graphonomous import Graphonomous
 from graphonomous.retrieval.attribution import MIN_SPEAKER_PASSAGES, name_mentions, speaker_of
 from graphonomous.retrieval.entities import entity_key
-from graphonomous.retrieval.retriever import (
+from graphonomous.retrieval.settings import (
     ABSENT_PARTICIPANT_FACTOR,
     CONTENT_FLOOR,
     CONTEXT_STATISTICS,
@@ -404,16 +404,16 @@ def test_her_experience_weighs_words_among_the_candidates_in_context(
     """A failure's objection weighs words by their idf among the candidates
     (`Lexical.of`): with the participant scope those are the candidates in context,
     not the other conversation's turns set aside (which are still candidates)."""
-    from graphonomous.retrieval import retriever
+    from graphonomous.retrieval.experience import Lexical
 
     seen: list[list[str]] = []
-    original = retriever.Lexical.of
+    original = Lexical.of
 
     def spy(index: object, tokens: object, candidates: list[str]) -> object:
         seen.append(list(candidates))
         return original(index, tokens, candidates)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(retriever.Lexical, "of", spy)
+    monkeypatch.setattr(Lexical, "of", spy)
     with Graphonomous(":memory:") as graph:
         _crowded(graph, with_crowd=True)
         asked = graph.retrieve_context("glaze kiln pottery mug", effort=3, limit=20)

@@ -12,6 +12,7 @@ from graphonomous import Graphonomous
 from graphonomous.embed import exact_score
 from graphonomous.embed.index import normalized_f32
 from graphonomous.retrieval import Bm25Index, bm25_tokens, reciprocal_rank_fusion
+from graphonomous.retrieval.candidates import hybrid_search
 from graphonomous.retrieval.fusion import (
     DEFAULT_KEYWORD_WEIGHT,
     KEYWORD_WEIGHTS,
@@ -19,7 +20,6 @@ from graphonomous.retrieval.fusion import (
     embedder_keyword_weight,
     score_fusion,
 )
-from graphonomous.retrieval.retriever import hybrid_search
 from graphonomous.retrieval.stem import light_stem
 
 CORPUS = [

@@ -15,7 +15,7 @@ from graphonomous.retrieval.entities import (
     proper_noun_spans,
 )
 from graphonomous.retrieval.multihop import entity_walk
-from graphonomous.retrieval.retriever import with_settings
+from graphonomous.retrieval.settings import with_settings
 
 FORGOTTEN_AT = "2026-01-01T00:00:00.000Z"
 ZIMBABWE = entity_key(["Zimbabwe"])

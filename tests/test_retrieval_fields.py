@@ -10,6 +10,7 @@ from graphonomous.ingest import scan_directory
 from graphonomous.model import Node
 from graphonomous.retrieval import retriever
 from graphonomous.retrieval.fields import field_share, field_text
+from graphonomous.retrieval.settings import DEFAULT_SETTINGS
 
 
 def _node(metadata: dict[str, object]) -> Node:
@@ -43,7 +44,7 @@ def test_a_chunk_under_the_named_heading_path_ranks_first(tmp_path: Path) -> Non
         query = "lifetimes: how does the borrow checker see references"
 
         def first(gain: float) -> str:
-            settings = replace(retriever.DEFAULT_SETTINGS, field_gain=gain)
+            settings = replace(DEFAULT_SETTINGS, field_gain=gain)
             result = retriever.retrieve_context(
                 graph.engine, query, limit=3, effort=0, settings=settings
             )
@@ -54,4 +55,4 @@ def test_a_chunk_under_the_named_heading_path_ranks_first(tmp_path: Path) -> Non
             return str(chunks[0]["path"]).rsplit("/", 2)[-2]
 
         assert first(0.0) == "traits"  # the text alone prefers the other file
-        assert first(retriever.DEFAULT_SETTINGS.field_gain) == "lifetimes"
+        assert first(DEFAULT_SETTINGS.field_gain) == "lifetimes"

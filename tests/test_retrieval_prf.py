@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphonomous import Graphonomous
 from graphonomous.retrieval.prf import expansion_terms
-from graphonomous.retrieval.retriever import with_settings
+from graphonomous.retrieval.settings import with_settings
 
 
 def _idf(term: str) -> float:

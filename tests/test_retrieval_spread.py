@@ -7,7 +7,7 @@ from pathlib import Path
 
 from graphonomous import Graphonomous
 from graphonomous.ingest import scan_directory
-from graphonomous.retrieval.retriever import DEFAULT_SETTINGS
+from graphonomous.retrieval.settings import DEFAULT_SETTINGS
 from graphonomous.retrieval.spread import spread_by_file
 
 

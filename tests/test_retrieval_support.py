@@ -11,18 +11,11 @@ import pytest
 from graphonomous import Graphonomous
 from graphonomous.model import DEFAULT_AGENT_ID
 from graphonomous.retrieval import graph_view as walk_graph
+from graphonomous.retrieval.fusion import combine_evidence
 from graphonomous.retrieval.graph_view import EDGE_KIND_WEIGHTS, Link
-from graphonomous.retrieval.retriever import (
-    HOP_DECAY,
-    SIBLING_FACTOR,
-    SUPPORT_GAIN,
-    combine_evidence,
-    saturate,
-    spread,
-    support_scores,
-    transfer,
-    with_settings,
-)
+from graphonomous.retrieval.settings import HOP_DECAY, SIBLING_FACTOR, SUPPORT_GAIN, with_settings
+from graphonomous.retrieval.support import support_scores, transfer
+from graphonomous.retrieval.walk import saturate, spread
 
 QUERY = "why did the pump lose pressure"
 

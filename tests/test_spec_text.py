@@ -36,15 +36,12 @@ CLEANED: Mapping[str, frozenset[str] | None] = {
     "6": None,
     "7": None,
     "8": None,
-    # §9 without 9.3.6 (the learning blend, cleaned on its own).
-    "9": frozenset(
-        {"0", "1", "2", "3", "3.1", "3.2", "3.3", "3.4", "3.5", "3.7", "3.8", "3.9", "3.10"}
-        | {"4", "5", "6", "7", "8", "9", "10", "11"}
-    ),
+    "9": None,
     "10": None,
     "11": None,
     "11a": None,
     "12": None,
+    "13": None,
     "14": None,
     "15": None,
     "16": None,

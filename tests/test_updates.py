@@ -30,7 +30,11 @@ def _pairs(split: str) -> list[dict[str, str]]:
     return [row for row in map(json.loads, lines) if row["split"] == split]
 
 
-@pytest.mark.parametrize(("split", "min_recall"), [("tune", 0.6), ("validate", 0.4)])
+# The validate pin is what the rule measures there (24 of 63): an unannounced change of a
+# common noun is not an update (`claims._names_among`), which costs two lowercase code
+# names ("ziplist" / "listpack") and keeps agent memories' "leads the payments team" /
+# "the search team" apart.
+@pytest.mark.parametrize(("split", "min_recall"), [("tune", 0.6), ("validate", 0.38)])
 def test_the_rule_is_precise_on_real_release_note_pairs(split: str, min_recall: float) -> None:
     rows = _pairs(split)
     predicted = [detect_update(r["first"], r["second"]) is not None for r in rows]
@@ -61,6 +65,102 @@ def test_the_rule_is_precise_on_real_release_note_pairs(split: str, min_recall: 
 def test_plain_updates_are_found(earlier: str, later: str, cue: str) -> None:
     update = detect_update(earlier, later)
     assert update is not None and update.cue == cue
+
+
+def _agent_pairs(name: str) -> list[tuple[str, str, bool]]:
+    lines = (DATA / name).read_text(encoding="utf-8").splitlines()
+    cases = [json.loads(line) for line in lines if line.strip()]
+    pairs = [(c["old"], c["new"], True) for c in cases]
+    for c in cases:
+        pairs += [(c["old"], d, False) for d in c["distractors"]]
+        pairs += [(d, c["new"], False) for d in c["distractors"]]
+    return pairs
+
+
+def test_the_rule_finds_agent_memory_updates_and_keeps_other_attributes_apart() -> None:
+    pairs = _agent_pairs("agent_updates.jsonl")
+    found = [(label, detect_update(a, b) is not None) for a, b, label in pairs]
+    tp = sum(label and hit for label, hit in found)
+    fp = sum(hit and not label for label, hit in found)
+    positives = sum(label for label, _ in found)
+    assert len(pairs) >= 150
+    assert tp / (tp + fp) >= 0.9
+    assert tp / positives >= 0.8
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "old", "new"),
+    [
+        (  # an announced change of one subject: several value words at once
+            "The weekly planning meeting is on Tuesdays at 10:00.",
+            "The weekly planning meeting moved to Thursdays at 15:00.",
+            "tuesday 10:00",
+            "moved thursday 15:00",
+        ),
+        (  # the later statement names the value it replaces
+            "Our on-call rotation is managed in PagerDuty.",
+            "We switched the on-call rotation from PagerDuty to Opsgenie.",
+            "pagerduty",
+            "opsgeni",
+        ),
+        (  # a changed verb before a number is not another named thing
+            "The release freeze starts on 14 March 2026.",
+            "The release freeze was moved to 21 March 2026.",
+            "start 14",
+            "moved 21",
+        ),
+    ],
+)
+def test_announced_changes_are_updates(earlier: str, later: str, old: str, new: str) -> None:
+    update = detect_update(earlier, later)
+    assert update is not None
+    assert (update.old, update.new) == (old, new)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # the same subject, another attribute: the value kinds differ
+        (
+            "The weekly planning meeting is held in room Ada.",
+            "The weekly planning meeting moved to Thursdays at 15:00.",
+        ),
+        (
+            "The main repository uses the MIT licence.",
+            "The main repository moved to gitlab.com/acme/shop.",
+        ),
+        # a number keeps its unit
+        ("The staging cluster has 6 nodes.", "Each staging cluster node now has 16 GB of memory."),
+        # a changed common noun, unannounced: another thing of the subject
+        ("Maria leads the payments team.", "Maria leads the search team."),
+        ("Sam is allergic to peanuts.", "Sam is allergic to cats."),
+        # two reports of a change are two events
+        (
+            "Werkzeug 0.15 raised the default PBKDF2 iterations from 50000 to 150000.",
+            "Werkzeug 2.0 raised the default PBKDF2 iterations from 150000 to 260000.",
+        ),
+    ],
+)
+def test_other_attributes_and_other_things_are_not_updates(earlier: str, later: str) -> None:
+    assert detect_update(earlier, later) is None
+
+
+def test_a_superseded_statement_s_match_passes_to_its_successor(
+    clocked: tuple[ManualClock, Graphonomous],
+) -> None:
+    """The update is phrased far from the question; the statement it replaced is phrased
+    close to it.  The current one ranks where its predecessor would have."""
+    clock, graph = clocked
+    graph.store_node("The invoice payment terms are 30 days.")
+    for text in ("Late invoices incur a 2% fee.", "Invoices are sent on the first of the month."):
+        clock.advance(hours=2)
+        graph.store_node(text)
+    clock.advance(days=2)
+    stored = graph.store_node("The invoice payment terms changed to 45 days.")
+    assert stored["updates"], "the write links the update"
+    results = graph.retrieve_context("What are the invoice payment terms?", limit=5)["results"]
+    assert results[0]["node_id"] == stored["node"]["id"]
+    assert all("30 days" not in r["content"] for r in results)
 
 
 @pytest.mark.parametrize(

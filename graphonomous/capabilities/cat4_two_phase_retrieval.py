@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..learning.outcomes import Q_LEARNING_RATE
 from ..model import format_time, parse_time
 from ..retrieval import RetrievalSettings
-from ..retrieval.retriever import UTILITY_WEIGHT
+from ..retrieval.settings import UTILITY_WEIGHT
 from .registry import scenario
 
 if TYPE_CHECKING:

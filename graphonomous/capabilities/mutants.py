@@ -47,9 +47,10 @@ def _kappa_zero() -> list[tuple[Any, str, Any]]:
 
 def _settings(**overrides: Any) -> Callable[[], list[tuple[Any, str, Any]]]:
     def patches() -> list[tuple[Any, str, Any]]:
-        from ..retrieval import retriever
+        from ..retrieval import retriever, settings
 
-        changed = dataclasses.replace(retriever.DEFAULT_SETTINGS, **overrides)
+        # retrieve_context reads the default where it runs: in the retriever's namespace.
+        changed = dataclasses.replace(settings.DEFAULT_SETTINGS, **overrides)
         return [(retriever, "DEFAULT_SETTINGS", changed)]
 
     return patches
@@ -149,9 +150,9 @@ def _wald_interval() -> list[tuple[Any, str, Any]]:
 
 
 def _agent_filter_ignored() -> list[tuple[Any, str, Any]]:
-    from ..retrieval import retriever
+    from ..retrieval import candidates, retriever
 
-    allowed, reader = retriever._allowed_ids, getattr(retriever, "GraphReader")  # noqa: B009
+    allowed, reader = candidates.allowed_ids, getattr(retriever, "GraphReader")  # noqa: B009
 
     def any_agent(run: Any, node_type: str | None, agent_id: str | None) -> Any:
         return allowed(run, node_type, None)
@@ -159,7 +160,7 @@ def _agent_filter_ignored() -> list[tuple[Any, str, Any]]:
     def unscoped_reader(*args: Any, **kwargs: Any) -> Any:
         return reader(*args, **{**kwargs, "agent_id": None})
 
-    return [(retriever, "_allowed_ids", any_agent), (retriever, "GraphReader", unscoped_reader)]
+    return [(retriever, "allowed_ids", any_agent), (retriever, "GraphReader", unscoped_reader)]
 
 
 def _export_nodes_only() -> list[tuple[Any, str, Any]]:
@@ -203,9 +204,9 @@ def _erase_is_soft() -> list[tuple[Any, str, Any]]:
 
 
 def _expansion_off() -> list[tuple[Any, str, Any]]:
-    from ..retrieval import retriever
+    from ..retrieval import expansion
 
-    return [(retriever, "_expand", lambda run, hops, neighbors_per_node: None)]
+    return [(expansion, "expand", lambda run, hops, neighbors_per_node: None)]
 
 
 def _bm25_remove_noop() -> list[tuple[Any, str, Any]]:

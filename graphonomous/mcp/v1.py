@@ -73,14 +73,10 @@ from ..retrieval.lookups import (
     MAX_TRAVERSE_DEPTH,
 )
 from ..retrieval.region import DEFAULT_SEARCH_LIMIT
-from ..retrieval.retriever import (
-    DEEP_EFFORT,
-    EFFORT_MAX,
-    MAX_EXPANSION_HOPS,
-    MAX_NEIGHBORS_PER_NODE,
-    SOURCES,
-)
+from ..retrieval.retriever import MAX_EXPANSION_HOPS, MAX_NEIGHBORS_PER_NODE
 from ..retrieval.retriever import MAX_LIMIT as RETRIEVE_MAX_LIMIT
+from ..retrieval.run import SOURCES
+from ..retrieval.settings import DEEP_EFFORT, EFFORT_MAX
 from .query import QUERY_OPERATIONS, query_graph
 from .tools import (
     BOOLEAN,

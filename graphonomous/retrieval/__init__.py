@@ -14,6 +14,7 @@ from ..lazy_import import export_from
 if TYPE_CHECKING:
     from ..algorithms.push import PUSH_EPSILON, ppr_push, transitions_of
     from .bm25 import BM25_B, BM25_EPSILON, BM25_K1, BM25_STEM, Bm25Index, bm25_tokens
+    from .candidates import hybrid_search
     from .fusion import RRF_K, embedder_keyword_weight, reciprocal_rank_fusion, score_fusion
     from .graph_view import (
         CAUSAL_RELATIONSHIPS,
@@ -36,20 +37,18 @@ if TYPE_CHECKING:
         trace_evidence_path,
     )
     from .mermaid import escape_label, result_mermaid, to_mermaid
-    from .retriever import (
+    from .retriever import retrieve_context
+    from .settings import (
         DEEP_EFFORT,
         DEFAULT_SETTINGS,
         EFFORT_MAX,
         EffortPlan,
         RetrievalSettings,
-        causal_context,
-        contradiction_flags,
         effort_plan,
-        hybrid_search,
-        retrieve_context,
         with_settings,
     )
     from .stem import light_stem
+    from .topology_stage import causal_context, contradiction_flags
 
 # Imported on first use (PEP 562): a process that needs one retrieval module (a
 # cold `consolidate` reads retrieval.experience) does not load the retriever,
@@ -61,27 +60,27 @@ _LAZY_EXPORTS: Final = {
     "BM25_STEM": ".bm25",
     "Bm25Index": ".bm25",
     "CAUSAL_RELATIONSHIPS": ".graph_view",
-    "DEEP_EFFORT": ".retriever",
-    "DEFAULT_SETTINGS": ".retriever",
+    "DEEP_EFFORT": ".settings",
+    "DEFAULT_SETTINGS": ".settings",
     "EDGE_KIND_WEIGHTS": ".graph_view",
-    "EFFORT_MAX": ".retriever",
-    "EffortPlan": ".retriever",
+    "EFFORT_MAX": ".settings",
+    "EffortPlan": ".settings",
     "GraphReader": ".graph_view",
     "GraphSnapshot": ".graph_view",
     "PUSH_EPSILON": "..algorithms.push",
     "RRF_K": ".fusion",
-    "RetrievalSettings": ".retriever",
+    "RetrievalSettings": ".settings",
     "STRUCTURAL_RELATIONSHIPS": ".graph_view",
     "bm25_tokens": ".bm25",
     "build_snapshot": ".graph_view",
-    "causal_context": ".retriever",
-    "contradiction_flags": ".retriever",
-    "effort_plan": ".retriever",
+    "causal_context": ".topology_stage",
+    "contradiction_flags": ".topology_stage",
+    "effort_plan": ".settings",
     "embedder_keyword_weight": ".fusion",
     "escape_label": ".mermaid",
     "extract_steps": ".lookups",
     "graph_traverse": ".lookups",
-    "hybrid_search": ".retriever",
+    "hybrid_search": ".candidates",
     "light_stem": ".stem",
     "match_preconditions": ".lookups",
     "ppr_push": "..algorithms.push",
@@ -98,7 +97,7 @@ _LAZY_EXPORTS: Final = {
     "trace_evidence_path": ".lookups",
     "transitions_of": "..algorithms.push",
     "weighted_graph": ".graph_view",
-    "with_settings": ".retriever",
+    "with_settings": ".settings",
 }
 
 

@@ -159,6 +159,17 @@ _UPDATE_CUE: Final = re.compile(
     r"from now on|these days|any ?more)\b",
     re.I,
 )
+# Verbs by which a statement says that a value changed ("was raised to 500", "moved to
+# Thursdays", "upgraded to 1.29", "pushed to 31 July"): with the subject named in the
+# earlier statement's words, they announce the replacement of its value.
+_CHANGE_CUE: Final = re.compile(
+    r"\b(?:raised|lowered|increased|decreased|reduced|extended|shortened|upgraded|"
+    r"downgraded|pushed|postponed|delayed|rescheduled|migrated|relocated|bumped|"
+    r"transferred|renamed|replaced|switched|moved|changed|updated)\b",
+    re.I,
+)
+# "... from V1 to V2": the later statement names the value it replaces.
+_FROM_TO: Final = re.compile(r"\bfrom\s+(\S+(?:\s\S+)?)\s+to\s+(\S+(?:\s\S+)?)", re.I)
 # Verbs after which a sentence states its value: the subject is what comes before
 # the first of them.  Common state verbs of technical and personal facts.
 PREDICATE_VERBS: Final = frozenset(
@@ -355,19 +366,33 @@ def _comparable(old: list[str], new: list[str]) -> bool:
     return len(old) != 1 or len(new) != 1 or _kind(old[0]) == _kind(new[0])
 
 
-def _own_thing(old: Frame, new: Frame, gone: list[str], added: list[str]) -> bool:
+def _own_thing(
+    old: Frame,
+    new: Frame,
+    gone: list[str],
+    added: list[str],
+    texts: tuple[str, str] | None = None,
+) -> bool:
     """A differently named thing with its own number on each side ("requires Werkzeug
     3.1" / "requires ItsDangerous 2.2"): a changed name directly followed by a changed
-    number, on both sides — another item, not another value of the same one."""
+    number, on both sides — another item, not another value of the same one.  With the
+    statements' `texts`, the changed word must be a name there (`_names_among`), so a
+    changed verb before a number ("starts on 14 March" / "was moved to 21 March") is not
+    taken for one."""
 
-    def pairs(statement: Frame, changed: list[str]) -> bool:
+    def pairs(statement: Frame, changed: list[str], text: str | None) -> bool:
         tokens = statement.tokens
         return any(
-            a in changed and b in changed and not _NUMBERISH.match(a) and _NUMBERISH.match(b)
+            a in changed
+            and b in changed
+            and value_kind(a) in ("word", "identifier")
+            and _NUMBERISH.match(b)
+            and (text is None or _names_among(text, [a]))
             for a, b in itertools.pairwise(tokens)
         )
 
-    return pairs(old, gone) and pairs(new, added)
+    earlier, later = texts if texts is not None else (None, None)
+    return pairs(old, gone, earlier) and pairs(new, added, later)
 
 
 def _difference(first: Frame, second: Frame) -> tuple[list[str], list[str], int]:
@@ -413,6 +438,11 @@ def detect_update(earlier: str, later: str) -> Update | None:
         extended = _restated_value(old, new, gone, added) or _withdrawal(later, gone, added, True)
         if extended is not None:
             return extended
+    announced = _announced(earlier, later, old, new, gone, added) or _named_replacement(
+        earlier, later, old, new
+    )
+    if announced is not None:
+        return announced
     if shared <= len(gone) + len(added) - 1:
         return None
     flip = _withdrawal(later, gone, added)
@@ -426,11 +456,168 @@ def detect_update(earlier: str, later: str) -> Update | None:
         return None
     if not _comparable(gone, added):
         return None
+    if not _units_agree(old, new, gone, added):
+        return None
     if not (_in_predicate(old, gone) and _in_predicate(new, added)):
         return None
     if not _UPDATE_CUE.search(later) and (_places(old, gone) > 1 or _places(new, added) > 1):
         return None  # two things changed, unannounced: maybe another subject's value
+    if not _announces(later) and not (_names_among(earlier, gone) or _names_among(later, added)):
+        return None  # a common noun changed, unannounced: another thing of the subject
     return Update("substitution", " ".join(gone), " ".join(added))
+
+
+_TIME_OF_DAY: Final = re.compile(r"^\d{1,2}:\d{2}$")
+_WEEKDAY: Final = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day")
+_MONTH: Final = re.compile(
+    r"^(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)$"
+)
+_IDENTIFIER_VALUE: Final = re.compile(r"[a-z].*[\d./@]|[\d./@].*[a-z]")
+
+
+def value_kind(token: str) -> str:
+    """The kind of value a frame token is, for telling one value's change from another
+    attribute's: hex, time, weekday, month, number, identifier (a host, a path, a URL:
+    letters with digits, dots, slashes) or word.
+
+    >>> [value_kind(t) for t in ("#f05138", "07:00", "thursday", "2.3", "db-stg-3", "room")]
+    ['hex', 'time', 'weekday', 'number', 'identifier', 'word']
+    """
+    if _HEX.match(token):
+        return "hex"
+    if _TIME_OF_DAY.match(token):
+        return "time"
+    if _WEEKDAY.match(token):
+        return "weekday"
+    if _MONTH.match(token):
+        return "month"
+    if _NUMBERISH.match(token):
+        return "number"
+    return "identifier" if _IDENTIFIER_VALUE.search(token) else "word"
+
+
+def _alike(gone: Sequence[str], added: Sequence[str]) -> bool:
+    """Both sides give values of the same kinds (words aside): "on Tuesdays at 10:00" /
+    "to Thursdays at 15:00" is one schedule changed; "in room Ada" / "to Thursdays at
+    15:00" is another attribute of the same meeting."""
+    kinds = [{value_kind(t) for t in side} - {"word"} for side in (gone, added)]
+    return kinds[0] == kinds[1]
+
+
+# A quantity (not a version or an address): what a unit word may follow.
+_QUANTITY: Final = re.compile(r"^\d+(?:[.,]\d+)?$")
+
+
+def _unit_after(statement: Frame, changed: Sequence[str]) -> set[str]:
+    """The words that directly follow a changed number in the statement (its units)."""
+    tokens = statement.tokens
+    return {
+        b
+        for a, b in itertools.pairwise(tokens)
+        if a in changed and _QUANTITY.match(a) and value_kind(b) == "word"
+    }
+
+
+def _units_agree(old: Frame, new: Frame, gone: Sequence[str], added: Sequence[str]) -> bool:
+    """A changed number keeps its unit: "6 nodes" / "16 GB" are two quantities."""
+    before, after = _unit_after(old, gone), _unit_after(new, added)
+    return not before or not after or bool(before & after)
+
+
+# The basic colour terms: a colour word is a value ("shows XPASS in red" / "in yellow").
+COLOUR_WORDS: Final = frozenset(
+    [
+        "red",
+        "orange",
+        "yellow",
+        "green",
+        "blue",
+        "purple",
+        "violet",
+        "pink",
+        "brown",
+        "black",
+        "white",
+        "grey",
+        "gray",
+        "cyan",
+        "magenta",
+    ]
+)
+_NAMED_WORD: Final = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Za-z]*[A-Z]\w*|\b\w+(?:[_\-]\w+)+", re.M)
+
+
+def _names_among(text: str, changed: Sequence[str]) -> bool:
+    """Whether a changed token is a name: written with a capital inside the sentence,
+    marked as an identifier (a digit, a dot, an underscore, a hyphen), or a colour word.
+    A state's value is named ("uses Opsgenie", "is case-insensitive", "in red"); a
+    changed common noun names another thing of the same subject ("leads the payments
+    team" / "the search team", "allergic to peanuts" / "to cats"), and both can hold."""
+    text = _CONTRACTION.sub(" not", unicodedata.normalize("NFKC", text))
+    named = {_stem(m.group(0).lower()) for m in _NAMED_WORD.finditer(text.strip())}
+    return any(
+        token in named or token in COLOUR_WORDS or value_kind(token) != "word" for token in changed
+    )
+
+
+def _announces(later: str) -> bool:
+    """The statement says that it replaces: a change verb or a word of the present
+    state ("now", "no longer", "instead")."""
+    return bool(_CHANGE_CUE.search(later) or _UPDATE_CUE.search(later))
+
+
+def _subject(statement: Frame) -> Counter[str]:
+    return Counter(statement.tokens[: statement.predicate_at])
+
+
+def _announced(
+    earlier: str, later: str, old: Frame, new: Frame, gone: list[str], added: list[str]
+) -> Update | None:
+    """An announced change of one subject's value: the later statement says the value
+    changed (`_CHANGE_CUE`), names the same subject in the same words before its
+    predicate, and every changed word stands after it — "The weekly planning meeting is
+    on Tuesdays at 10:00." / "The weekly planning meeting moved to Thursdays at 15:00."
+    Then several words of the value may change at once, since the cue says they replace
+    the earlier ones."""
+    if not _announces(later) or _HEDGE.search(later) or old.additive or new.additive:
+        return None
+    if _CHANGE_CUE.search(earlier):
+        return None  # two reports of a change are two events, both true of their time
+    subject = _subject(old)
+    if not subject or subject != _subject(new) or sum(subject.values()) < MIN_SHARED - 1:
+        return None
+    if (WITHDRAWN_MARK in gone) != (WITHDRAWN_MARK in added) or not gone or not added:
+        return None
+    if same_value(gone, added) or not _alike(gone, added):
+        return None
+    if _own_thing(old, new, gone, added, (earlier, later)):
+        return None
+    if not _units_agree(old, new, gone, added):
+        return None
+    if not (_in_predicate(old, gone) and _in_predicate(new, added)):
+        return None
+    return Update("substitution", " ".join(gone), " ".join(added))
+
+
+def _named_replacement(earlier: str, later: str, old: Frame, new: Frame) -> Update | None:
+    """The later statement names the value it replaces — "We switched the on-call
+    rotation from PagerDuty to Opsgenie." after "Our on-call rotation is managed in
+    PagerDuty.": a change verb, "from V1 to V2" with V1 in the earlier statement and V2
+    not, and the rest sharing at least `MIN_SHARED` words with it (the same subject)."""
+    match = _FROM_TO.search(later)
+    if match is None or not _CHANGE_CUE.search(later) or _HEDGE.search(later):
+        return None
+    if _CHANGE_CUE.search(earlier):
+        return None  # two reports of a change are two events (`_announced`)
+    was, becomes = frame(match.group(1)).tokens, frame(match.group(2)).tokens
+    held = Counter(old.tokens)
+    if not was or not becomes or any(held[t] == 0 for t in was) or any(held[t] for t in becomes):
+        return None
+    rest = Counter(new.tokens) - Counter(was) - Counter(becomes)
+    if sum(((held - Counter(was)) & rest).values()) < MIN_SHARED:
+        return None
+    return Update("substitution", " ".join(was), " ".join(becomes))
 
 
 def _one_word_claim(old: Frame, new: Frame, gone: list[str], added: list[str]) -> bool:
@@ -460,6 +647,8 @@ def _restated_value(old: Frame, new: Frame, gone: list[str], added: list[str]) -
         return None
     same_kind = [t for t in added if _kind(t) == _kind(gone[0])]
     if len(same_kind) != 1 or not (_in_predicate(old, gone) and _in_predicate(new, same_kind)):
+        return None
+    if not _units_agree(old, new, gone, same_kind):
         return None
     return Update("substitution", gone[0], same_kind[0])
 

@@ -4,7 +4,7 @@ HippoRAG's idea (Gutiérrez et al., "HippoRAG", NeurIPS 2024) without its
 LLM: at write time every node's content is reduced to *entity keys* by a
 small deterministic extractor; at query time Personalized PageRank over the
 bipartite graph passage ↔ entity carries a seed passage's score to the other
-passages that mention the same entities (`retriever._entity_walk`).
+passages that mention the same entities (`walk.entity_stage`).
 
 Rules of this file:
 

@@ -48,7 +48,7 @@ CAUSAL_RELATIONSHIPS: Final = CAUSAL_KINDS
 
 # Kinds along which the source is a *part* of the target (a turn of a session,
 # a chunk of a file): parts of one whole share context, so retrieval lets
-# them support each other through the whole (`retriever._support`).
+# them support each other through the whole (`support.graph_support`).
 STRUCTURAL_RELATIONSHIPS: Final = STRUCTURAL_KINDS
 # Retrieval aids (model.AID_NODE_TYPES / AID_CREATION_SOURCES): the graph stages
 # never walk into them.

@@ -31,9 +31,10 @@ from ..model import (
     parse_time,
 )
 from .bm25 import bm25_tokens
+from .candidates import cap_query, hybrid_search
 from .graph_view import GraphReader, GraphSnapshot, Link
 from .provenance import node_result, provenance
-from .retriever import MAX_QUERY_CHARS, cap_query, hybrid_search
+from .settings import MAX_QUERY_CHARS
 from .time_expressions import query_window
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The speaker index: who said each ``"<Speaker>: ..."`` node, kept current with the database.
 
 Speaker attribution (`attribution`) and the participant scope
-(`retriever._participant_stage`) ask, for every query, whether it names a
+(`scope.participant_stage`) ask, for every query, whether it names a
 known speaker and, when it does, who said each candidate.  That is a small
 table — node id -> label key for the attributed nodes only — so it is its own
 derived index, separate from the entity index (`entities`): a query naming no

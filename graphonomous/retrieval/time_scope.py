@@ -20,7 +20,7 @@ query and the graph clock's `now` (never the system clock):
   brings back the faded statements made then (the `admitted` band) that share a
   word with it, re-anchored as reinforced, audited (``recall``) and reported in
   ``stats.time.recalled`` — as a person recalls a faded episode when asked about
-  its day (`retriever.recall_faded`).  Only nodes that faded by decay; never ones
+  its day (`time_order.recall_faded`).  Only nodes that faded by decay; never ones
   forgotten on request or over budget.
 - **Newest of one claim.**  Two state statements (semantic, procedural; not chunks
   of ingested files) among the best candidates that no write linked, and that
