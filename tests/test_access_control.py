@@ -373,6 +373,9 @@ ID_PROBES: list[tuple[str, str, dict[str, Any]]] = [
     ("v1", "forget_node", {"node_id": "{id}", "mode": "hard", "reason": "probe"}),
     ("v1", "delete_node", {"node_id": "{id}"}),
     ("v1", "gdpr_erase", {"node_id": "{id}", "reason": "probe"}),
+    ("v1", "belief_revise", {"action": "contract", "node_id": "{id}", "reason": "probe"}),
+    ("v1", "belief_revise", {"action": "revise", "node_id": "{id}", "new_id": "a-1"}),
+    ("v1", "belief_contradictions", {"node_id": "{id}"}),
     ("v2", "retrieve", {"action": "query", "operation": "get_node", "node_id": "{id}"}),
     ("v2", "retrieve", {"action": "traverse", "node_id": "{id}"}),
     ("v2", "retrieve", {"action": "trace_evidence", "from_id": "a-0", "to_id": "{id}"}),
@@ -762,7 +765,8 @@ def test_the_canvas_honours_the_same_tokens(team: Team) -> None:
     threading.Thread(target=canvas.serve_forever, args=(0.05,), daemon=True).start()
     port = canvas.server_address[1]
     alice, reader, bob = (TOKENS[n][0] for n in ("alice", "reader", "bob"))
-    before = team.beta_records()
+    before = _b_rows(team)
+    writers = Writers(team)  # bob in beta, root in gamma, while alice probes
     try:
         assert _canvas_get(port, "/api/graph", None)[0] == 401
         for node_id in B_IDS:
@@ -783,7 +787,11 @@ def test_the_canvas_honours_the_same_tokens(team: Team) -> None:
         probe = _canvas_post(port, "/api/edges", alice, edge)
         missing = _canvas_post(port, "/api/edges", alice, {**edge, "target_id": MISSING})
         assert _normalised(probe, "valve") == _normalised(missing, MISSING)
-        assert team.beta_records() == before
+        probe = _canvas_post(port, "/api/edges/delete", alice, {"edge_ids": [team.b_edge]})
+        missing = _canvas_post(port, "/api/edges/delete", alice, {"edge_ids": [MISSING]})
+        assert _normalised(probe, team.b_edge) == _normalised(missing, MISSING)
+        assert min(writers.join().values()) > 0
+        assert _b_rows(team) == before
         # a read-only token: reads write nothing, writes are refused
         digest = None if is_postgres_url(team.db) else _file_digest(team.file)
         for path in ("/api/graph", "/api/search?q=release", "/api/node?id=a-0", "/api/stats"):
@@ -795,6 +803,7 @@ def test_the_canvas_honours_the_same_tokens(team: Team) -> None:
         # bob sees beta
         assert _canvas_get(port, "/api/graph?project=beta", bob)[1]["total"] > 20
     finally:
+        writers.join()
         canvas.shutdown()
         canvas.server_close()
 
