@@ -23,6 +23,7 @@ from ..lazy_import import export_from
 from .names import DEFAULT_PORT, DEFAULT_SURFACE, TRANSPORTS
 
 if TYPE_CHECKING:
+    from .access import Principal, Tenants
     from .server import McpServer
 
 # Imported on first use (PEP 562), so the package itself stays light: the CLI
@@ -65,18 +66,20 @@ def build_server(
     )
 
 
-def tenant_sessions(tenants: Any, surface: str, started_at: float) -> Any:
+def tenant_sessions(
+    tenants: Tenants, surface: str, started_at: float
+) -> Callable[[Principal, str], McpServer]:
     """The HTTP server's session factory over `tenants` (`access.Tenants`): a session of
     `principal` in `namespace` is served by that namespace's facade (read-only when the
     principal may only read), and each tool call needs its right (`access.required_right`);
     a tenant's chosen node ids are scoped to its namespace (`access.id_scope_refusal`)."""
     from .access import id_scope_refusal, required_right
 
-    def new_session(principal: Any, namespace: str) -> McpServer:
+    def new_session(principal: Principal, namespace: str) -> McpServer:
         def authorize(tool: str, arguments: dict[str, Any]) -> str | None:
             right = required_right(tool, arguments)
             if not principal.may(right):
-                return str(principal.refusal(tool, right))
+                return principal.refusal(tool, right)
             return id_scope_refusal(tool, arguments, namespace) if principal.tenant else None
 
         facade = tenants.facade(namespace, principal.read_only)
