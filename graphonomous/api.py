@@ -111,7 +111,9 @@ class Graphonomous:
 
     `namespace` is the project this facade acts in (default `default`): every read
     and write stays inside it, and other namespaces of the same file are invisible
-    (SPEC §3.4).
+    (SPEC §3.4).  `read_only` opens a connection that writes nothing at all — no
+    access counters, saved indexes or audit entries either; a write is a StoreError
+    (what a read-only token of the HTTP server gets, SPEC §3.5).
     """
 
     def __init__(
@@ -121,6 +123,7 @@ class Graphonomous:
         *,
         clock: Clock | None = None,
         namespace: str = DEFAULT_NAMESPACE,
+        read_only: bool = False,
     ) -> None:
         self.db_path = resolve_db_path(db)
         # Every read and write of this facade acts within one namespace (SPEC
@@ -130,7 +133,7 @@ class Graphonomous:
         self.embedder = (
             get_embedder(embedder) if embedder is None or isinstance(embedder, str) else embedder
         )
-        self.store = open_store(self.db_path, self.namespace)
+        self.store = open_store(self.db_path, self.namespace, read_only=read_only)
         # The engine owns the store, the lock, the indexes and the snapshot;
         # the facade validates arguments and delegates.
         self.engine: Engine[Store, GraphSnapshot] = Engine(
