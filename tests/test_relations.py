@@ -332,3 +332,10 @@ def test_an_update_without_content_leaves_the_links(graph: Graphonomous) -> None
     result = graph.apply_batch([{"op": "update_node", "id": "y", "fields": {"confidence": 0.9}}])
     assert "relation_links" not in result
     assert graph.store.find_edge("y", "x", "causes") is not None
+
+
+def test_a_mathml_arrow_is_an_arrow_and_its_annotation_no_words() -> None:
+    arrow = '<math><semantics><mo>→</mo><annotation>{"fontFamily":"Times"}</annotation></semantics></math>'
+    assert _triples(f"<b>stimulus </b>{arrow}<b> receptor</b>") == [
+        ("stimulus", "causes", None, "receptor")
+    ]

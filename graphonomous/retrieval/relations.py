@@ -346,9 +346,12 @@ _CHANGE_PHRASES: Final = tuple((tuple(p.split()), 1) for p in _UP) + tuple(
 CHANGES: Final = frozenset(words[0] for words, _sign in _CHANGE_PHRASES)
 # "as", "when", "if", "whenever" open a covariation ("as X increases, Y ...").
 COVARIATION_OPENERS: Final = frozenset(("as", "when", "whenever", "if"))
-# Markup is no part of a sentence's words: HTML tags, a wiki link's target ("[[Page|shown]]"
-# reads "shown"), TeX between $...$ (its symbols are no mentions).
-_TAGS: Final = re.compile(r"<[^<>\n]*>|\[\[(?:[^\]|\n]*\|)?|\]\]|\$[^$\n]*\$")
+# Markup is no part of a sentence's words: a MathML annotation (editor metadata such as
+# {"fontFamily": ...}; the arrow in <mo>→</mo> stays), HTML tags, a wiki link's target
+# ("[[Page|shown]]" reads "shown"), TeX between $...$ (its symbols are no mentions).
+_TAGS: Final = re.compile(
+    r"<annotation\b[^<>]*>[^<]*</annotation>|<[^<>\n]*>|\[\[(?:[^\]|\n]*\|)?|\]\]|\$[^$\n]*\$"
+)
 # Emphasis and code marks around a word are no part of it: `eggs`, *eggs*, "eggs".
 _MARKUP: Final = re.compile(r"[`*\"“”]|(?<![\w'’])['‘’]|['‘’](?![\w])|(?<!\w)_|_(?!\w)")
 
