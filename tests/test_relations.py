@@ -336,7 +336,8 @@ def test_an_update_without_content_leaves_the_links(graph: Graphonomous) -> None
 
 
 def test_a_mathml_arrow_is_an_arrow_and_its_annotation_no_words() -> None:
-    arrow = '<math><semantics><mo>→</mo><annotation>{"fontFamily":"Times"}</annotation></semantics></math>'
+    annotation = '<annotation>{"fontFamily":"Times"}</annotation>'
+    arrow = f"<math><semantics><mo>→</mo>{annotation}</semantics></math>"
     assert _triples(f"<b>more sweat </b>{arrow}<b> more cooling</b>") == [
         ("sweat", "causes", None, "cool")
     ]
