@@ -44,7 +44,7 @@ from typing import Any, Final
 from ..model import KAPPA_ARC_DIRECTION, Edge
 from ..topology import adjacency_over, analyze, build_adjacency, tarjan_scc
 from .graph_view import GraphReader, Link
-from .relations import extract_relations
+from .relations import Relation, extract_relations
 
 LOOP_RADIUS: Final = 3
 """Arcs walked forward from the results and, separately, backward into them.  Every
@@ -212,25 +212,32 @@ def loop_region(reader: GraphReader, result_ids: Sequence[str]) -> LoopRegion:
     return LoopRegion(sorted(keep), len(walk.seen), cut, not_followed)
 
 
+RelationsOf = Callable[[str], Sequence[Relation]]
+"""A node's relations: the engine's relation index (`relations.relation_index`), O(1) a
+node; without one they are extracted from the rows (O(text), about 1 ms a chunk)."""
+
+
 def entity_loops(
-    reader: GraphReader, stating: Sequence[str], anchors: Iterable[str]
+    reader: GraphReader,
+    stating: Sequence[str],
+    anchors: Iterable[str],
+    relations_of: RelationsOf | None = None,
 ) -> dict[tuple[str, str], list[str]]:
     """Entity arcs (tail, head) of every entity loop one of `anchors` states an arc of,
     with the nodes of `stating` that state each (sorted).
 
-    An arc per relation of a visible node of `stating` (``entity:<subject key>`` →
+    An arc per relation of a node of `stating` (visible: the callers' anchors and walk
+    members are; `relations_of` gives them, ``entity:<subject key>`` →
     ``entity:<object key>``); the graph of each relation kind on its own (relations of two
     kinds never chain); the arcs inside its non-trivial SCCs that hold an arc of an
     anchor.  Complexity: O(text of `stating`) extraction plus O(V + E) Tarjan.
     """
     firsts = set(anchors)
     by_kind: dict[str, dict[tuple[str, str], set[str]]] = {}
-    reader.load_nodes(stating)
+    if relations_of is None:
+        relations_of = _extracted(reader, stating)
     for node_id in sorted(stating):
-        node = reader.node(node_id)
-        if node is None:
-            continue
-        for relation in extract_relations(node.content):
+        for relation in relations_of(node_id):
             arc = (ENTITY_PREFIX + relation.subject_key, ENTITY_PREFIX + relation.object_key)
             by_kind.setdefault(relation.kind, {}).setdefault(arc, set()).add(node_id)
     kept: dict[tuple[str, str], set[str]] = {}
@@ -246,6 +253,17 @@ def entity_loops(
     return {arc: sorted(nodes) for arc, nodes in sorted(kept.items())}
 
 
+def _extracted(reader: GraphReader, node_ids: Sequence[str]) -> RelationsOf:
+    """Relations read from the visible rows of `node_ids` (one batched row read)."""
+    reader.load_nodes(node_ids)
+
+    def relations_of(node_id: str) -> Sequence[Relation]:
+        node = reader.node(node_id)
+        return () if node is None else extract_relations(node.content)
+
+    return relations_of
+
+
 def anchors(ranked: Sequence[tuple[str, float]]) -> list[str]:
     """The results the answer rests on: those scoring at least `ANCHOR_SHARE` of the best."""
     best = max((score for _node, score in ranked), default=0.0)
@@ -256,6 +274,7 @@ def answer_topology(
     reader: GraphReader,
     ranked: Sequence[tuple[str, float]],
     window: Callable[[Sequence[str]], list[str]],
+    relations_of: RelationsOf | None = None,
 ) -> tuple[dict[str, Any], list[str], list[Edge], LoopRegion]:
     """(canonical §A.1 topology, its sorted universe, the stored edges of the whole region,
     the loops).
@@ -275,7 +294,7 @@ def answer_topology(
     full = sorted(set(window(results)) | set(region.members))
     edges = reader.edges_between(full)
     stating = sorted(set(anchored) | (set(region.members) - set(results)))
-    region = replace(region, entity_arcs=entity_loops(reader, stating, anchored))
+    region = replace(region, entity_arcs=entity_loops(reader, stating, anchored, relations_of))
     entities = {end for arc in region.entity_arcs for end in arc}
     universe = sorted(set(results) | set(window(anchored)) | set(region.members) | entities)
     members = set(universe)

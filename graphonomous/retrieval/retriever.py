@@ -128,6 +128,7 @@ from .loop_region import answer_topology
 from .multihop import entity_walk
 from .prf import expansion_terms
 from .provenance import provenance
+from .relations import relation_index
 from .speakers import speaker_index
 from .spread import spread_by_file, text_first_within_files
 from .time_expressions import TimeWindow
@@ -1871,7 +1872,10 @@ def retrieve_context(
         started = time.perf_counter()
         ranked = [(entry.node_id, entry.score) for entry in chosen]
         topology, universe, window_edges, region = answer_topology(
-            run.reader, ranked, lambda ids: _window(run, list(ids))
+            run.reader,
+            ranked,
+            lambda ids: _window(run, list(ids)),
+            relation_index(graph).relations_of,
         )
         run.mechanisms.append("topology")
         run.timings["topology"] = _ms(started)
