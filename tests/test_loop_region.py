@@ -251,3 +251,20 @@ def test_an_entity_loop_of_the_tail_does_not_route_the_answer(graph: Graphonomou
     result = graph.retrieve_context("alpha centauri star system", limit=2, effort=0)
     assert [r["node_id"] for r in result["results"]] == ["a", "t"]
     assert result["topology"]["routing"] == "fast"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Stress raises cortisol, which then raises stress.",
+        "More stress → more cortisol → more stress",
+        "As stress increases, cortisol increases. Cortisol feeds back on stress.",
+    ],
+)
+def test_each_loop_form_inside_one_node_routes_deliberate(
+    graph: Graphonomous, content: str
+) -> None:
+    _add(graph, "a", content)
+    result = graph.retrieve_context("stress and cortisol", limit=1, effort=0)
+    assert result["topology"]["routing"] == "deliberate"
+    assert result["topology"]["sccs"][0]["nodes"] == ["entity:cortisol", "entity:stress"]
