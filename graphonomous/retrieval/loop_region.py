@@ -30,8 +30,9 @@ relations (`retrieval.relations`) that the anchors and the loop members state ar
 read as arcs between *entity nodes* ``entity:<key>`` (one per mention key: plural and
 singular, case and leading comparatives already folded by the key), per relation kind;
 the entity SCCs of a kind holding an arc an anchor states join the analysed universe
-with their arcs.  Entity nodes are derived at read time from the nodes' content, never
-stored: they compete with no memory, and forgetting a statement forgets its arcs.  Each
+with their arcs.  Entity nodes are derived at read time (from the relation index the
+retriever passes, else from the rows' content), never stored: they compete with no
+memory, and forgetting or erasing a statement forgets its arcs.  Each
 entity arc is reported with the nodes stating it (``stats.topology_region.entity_arcs``).
 """
 
