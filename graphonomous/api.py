@@ -84,6 +84,19 @@ DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
 DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
 
 
+def _content_updates(operations: Sequence[object]) -> list[str]:
+    """The ids an applied batch's `update_node` operations gave new content, in order."""
+    ids = [
+        op.get("id")
+        for op in operations
+        if isinstance(op, Mapping)
+        and op.get("op") == "update_node"
+        and isinstance(op.get("fields"), Mapping)
+        and "content" in op["fields"]
+    ]
+    return list(dict.fromkeys(i for i in ids if isinstance(i, str)))
+
+
 def _marked_operation(operation: object) -> object:
     """An ``add_node`` operation with its directive marked (`directives.mark_fields`);
     anything else as given (the batch validates it)."""
@@ -352,9 +365,10 @@ class Graphonomous:
         result = crud.apply_batch(
             self.engine, operations, bookkeeping, defer_embeddings=defer_embeddings
         )
-        if result.get("added_node_ids"):  # an ingest's prose states relations too
+        restated = _content_updates(operations)
+        if result.get("added_node_ids") or restated:  # an ingest's prose states relations too
             result["relation_links"] = relation_links.link_relations(
-                self.engine, result["added_node_ids"]
+                self.engine, result.get("added_node_ids", []), restated
             )
         if bookkeeping is None and not defer_embeddings and result.get("added_node_ids"):
             unchecked: list[str] = []
