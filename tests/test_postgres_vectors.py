@@ -19,12 +19,12 @@ import pg_support
 import pytest
 from pg_support import Cluster
 
-from graphonomous import Graphonomous
+from graphonomous import Graphonomous, telemetry
 from graphonomous.embed import pack_f32
-from graphonomous.engine.db_vectors import DatabaseVectorIndex
+from graphonomous.engine.db_vectors import EXACT_FALLBACK_EVENT, DatabaseVectorIndex
 from graphonomous.store import StoreError
 from graphonomous.store.migrate import migrate
-from graphonomous.store.pgvector import VECTOR_INDEX_ENV_VAR, hnsw_index_name
+from graphonomous.store.pgvector import VECTOR_INDEX_ENV_VAR, hnsw_index_name, iterative_scans
 
 globals().update(pg_cluster=pg_support.pg_cluster, pg_url=pg_support.pg_url)
 
@@ -347,8 +347,35 @@ def test_hnsw_mid_namespace_gets_limit_candidates_through_the_index(
         assert index.exact_fallbacks == 0
         assert len(exact_ids & {node_id for node_id, _ in found}) >= 8
     # The small namespace's search fell back to the exact scan, and says so.
+    before = telemetry.counters()["events"].get(EXACT_FALLBACK_EVENT, 0)
     with Graphonomous(beside, embedder="hashing", namespace="small") as graph:
         index = graph.vector_index()
         assert isinstance(index, DatabaseVectorIndex)
         assert len(_hits_limit(graph, NEAR_QUERY, 10)) == 10
         assert index.exact_fallbacks == 1
+    assert telemetry.counters()["events"].get(EXACT_FALLBACK_EVENT, 0) == before + 1
+
+
+def test_hnsw_mode_needs_iterative_scans(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pgvector before 0.8 has no iterative scan: hnsw mode refuses it, naming the variable
+    (exact mode is fine)."""
+    from graphonomous.store import pgvector
+
+    with Graphonomous(pg_url, embedder="hashing") as graph:
+        graph.store_node("pump seal leaks", node_id="p")
+    monkeypatch.setattr(pgvector, "pgvector_version", lambda store: "0.7.4")
+    monkeypatch.setenv(VECTOR_INDEX_ENV_VAR, "hnsw")
+    refused = f"{VECTOR_INDEX_ENV_VAR}=hnsw needs pgvector >= 0.8"
+    with Graphonomous(pg_url, embedder="hashing") as g, pytest.raises(StoreError, match=refused):
+        g.similarity_search("pump seal", 1)
+    monkeypatch.delenv(VECTOR_INDEX_ENV_VAR)
+    with Graphonomous(pg_url, embedder="hashing") as graph:
+        assert _top(graph, "pump seal") == "p"
+    assert [iterative_scans(v) for v in ("0.7.4", "0.8.0", "0.8.6", "0.10.1", "1.0", "")] == [
+        False,
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
