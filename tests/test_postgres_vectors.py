@@ -5,8 +5,10 @@ same) answers the same queries on both backends: identical ids, scores and order
 `similarity_search` (with and without a node_type filter, tied vectors, a zero query)
 and identical top-5 for `retrieve_context`.  Vectors written without their pgvector
 column (a bare INSERT, a bare UPDATE of the BLOB) are still found; the HNSW mode builds
-its index and answers from it.  Skips without the PostgreSQL test packages; fails
-instead when GRAPHONOMOUS_REQUIRE_POSTGRES=1 (tests/pg_support.py).
+its index and answers from it, and a namespace whose vectors are all farther than another
+namespace's still gets `limit` of its own (iterative index scan, else the exact scan).
+Skips without the PostgreSQL test packages; fails instead when
+GRAPHONOMOUS_REQUIRE_POSTGRES=1 (tests/pg_support.py).
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ import pg_support
 import pytest
 from pg_support import Cluster
 
-from graphonomous import Graphonomous
+from graphonomous import Graphonomous, telemetry
 from graphonomous.embed import pack_f32
-from graphonomous.engine.db_vectors import DatabaseVectorIndex
+from graphonomous.engine.db_vectors import EXACT_FALLBACK_EVENT, DatabaseVectorIndex
 from graphonomous.store import StoreError
 from graphonomous.store.migrate import migrate
-from graphonomous.store.pgvector import VECTOR_INDEX_ENV_VAR, hnsw_index_name
+from graphonomous.store.pgvector import VECTOR_INDEX_ENV_VAR, hnsw_index_name, iterative_scans
 
 globals().update(pg_cluster=pg_support.pg_cluster, pg_url=pg_support.pg_url)
 
@@ -252,3 +254,128 @@ def test_time_runs_the_same_on_postgres(pg_url: str) -> None:
         assert graph.get_node(old)["node"]["confidence"] > 0.3  # slow tier: barely decayed
         answer = graph.retrieve_context("what did I fix in the greenhouse last week", limit=5)
         assert answer["stats"]["time"]["recalled"] == [episode]
+
+
+# -- HNSW mode and namespaces ---------------------------------------------------------------
+
+# The other namespace's nodes repeat the query's words (cosine near 1); the small ones share
+# one or two of them, so every one of the big namespace's vectors is nearer the query than any
+# of theirs: a filter applied after a plain HNSW scan (ef_search rows) would keep none of them.
+NEAR_QUERY = "pump pressure valve alarm"
+SMALL, MID, BIG = 30, 300, 3000
+
+
+def _far_ops(prefix: str, count: int) -> list[dict[str, object]]:
+    return [
+        {
+            "op": "add_node",
+            "node": {
+                "id": f"{prefix}{i:04d}",
+                "content": f"{WORDS[i % 4]} {WORDS[4 + i % 16]} {WORDS[4 + (i * 7) % 16]} "
+                f"unit {i % 11}",
+            },
+        }
+        for i in range(count)
+    ]
+
+
+def _near_ops(count: int) -> list[dict[str, object]]:
+    return [
+        {"op": "add_node", "node": {"id": f"b{i:05d}", "content": f"{NEAR_QUERY} unit b{i}"}}
+        for i in range(count)
+    ]
+
+
+@pytest.fixture(scope="module")
+def namespace_pair(pg_cluster: Cluster) -> tuple[str, str]:
+    """Two databases holding namespaces `small` (30 nodes) and `mid` (300): one beside `big`
+    (3,000 nodes, all nearer NEAR_QUERY than any of theirs), one without it."""
+    beside, alone = pg_cluster.new_database(), pg_cluster.new_database()
+    for url in (beside, alone):
+        # The plan of a large database: at this size the planner would sort the namespace's
+        # rows (an exact answer) instead of scanning the index, unless sorting costs more.
+        (name,) = pg_cluster.sql(url, "SELECT current_database()")[0]
+        pg_cluster.sql(url, f"ALTER DATABASE {name} SET enable_sort = off")
+        for namespace, ops in (("small", _far_ops("s", SMALL)), ("mid", _far_ops("m", MID))):
+            with Graphonomous(url, embedder="hashing", namespace=namespace) as graph:
+                graph.apply_batch(ops)
+    with Graphonomous(beside, embedder="hashing", namespace="big") as graph:
+        graph.apply_batch(_near_ops(BIG))
+    return beside, alone
+
+
+def _answers(url: str, namespace: str, limit: int) -> tuple[list[tuple[str, float]], list[str]]:
+    with Graphonomous(url, embedder="hashing", namespace=namespace) as graph:
+        hits = _hits_limit(graph, NEAR_QUERY, limit)
+        found = graph.retrieve_context(NEAR_QUERY, limit=5, effort=0)["results"]
+        return hits, [row["node_id"] for row in found]
+
+
+def _hits_limit(graph: Graphonomous, query: str, limit: int) -> list[tuple[str, float]]:
+    found = graph.similarity_search(query, limit=limit)["results"]
+    return [(row["id"], row["similarity"]) for row in found]
+
+
+def test_hnsw_small_namespace_beside_a_large_one_answers_as_alone(
+    namespace_pair: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A namespace smaller than the first fetch: the filtered index scan comes back short,
+    so the exact scan answers: the same ids, scores and order as the exact mode, beside
+    `big` or not (an approximate answer could not promise that)."""
+    beside, alone = namespace_pair
+    exact = _answers(alone, "small", 10)
+    assert len(exact[0]) == 10 and all(node_id.startswith("s") for node_id, _ in exact[0])
+    monkeypatch.setenv(VECTOR_INDEX_ENV_VAR, "hnsw")
+    assert _answers(beside, "small", 10) == exact
+    assert _answers(alone, "small", 10) == exact
+
+
+def test_hnsw_mid_namespace_gets_limit_candidates_through_the_index(
+    namespace_pair: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A namespace larger than the fetch, every one of its vectors farther than 3,000 of
+    another namespace's: the iterative index scan still yields `limit` of its own, nearly
+    the exact top 10 (approximate, so compared as sets), without falling back."""
+    beside, alone = namespace_pair
+    exact_ids = {node_id for node_id, _ in _answers(alone, "mid", 10)[0]}
+    monkeypatch.setenv(VECTOR_INDEX_ENV_VAR, "hnsw")
+    with Graphonomous(beside, embedder="hashing", namespace="mid") as graph:
+        index = graph.vector_index()
+        assert isinstance(index, DatabaseVectorIndex) and index.approximate
+        found = _hits_limit(graph, NEAR_QUERY, 10)
+        assert len(found) == 10 and all(node_id.startswith("m") for node_id, _ in found)
+        assert index.exact_fallbacks == 0
+        assert len(exact_ids & {node_id for node_id, _ in found}) >= 8
+    # The small namespace's search fell back to the exact scan, and says so.
+    before = telemetry.counters()["events"].get(EXACT_FALLBACK_EVENT, 0)
+    with Graphonomous(beside, embedder="hashing", namespace="small") as graph:
+        index = graph.vector_index()
+        assert isinstance(index, DatabaseVectorIndex)
+        assert len(_hits_limit(graph, NEAR_QUERY, 10)) == 10
+        assert index.exact_fallbacks == 1
+    assert telemetry.counters()["events"].get(EXACT_FALLBACK_EVENT, 0) == before + 1
+
+
+def test_hnsw_mode_needs_iterative_scans(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pgvector before 0.8 has no iterative scan: hnsw mode refuses it, naming the variable
+    (exact mode is fine)."""
+    from graphonomous.store import pgvector
+
+    with Graphonomous(pg_url, embedder="hashing") as graph:
+        graph.store_node("pump seal leaks", node_id="p")
+    monkeypatch.setattr(pgvector, "pgvector_version", lambda store: "0.7.4")
+    monkeypatch.setenv(VECTOR_INDEX_ENV_VAR, "hnsw")
+    refused = f"{VECTOR_INDEX_ENV_VAR}=hnsw needs pgvector >= 0.8"
+    with Graphonomous(pg_url, embedder="hashing") as g, pytest.raises(StoreError, match=refused):
+        g.similarity_search("pump seal", 1)
+    monkeypatch.delenv(VECTOR_INDEX_ENV_VAR)
+    with Graphonomous(pg_url, embedder="hashing") as graph:
+        assert _top(graph, "pump seal") == "p"
+    assert [iterative_scans(v) for v in ("0.7.4", "0.8.0", "0.8.6", "0.10.1", "1.0", "")] == [
+        False,
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]

@@ -14,7 +14,11 @@ Rules of this module:
   until k allowed rows and every tie within 2*eps are in (at most the whole graph).
 - HNSW mode (GRAPHONOMOUS_PG_VECTOR_INDEX=hnsw) takes the same path through the
   approximate index: exactly scored, but a true neighbour the index misses is missed
-  (SPEC has the measured recall@10).  A zero query is always answered exactly.
+  (SPEC has the measured recall@10).  A zero query is always answered exactly.  An
+  approximate fetch that comes back short (the filtered index scan gave up, or the
+  namespace holds fewer rows) proves nothing: the search is asked again exactly, counted
+  in `exact_fallbacks` and reported as the EXACT_FALLBACK_EVENT telemetry event; so a
+  namespace never gets fewer than k rows it holds because another namespace is nearer.
 - Nothing is held in memory but a cache of stored forms for `get` (the engine's
   change-log sync calls `add`/`remove` for every changed node, so it never goes stale).
 Layer: engine (imports embed and store only).
@@ -26,6 +30,7 @@ import heapq
 from collections.abc import Callable, Iterable
 from typing import Final
 
+from .. import telemetry
 from ..embed import VectorIndex, exact_score
 from ..embed.index import VectorLike, check_min_score, normalized_f32, sparse_scorer
 from ..model import ValidationError
@@ -34,6 +39,9 @@ from ..store.pgvector import HNSW_EF_SEARCH_MAX
 
 # Rows fetched by the first candidate query: at least this many, and twice k.
 FIRST_FETCH: Final = 32
+# Emitted when an approximate fetch came back short and the exact scan answered
+# (measurements: rows asked, rows the index gave; metadata: the model).
+EXACT_FALLBACK_EVENT: Final = "graphonomous.vectors.exact_fallback"
 # Stored forms kept for `get` (a retrieval's result rows, fusion's BM25-only hits).
 CACHE_MAX: Final = 4_096
 
@@ -47,6 +55,8 @@ class DatabaseVectorIndex(VectorIndex):
         self._model = model
         self._cache: dict[str, list[float] | None] = {}
         self.approximate = store.vector_index_mode == "hnsw"
+        # Searches of this index answered exactly after a short approximate fetch.
+        self.exact_fallbacks = 0
 
     # -- what the engine's change-log sync calls ----------------------------------------
 
@@ -93,6 +103,12 @@ class DatabaseVectorIndex(VectorIndex):
     def __contains__(self, node_id: object) -> bool:
         return isinstance(node_id, str) and self.get(node_id) is not None
 
+    def _note_fallback(self, asked: int, given: int) -> None:
+        self.exact_fallbacks += 1
+        telemetry.emit(
+            EXACT_FALLBACK_EVENT, {"asked": asked, "given": given}, {"model": self._model}
+        )
+
     def _remember(self, node_id: str, vector: list[float] | None) -> None:
         if len(self._cache) >= CACHE_MAX:
             self._cache.clear()
@@ -129,9 +145,14 @@ class DatabaseVectorIndex(VectorIndex):
 
         fetch = max(FIRST_FETCH, 2 * k)
         while True:
+            through_index = approximate and fetch <= HNSW_EF_SEARCH_MAX
             rows = self._store.vector_candidates(
-                self._model, vector, fetch, approximate=approximate and fetch <= HNSW_EF_SEARCH_MAX
+                self._model, vector, fetch, approximate=through_index
             )
+            if through_index and len(rows) < fetch:
+                self._note_fallback(fetch, len(rows))
+                approximate = False  # the exact scan answers this search from here on
+                continue
             # (NaN: a zero stored vector, which scores 0.0 in memory too)
             scored = [
                 (0.0 if zero or score != score else score, node_id, blob)
@@ -141,7 +162,8 @@ class DatabaseVectorIndex(VectorIndex):
             exhausted = len(rows) < fetch
             if len(kept) >= k or exhausted:
                 cut = heapq.nlargest(k, (row[0] for row in kept))[-1] - 2.0 * eps if kept else 0.0
-                # Every row not fetched scores at most the last fetched one.
+                # Every row not fetched scores at most the last fetched one (approximate
+                # mode: of the rows the index scan reaches, nearly).
                 if exhausted or not rows or min(row[0] for row in scored) < cut:
                     break
             fetch *= 4

@@ -749,11 +749,19 @@ class PostgresStore(Store):
 
     def _prepare_hnsw(self, model: str, dimensions: int, limit: int) -> None:
         if (model, dimensions) not in self._hnsw_ready:
+            version = pgvector.pgvector_version(self)
+            if not pgvector.iterative_scans(version):
+                raise StoreError(
+                    f"{pgvector.VECTOR_INDEX_ENV_VAR}=hnsw needs pgvector >= 0.8 (iterative "
+                    f"index scans keep a namespace's filtered search complete); {self.path} "
+                    f"has {version or 'none'}: ALTER EXTENSION vector UPDATE, or unset "
+                    f"{pgvector.VECTOR_INDEX_ENV_VAR} for the exact scan"
+                )
             pgvector.ensure_hnsw(self, model, dimensions)
             self._hnsw_ready.add((model, dimensions))
-        # Session-level, so set before every query (a reconnected session starts afresh).
-        ef_search = max(pgvector.HNSW_EF_SEARCH_MIN, limit)
-        self._committed().execute(f"SET hnsw.ef_search = {int(ef_search)}")
+        connection = self._committed()
+        for statement in pgvector.hnsw_session_sql(max(pgvector.HNSW_EF_SEARCH_MIN, limit)):
+            connection.execute(statement)
 
     def close(self) -> None:
         with self._lock:
