@@ -1237,11 +1237,17 @@ def cmd_migrate(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_embedder_distill(args: argparse.Namespace, out: TextIO) -> int:
     """Distil a static token table (embed/distill.py, NumPy at distil time only); exit 2
-    naming --from/--dimensions/--weighting on bad input, 1 when NumPy is missing."""
+    naming --from/--dimensions/--weighting/--layer on bad input, 1 when NumPy is missing."""
     from .embed.distill import distil
 
     try:
-        report = distil(args.source, args.out, dimensions=args.dimensions, weighting=args.weighting)
+        report = distil(
+            args.source,
+            args.out,
+            dimensions=args.dimensions,
+            weighting=args.weighting,
+            layer=args.layer,
+        )
     except ValueError as exc:
         raise CliError(f"embedder distill: {exc}", EXIT_USAGE) from exc
     except RuntimeError as exc:
@@ -1251,7 +1257,7 @@ def cmd_embedder_distill(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     out.write(
         f"wrote {report['out']}: {report['tokens_distilled']} of {report['tokens']} tokens, "
-        f"{report['dimensions']} dims, weighting {report['weighting']}, "
+        f"{report['dimensions']} dims, layer {report['layer']}, weighting {report['weighting']}, "
         f"{_size(int(str(report['bytes'])))} in {report['seconds']} s; "
         f"use it with --embedder static:{report['out']}\n"
     )
@@ -2094,6 +2100,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     distill.add_argument(
         "--weighting", default=None, help="zipf (default: log(1 + rank) per token) or none"
+    )
+    distill.add_argument(
+        "--layer",
+        default=None,
+        help="output (default: each token through the model, CPU-minutes) or input (the "
+        "model's input embedding rows, seconds)",
     )
 
     bench = commands.add_parser("bench", help="built-in benchmarks")

