@@ -93,6 +93,10 @@ _NODE_ORDERS: Final = {
 
 # "Verified by this session, state not recorded yet" (the next commit or close records it).
 _UNRECORDED: Final[verify.State] = (0, 0, 0, 0, 0)
+# SQLite's result code (and message) when a read-only open cannot create a WAL
+# file's -shm beside it: the cue to read the file as immutable.
+CANTOPEN_ERROR_NAME: Final = "SQLITE_CANTOPEN"
+CANTOPEN_PHRASE: Final = "unable to open database file"
 
 
 class StoreError(GraphonomousError, RuntimeError):
@@ -108,6 +112,47 @@ def _not_writable(path: str) -> bool:
     if not target.is_file():
         return False
     return not (os.access(target, os.W_OK) and os.access(target.parent, os.W_OK))
+
+
+def _open_connection(path: str, uri: str | None) -> sqlite3.Connection:
+    """A connection to `path` (through `uri` when given), rows as ``sqlite3.Row``."""
+    try:
+        if uri is not None:
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        else:
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open database {path}: {exc}") from exc
+    conn.row_factory = sqlite3.Row
+    _ensure_math(conn)
+    return conn
+
+
+def _first_read(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(user_version, table count): the first read, which fails on a file that is not
+    SQLite (nothing has been written to it yet)."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
+    return int(version), int(tables)
+
+
+def _needs_immutable(path: str, exc: sqlite3.DatabaseError) -> bool:
+    """Whether a read-only open failed only because SQLite could not create the WAL's
+    -shm file (a read-only directory or mount).  A non-empty -wal beside the file holds
+    commits an immutable read would not see: that is a StoreError saying so, not a
+    silent loss."""
+    if getattr(exc, "sqlite_errorname", None) != CANTOPEN_ERROR_NAME and (
+        CANTOPEN_PHRASE not in str(exc).lower()
+    ):
+        return False
+    wal = Path(f"{path}-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        raise StoreError(
+            f"{path} is read-only and its write-ahead log {wal} holds commits not yet in "
+            "the file; they cannot be read without creating its -shm file: copy the file "
+            "and its -wal somewhere writable"
+        ) from exc
+    return True
 
 
 def _quick_check(conn: sqlite3.Connection) -> tuple[str | None, float]:
@@ -342,25 +387,22 @@ class Store(GraphQueries):
             path = str(target)
             if read_only:
                 uri = f"{target.resolve().as_uri()}?mode=ro"
+        conn = _open_connection(path, uri)
         try:
-            if uri is not None:
-                conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-            else:
-                conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open database {path}: {exc}") from exc
-        conn.row_factory = sqlite3.Row
-        _ensure_math(conn)
-        try:
-            # The first read fails on a file that is not SQLite; nothing has
-            # been written to it yet.
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = conn.execute(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-            ).fetchone()[0]
+            version, tables = _first_read(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise StoreError(f"{path} is not a SQLite database ({exc})") from exc
+            if uri is None or not _needs_immutable(path, exc):
+                raise StoreError(f"{path} is not a SQLite database ({exc})") from exc
+            # A WAL file on a read-only mount: `mode=ro` cannot create the -shm
+            # file SQLite needs, so the file is read as immutable (nothing can
+            # change it there; `_needs_immutable` checked no commit waits in -wal).
+            conn = _open_connection(path, f"{uri}&immutable=1")
+            try:
+                version, tables = _first_read(conn)
+            except sqlite3.DatabaseError as again:
+                conn.close()
+                raise StoreError(f"{path} is not a SQLite database ({again})") from again
         if version > SCHEMA_VERSION:
             conn.close()
             raise StoreError(
