@@ -23,6 +23,7 @@ import json
 import math
 import os
 import random
+import shutil
 import sqlite3
 import threading
 import time
@@ -46,6 +47,7 @@ from ..model import (
     check_namespace,
 )
 from . import verify
+from .damage import full_on_open_message, is_full
 from .queries import GraphQueries
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
@@ -97,6 +99,9 @@ _UNRECORDED: Final[verify.State] = (0, 0, 0, 0, 0)
 # file's -shm beside it: the cue to read the file as immutable.
 CANTOPEN_ERROR_NAME: Final = "SQLITE_CANTOPEN"
 CANTOPEN_PHRASE: Final = "unable to open database file"
+# Free bytes below which an I/O error on open is read as a full disk: SQLite grows a
+# WAL's -shm file in 32 KiB regions, and opening needs at least one.
+OPEN_ROOM_BYTES: Final = 64 * 1024
 
 
 class StoreError(GraphonomousError, RuntimeError):
@@ -112,6 +117,20 @@ def _not_writable(path: str) -> bool:
     if not target.is_file():
         return False
     return not (os.access(target, os.W_OK) and os.access(target.parent, os.W_OK))
+
+
+def _rollback(conn: Any, savepoint: str | None = None) -> None:
+    """Undo the open transaction (or `savepoint`) of `conn`.  SQLite rolls the whole
+    transaction back itself on some errors (a full disk, an I/O error): a ROLLBACK then
+    fails with "cannot rollback - no transaction is active", which would hide the error
+    that mattered, so nothing is sent when no transaction is open."""
+    if not conn.in_transaction:
+        return
+    if savepoint is None:
+        conn.execute("ROLLBACK")
+    else:
+        conn.execute(f"ROLLBACK TO {savepoint}")
+        conn.execute(f"RELEASE {savepoint}")
 
 
 def _open_connection(path: str, uri: str | None) -> sqlite3.Connection:
@@ -134,6 +153,21 @@ def _first_read(conn: sqlite3.Connection) -> tuple[int, int]:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
     return int(version), int(tables)
+
+
+def _no_room_to_open(path: str, exc: sqlite3.DatabaseError) -> bool:
+    """Whether the first read failed for want of disk space: SQLite's own "full", or an
+    I/O error (it cannot grow the WAL's -shm file, SQLITE_IOERR_SHMSIZE) with less than
+    :data:`OPEN_ROOM_BYTES` free beside the file."""
+    if is_full(exc):
+        return True
+    if not str(getattr(exc, "sqlite_errorname", "")).startswith("SQLITE_IOERR"):
+        return False
+    try:
+        free = shutil.disk_usage(Path(path).parent).free
+    except OSError:
+        return False
+    return free < OPEN_ROOM_BYTES
 
 
 def _needs_immutable(path: str, exc: sqlite3.DatabaseError) -> bool:
@@ -392,6 +426,8 @@ class Store(GraphQueries):
             version, tables = _first_read(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
+            if _no_room_to_open(path, exc):
+                raise StoreError(full_on_open_message(path)) from exc
             if uri is None or not _needs_immutable(path, exc):
                 raise StoreError(f"{path} is not a SQLite database ({exc})") from exc
             # A WAL file on a read-only mount: `mode=ro` cannot create the -shm
@@ -434,7 +470,7 @@ class Store(GraphQueries):
                 conn.execute(f"PRAGMA user_version = {number + 1}")
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 conn.close()
                 raise
         return conn
@@ -502,19 +538,15 @@ class Store(GraphQueries):
             except BaseException:
                 # Callbacks registered inside the undone scope must never run.
                 del self._after_commit[pending_before:]
-                if depth == 0:
-                    self._conn.execute("ROLLBACK")
-                else:
-                    self._conn.execute(f"ROLLBACK TO {savepoint}")
-                    self._conn.execute(f"RELEASE {savepoint}")
+                _rollback(self._conn, None if depth == 0 else savepoint)
                 raise
             else:
                 try:
                     self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {savepoint}")
                 except BaseException:  # e.g. the disk filled up: nothing is kept
                     del self._after_commit[pending_before:]
-                    if depth == 0 and self._conn.in_transaction:
-                        self._conn.execute("ROLLBACK")
+                    if depth == 0:
+                        _rollback(self._conn)
                     raise
             finally:
                 self._depth = depth
@@ -856,7 +888,7 @@ class Store(GraphQueries):
                         )
                         self._conn.execute("COMMIT")
                     except BaseException:
-                        self._conn.execute("ROLLBACK")
+                        _rollback(self._conn)
                         raise
                 finally:
                     self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
