@@ -307,10 +307,45 @@ _EDGE_INSERT: Final = (
 )
 
 
+# NUL (U+0000) in text: SQLite would store it, PostgreSQL refuses it in text and jsonb
+# columns.  One behaviour on both backends: refused before the write, naming the field
+# (a ValidationError: CLI exit 2, an MCP isError result).
+NUL_MESSAGE: Final = (
+    "contains a NUL character (U+0000), which is not stored (PostgreSQL cannot hold it); remove it"
+)
+
+
+def _nul_at(value: Any, path: str) -> str | None:
+    """The path of the first text holding NUL in `value` (a key counts), else None."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    items: Iterable[tuple[str, Any]] = ()
+    if isinstance(value, dict):
+        for key in value:
+            if "\x00" in str(key):
+                return path
+        items = ((f"{path}.{key}", item) for key, item in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{path}[{index}]", item) for index, item in enumerate(value))
+    for where, item in items:
+        found = _nul_at(item, where)
+        if found is not None:
+            return found
+    return None
+
+
+def refuse_nul(column: str, value: Any) -> None:
+    """Raise ValidationError naming the field when `value` (a column's) holds NUL."""
+    where = _nul_at(value, column)
+    if where is not None:
+        raise ValidationError(where, NUL_MESSAGE)
+
+
 def _node_params(node: Node) -> list[Any]:
     params: list[Any] = []
     for column in NODE_COLUMNS:
         value = getattr(node, column)
+        refuse_nul(column, value)
         if column in _NODE_JSON_FIELDS:
             value = canonical_json(value)
         elif column == "pinned":
@@ -320,6 +355,8 @@ def _node_params(node: Node) -> list[Any]:
 
 
 def _edge_params(edge: Edge) -> list[Any]:
+    for column in EDGE_COLUMNS:
+        refuse_nul(column, getattr(edge, column))
     return [
         canonical_json(edge.metadata) if column == "metadata" else getattr(edge, column)
         for column in EDGE_COLUMNS
@@ -951,6 +988,7 @@ class Store(GraphQueries):
         if "content" not in fields:
             self._update_row("node", node_id, fields, NODE_COLUMNS[1:])
             return
+        refuse_nul("content", fields["content"])  # before the DELETE below binds it
         with self.transaction():
             # Every model's vector embeds the old text: none may outlive it (the
             # caller stores its own model's new vector after this; the others are
@@ -1234,6 +1272,8 @@ class Store(GraphQueries):
         if not fields:
             return
         names = sorted(fields)  # column names come from `allowed`, never from input
+        for name in names:
+            refuse_nul(name, fields[name])
         values = [
             canonical_json(fields[name])
             if name in _JSON_COLUMNS
