@@ -802,6 +802,9 @@ class Store(GraphQueries):
     # What an incomplete truncating checkpoint means on this backend: None = another
     # connection's read transaction holds the WAL (SQLite); else the reason in words.
     checkpoint_refusal: str | None = None
+    # Whether another connection's read transaction makes VACUUM wait (PostgreSQL's
+    # VACUUM FULL takes each table's exclusive lock); SQLite's WAL readers never do.
+    readers_block_vacuum: bool = False
 
     def scrub_obstacles(self) -> list[dict[str, str]]:
         """Settings under which a GDPR scrub cannot prove the erased bytes left the store:
