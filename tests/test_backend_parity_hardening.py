@@ -66,6 +66,12 @@ def test_nul_in_text_is_refused_naming_the_field(backend_db: str) -> None:
         assert result["isError"] is True
         assert "content" in result["content"][0]["text"]
         assert "NUL" in result["content"][0]["text"]
+        with pytest.raises(ValidationError, match=r"^description: contains a NUL"):
+            graph.manage_goal("create", title="a goal", description="bad \x00")
+        with pytest.raises(ValidationError, match=r"^action_id: contains a NUL"):
+            graph.learn_from_outcome(
+                action_id="act\x00", status="success", confidence=0.5, causal_node_ids=[kept]
+            )
         assert graph.graph_stats()["node_count"] == 1
         assert graph.store.get_node(kept).content == "a clean note"
     code, _, err = _cli(["--db", backend_db, "remember", "cli \x00 text"])

@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
+from ..hygiene import refuse_nul
 from ..model import (
     AID_CREATION_SOURCES,
     AID_NODE_TYPES,
@@ -305,40 +306,6 @@ _EDGE_INSERT: Final = (
     f"INSERT INTO edges ({', '.join(EDGE_COLUMNS)}, namespace) "
     f"VALUES ({', '.join('?' * (len(EDGE_COLUMNS) + 1))})"
 )
-
-
-# NUL (U+0000) in text: SQLite would store it, PostgreSQL refuses it in text and jsonb
-# columns.  One behaviour on both backends: refused before the write, naming the field
-# (a ValidationError: CLI exit 2, an MCP isError result).
-NUL_MESSAGE: Final = (
-    "contains a NUL character (U+0000), which is not stored (PostgreSQL cannot hold it); remove it"
-)
-
-
-def _nul_at(value: Any, path: str) -> str | None:
-    """The path of the first text holding NUL in `value` (a key counts), else None."""
-    if isinstance(value, str):
-        return path if "\x00" in value else None
-    items: Iterable[tuple[str, Any]] = ()
-    if isinstance(value, dict):
-        for key in value:
-            if "\x00" in str(key):
-                return path
-        items = ((f"{path}.{key}", item) for key, item in value.items())
-    elif isinstance(value, (list, tuple)):
-        items = ((f"{path}[{index}]", item) for index, item in enumerate(value))
-    for where, item in items:
-        found = _nul_at(item, where)
-        if found is not None:
-            return found
-    return None
-
-
-def refuse_nul(column: str, value: Any) -> None:
-    """Raise ValidationError naming the field when `value` (a column's) holds NUL."""
-    where = _nul_at(value, column)
-    if where is not None:
-        raise ValidationError(where, NUL_MESSAGE)
 
 
 def _node_params(node: Node) -> list[Any]:
