@@ -23,7 +23,9 @@ benchmark queries.  Two corpora:
   corpus: κ activation on loop questions (recall), κ on acyclic questions (false
   κ), the relation edges written; ``--sample N`` writes the first N relation
   edges (by path, line, key) for hand labelling, ``--labels FILE`` reads the
-  labels back and reports the edges' precision.
+  labels back and reports the edges' precision.  ``by_role`` pools loop recall and
+  false κ over the corpora of each role and kind (prose, code); test and validate are the
+  held-out roles.
 
 Reported per corpus: queries, κ>0 count and rate, mean max κ, and for the tree
 the back-reference edges added.  Deterministic (hashing embedder).
@@ -216,7 +218,12 @@ def loop_corpus(
             relations = relation_sample(graph, root, sample)
         finally:
             graph.close()
-    report: dict[str, Any] = {"role": corpus.get("role"), "relation_edges": len(edges)}
+    kind = "prose" if "questions" in corpus else "code"
+    report: dict[str, Any] = {
+        "role": corpus.get("role"),
+        "kind": kind,
+        "relation_edges": len(edges),
+    }
     for label, name in (("loop", "loop_questions"), ("acyclic", "acyclic_questions")):
         kappas = [q["max_kappa"] for q in asked if q["label"] == label]
         report[name] = rate(kappas)
@@ -286,7 +293,37 @@ def loops(args: argparse.Namespace) -> dict[str, Any]:
         )
     if args.sample_out:
         Path(args.sample_out).write_text(json.dumps(samples, indent=1) + "\n", encoding="utf-8")
+    report["by_role"] = by_role(report)
     return report
+
+
+def by_role(report: dict[str, Any]) -> dict[str, Any]:
+    """Loop recall and false κ pooled over the corpora of each role (dev, tune, test,
+    validate) and kind (prose; code: import cycles), e.g. ``validate_prose``: the figures
+    to quote are the held-out roles' (test, validate)."""
+    pooled: dict[str, dict[str, list[int]]] = {}
+    for corpus in report.values():
+        if "role" not in corpus:
+            continue
+        group = f"{corpus['role']}_{corpus.get('kind', 'prose')}"
+        counts = pooled.setdefault(group, {"loop": [0, 0], "acyclic": [0, 0]})
+        for label in ("loop", "acyclic"):
+            figures = corpus[f"{label}_questions"]
+            counts[label][0] += figures["kappa_active"]
+            counts[label][1] += figures["queries"]
+    return {
+        role: {
+            "loop_recall": _share(counts["loop"]),
+            "false_kappa": _share(counts["acyclic"]),
+            "loop_questions": counts["loop"][1],
+            "acyclic_questions": counts["acyclic"][1],
+        }
+        for role, counts in sorted(pooled.items())
+    }
+
+
+def _share(counts: list[int]) -> float:
+    return round(counts[0] / counts[1], 4) if counts[1] else 0.0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -84,6 +84,19 @@ DEFAULT_DB_PATH: Final = "~/.graphonomous/knowledge.db"
 DB_ENV_VAR: Final = "GRAPHONOMOUS_DB"
 
 
+def _content_updates(operations: Sequence[object]) -> list[str]:
+    """The ids an applied batch's `update_node` operations gave new content, in order."""
+    ids = [
+        op.get("id")
+        for op in operations
+        if isinstance(op, Mapping)
+        and op.get("op") == "update_node"
+        and isinstance(op.get("fields"), Mapping)
+        and "content" in op["fields"]
+    ]
+    return list(dict.fromkeys(i for i in ids if isinstance(i, str)))
+
+
 def _marked_operation(operation: object) -> object:
     """An ``add_node`` operation with its directive marked (`directives.mark_fields`);
     anything else as given (the batch validates it)."""
@@ -111,7 +124,9 @@ class Graphonomous:
 
     `namespace` is the project this facade acts in (default `default`): every read
     and write stays inside it, and other namespaces of the same file are invisible
-    (SPEC §3.4).
+    (SPEC §3.4).  `read_only` opens a connection that writes nothing at all — no
+    access counters, saved indexes or audit entries either; a write is a StoreError
+    (what a read-only token of the HTTP server gets, SPEC §3.5).
     """
 
     def __init__(
@@ -121,6 +136,7 @@ class Graphonomous:
         *,
         clock: Clock | None = None,
         namespace: str = DEFAULT_NAMESPACE,
+        read_only: bool = False,
     ) -> None:
         self.db_path = resolve_db_path(db)
         # Every read and write of this facade acts within one namespace (SPEC
@@ -130,7 +146,7 @@ class Graphonomous:
         self.embedder = (
             get_embedder(embedder) if embedder is None or isinstance(embedder, str) else embedder
         )
-        self.store = open_store(self.db_path, self.namespace)
+        self.store = open_store(self.db_path, self.namespace, read_only=read_only)
         # The engine owns the store, the lock, the indexes and the snapshot;
         # the facade validates arguments and delegates.
         self.engine: Engine[Store, GraphSnapshot] = Engine(
@@ -349,9 +365,10 @@ class Graphonomous:
         result = crud.apply_batch(
             self.engine, operations, bookkeeping, defer_embeddings=defer_embeddings
         )
-        if result.get("added_node_ids"):  # an ingest's prose states relations too
+        restated = _content_updates(operations)
+        if result.get("added_node_ids") or restated:  # an ingest's prose states relations too
             result["relation_links"] = relation_links.link_relations(
-                self.engine, result["added_node_ids"]
+                self.engine, result.get("added_node_ids", []), restated
             )
         if bookkeeping is None and not defer_embeddings and result.get("added_node_ids"):
             unchecked: list[str] = []

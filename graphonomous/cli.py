@@ -746,7 +746,11 @@ def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
     )
     with _open(args) as graph:
         try:
-            server = make_ui_server(graph, args.port, allow_writes=args.allow_writes)
+            server = make_ui_server(
+                graph, args.port, allow_writes=args.allow_writes, tokens_file=args.tokens
+            )
+        except ValueError as exc:
+            raise CliError(str(exc), EXIT_USAGE) from exc
         except OSError as exc:
             raise CliError(f"cannot serve the canvas on port {args.port}: {exc.strerror}") from exc
         return serve_ui(server, open_browser=args.open)
@@ -800,6 +804,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
                 args.port,
                 args.surface,
                 idle_consolidation=not args.no_idle_consolidation,
+                tokens_file=args.tokens,
             )
         except ValueError as exc:
             raise CliError(str(exc), EXIT_USAGE) from exc
@@ -1674,6 +1679,10 @@ class _OnlyCommand:
 
 # Top-level options that take a value (`_command_word` skips the value).
 _VALUE_OPTIONS = ("--db", "--embedder", "--project")
+_TOKENS_HELP = (
+    "HTTP access control: a JSON file of token hashes, each with its principal, namespaces "
+    "and rights (default: $GRAPHONOMOUS_TOKENS_FILE; docs/team-server.md)"
+)
 
 
 def _command_word(argv: Sequence[str]) -> str | None:
@@ -1773,6 +1782,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="do not consolidate in the background when the graph is idle",
     )
+    serve.add_argument("--tokens", metavar="FILE", default=None, help=_TOKENS_HELP)
     _max_nodes_option(serve)
     command("stats", cmd_stats, "counts and facts about the graph, what takes the file")
     command("compact", cmd_compact, "give the file's free pages back (SQLite VACUUM)")
@@ -1789,6 +1799,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "--allow-writes", action="store_true", help="let the canvas store/delete edges, consolidate"
     )
     ui.add_argument("--open", action="store_true", help="open the page in the default browser")
+    ui.add_argument("--tokens", metavar="FILE", default=None, help=_TOKENS_HELP)
 
     config = command("config", cmd_config, "show or set the forgetting budget")
     _max_nodes_option(config)

@@ -146,6 +146,8 @@ NAMESPACE_PATTERN: Final = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 PROJECT_ENV_VAR: Final = "GRAPHONOMOUS_PROJECT"
 # The bearer token the Streamable HTTP transport requires off loopback.
 HTTP_TOKEN_ENV_VAR: Final = "GRAPHONOMOUS_HTTP_TOKEN"
+# The HTTP servers' tokens file (principals, namespaces, rights; mcp/access.py).
+TOKENS_FILE_ENV_VAR: Final = "GRAPHONOMOUS_TOKENS_FILE"
 DEFAULT_NODE_CONFIDENCE: Final = 0.5
 DEFAULT_NODE_DECAY_RATE: Final = 0.01
 DEFAULT_Q_VALUE: Final = 0.5

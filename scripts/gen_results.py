@@ -284,6 +284,38 @@ def render_docs(data: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+# eval_learning_docs.py: the sets a reader asks about (unseen paraphrases of answered
+# questions first, then held questions about files no outcome cited), in that order.
+LEARNING_DOCS_SETS: Final = ("paraphrase", "unrelated", "related", "seen")
+
+
+def render_learning_docs(data: Mapping[str, Any]) -> list[str]:
+    """eval_learning_docs.py: per split, credit/effort and set, the headline before →
+    after with the paired bootstrap interval of the difference, and RR's difference."""
+    headline = need(data, "protocol", "headline")
+    lines: list[str] = []
+    for split in ("validate", "tune"):
+        rows = []
+        for key, cell in need(data, "cells").items():
+            for kind in LEARNING_DOCS_SETS:
+                entry = need(cell, split, kind)
+                if not need(entry, "n"):
+                    continue
+                h = need(entry, headline)
+                rr = need(entry, "rr")
+                before, after = fmt(need(h, "before")), fmt(need(h, "after"))
+                rows.append([key, kind, need(entry, "n"), before, after, _diff_ci(h), _diff_ci(rr)])
+        if rows:
+            head = ["credit/effort", "set", "n", f"{headline} before", "after", "diff [95 % CI]"]
+            lines += [f"**{split}**", "", *table([*head, "RR diff [95 % CI]"], rows)]
+    return lines
+
+
+def _diff_ci(entry: Mapping[str, Any]) -> str:
+    low, high = need(entry, "ci")
+    return f"{need(entry, 'diff'):+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
 def numeric_leaves(data: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
     """Every number under `data` as (dotted path, value), keys in sorted order."""
     if isinstance(data, bool):
@@ -314,6 +346,7 @@ RENDERERS: Final[Mapping[str, Callable[[Any], list[str]]]] = {
     "benchmarks/eval_updates.py": render_updates,
     "benchmarks/eval_time.py": render_time,
     "benchmarks/eval_docs.py": render_docs,
+    "benchmarks/eval_learning_docs.py": render_learning_docs,
 }
 
 

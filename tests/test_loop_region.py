@@ -207,3 +207,64 @@ def test_a_loop_of_the_tail_does_not_route_the_answer(graph: Graphonomous) -> No
     assert [r["node_id"] for r in result["results"]] == ["a", "t"]
     assert result["topology"]["routing"] == "fast"
     assert result["topology"]["dag_nodes"] == ["a", "t"]  # t's neighbour n: not the answer's
+
+
+def test_a_loop_stated_inside_one_node_is_a_cycle_of_its_entities(graph: Graphonomous) -> None:
+    _add(graph, "a", "Predators reduce prey, and prey in turn raises predators.")
+    result = graph.retrieve_context("predators and prey", limit=1, effort=0)
+    topology = result["topology"]
+    assert check_document(topology, "topology") == []
+    assert topology["routing"] == "deliberate" and topology["max_kappa"] == 1
+    assert topology["sccs"][0]["nodes"] == ["entity:predator", "entity:prey"]
+    arcs = result["stats"]["topology_region"]["entity_arcs"]
+    assert arcs == [
+        {"source": "entity:predator", "target": "entity:prey", "stated_by": ["a"]},
+        {"source": "entity:prey", "target": "entity:predator", "stated_by": ["a"]},
+    ]
+
+
+def test_a_chain_inside_one_node_is_no_loop(graph: Graphonomous) -> None:
+    _add(graph, "a", "Predators reduce prey. Prey raises grass damage.")
+    result = graph.retrieve_context("predators and prey", limit=1, effort=0)
+    assert result["topology"]["routing"] == "fast"
+    assert result["stats"]["topology_region"]["entity_arcs"] == []
+
+
+def test_entities_of_two_anchors_meet_across_nodes(graph: Graphonomous) -> None:
+    _add(graph, "a", "Insulin lowers blood glucose.")
+    _add(graph, "b", "Blood glucose triggers insulin.")
+    result = graph.retrieve_context("insulin blood glucose", limit=2, effort=0)
+    arcs = result["stats"]["topology_region"]["entity_arcs"]
+    assert [arc["stated_by"] for arc in arcs] == [["b"], ["a"]]
+    assert result["topology"]["routing"] == "deliberate"
+
+
+def test_relations_of_two_kinds_make_no_entity_loop(graph: Graphonomous) -> None:
+    _add(graph, "a", "Yeast produces alcohol, and alcohol depends on yeast.")
+    result = graph.retrieve_context("yeast alcohol", limit=1, effort=0)
+    assert result["stats"]["topology_region"]["entity_arcs"] == []
+
+
+def test_an_entity_loop_of_the_tail_does_not_route_the_answer(graph: Graphonomous) -> None:
+    _add(graph, "a", "alpha centauri is a star system")
+    _add(graph, "t", "Alpha decay raises heat, and heat in turn raises alpha decay.")
+    result = graph.retrieve_context("alpha centauri star system", limit=2, effort=0)
+    assert [r["node_id"] for r in result["results"]] == ["a", "t"]
+    assert result["topology"]["routing"] == "fast"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Stress raises cortisol, which then raises stress.",
+        "More stress → more cortisol → more stress",
+        "As stress increases, cortisol increases. Cortisol feeds back on stress.",
+    ],
+)
+def test_each_loop_form_inside_one_node_routes_deliberate(
+    graph: Graphonomous, content: str
+) -> None:
+    _add(graph, "a", content)
+    result = graph.retrieve_context("stress and cortisol", limit=1, effort=0)
+    assert result["topology"]["routing"] == "deliberate"
+    assert result["topology"]["sccs"][0]["nodes"] == ["entity:cortisol", "entity:stress"]

@@ -40,8 +40,8 @@ def test_validate_our_manifest_via_stdin(monkeypatch: pytest.MonkeyPatch) -> Non
     report = json.loads(report_text)
     assert code == 0  # pending exits 0 (T08 is runtime-only for every file)
     assert report["loop_id"] == "graphonomous.continual_learning"
-    assert report["overall"] == "pending"  # a file cannot prove T08; `pulse --check` can
-    assert [c["id"] for c in report["checks"] if c["status"] == "pending"] == ["T08"]
+    assert report["overall"] == "pending"  # a file cannot prove T08/T10; `pulse --check` can
+    assert [c["id"] for c in report["checks"] if c["status"] == "pending"] == ["T08", "T10"]
 
 
 def test_validate_upstream_file_human_output() -> None:
@@ -71,7 +71,7 @@ def test_passing_manifest_exits_0(tmp_path: Path) -> None:
     code, text = run("pulse", "--validate", write(tmp_path, doc), "--json")
     report = json.loads(text)
     assert code == 0
-    assert [c["id"] for c in report["checks"] if c["status"] != "pass"] == ["T08"]
+    assert [c["id"] for c in report["checks"] if c["status"] != "pass"] == ["T08", "T10"]
 
 
 @pytest.mark.parametrize(
@@ -105,6 +105,6 @@ def test_check_reports_our_manifest_with_live_probes() -> None:
     code, text = run("pulse", "--check", "--json")
     report = json.loads(text)
     assert code == 0 and report["overall"] == "pass"
-    assert {c["id"] for c in report["checks"] if "evidence" in c} == {"T02", "T05", "T08"}
+    assert {c["id"] for c in report["checks"] if "evidence" in c} == {"T02", "T05", "T08", "T10"}
     code, text = run("pulse", "--check")
     assert code == 0 and text.startswith("graphonomous.continual_learning: pass (13 pass")

@@ -126,21 +126,42 @@ def test_telemetry_names_are_the_registry_events() -> None:
 
 def test_own_manifest_passes_every_check_a_manifest_can_decide() -> None:
     bare = statuses(validate_manifest(manifest()))
-    # Only T08 (signal deduplication) is runtime-only; everything else passes as written.
-    assert {k for k, v in bare.items() if v != "pass"} == {"T08"}
+    # Only T08 (signal deduplication) and T10 (tenant isolation: workspace_scope is
+    # required) are runtime-only; everything else passes as written.
+    assert {k for k, v in bare.items() if v != "pass"} == {"T08", "T10"}
     assert bare["T02"] == "pass"  # not pending, unlike upstream's manifest
     report = validate_own_manifest()
     assert report["overall"] == "pass"
     assert report["violations"] == []
     evidenced = {c["id"]: c for c in report["checks"] if "evidence" in c}
-    assert set(evidenced) == {check_id for check_id, _ in PROBES} == {"T02", "T05", "T08"}
+    assert set(evidenced) == {check_id for check_id, _ in PROBES} == {"T02", "T05", "T08", "T10"}
     assert all(c["status"] == "pass" for c in evidenced.values())
 
 
 def test_every_probe_holds() -> None:
     evidence, failures = runtime_evidence()
     assert failures == {}
-    assert set(evidence) == {"T02", "T05", "T08"}
+    assert set(evidence) == {"T02", "T05", "T08", "T10"}
+
+
+def test_the_isolation_probe_fails_when_a_read_only_token_is_served_writable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from graphonomous.mcp.access import Tenants
+
+    opened = Tenants.facade
+    monkeypatch.setattr(Tenants, "facade", lambda self, ns, _ro: opened(self, ns, False))
+    with pytest.raises(probes.ProbeFailed, match="read-only token"):
+        probes.probe_tenant_isolation()
+
+
+def test_the_isolation_probe_fails_when_namespaces_leak(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphonomous.mcp.access import Tenants
+
+    opened = Tenants.facade
+    monkeypatch.setattr(Tenants, "facade", lambda self, _ns, ro: opened(self, "tenant-b", ro))
+    with pytest.raises(probes.ProbeFailed):
+        probes.probe_tenant_isolation()
 
 
 def test_a_refuting_probe_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:

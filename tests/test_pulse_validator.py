@@ -386,7 +386,8 @@ CASES: list[tuple[str, Edit, str]] = [
         ),
         "pending",
     ),
-    ("T10", _all(), "pass"),
+    ("T10", _all(), "pending"),  # ours is required: isolation is shown by a probe
+    ("T10", _set("workspace_scope", "global"), "pass"),
     ("T10", _set("workspace_scope", "required"), "pending"),
     ("T10", _set("workspace_scope", "optional"), "pass"),
     ("T11", _all(), "pass"),
@@ -501,7 +502,7 @@ def test_overall_status_rule() -> None:
     assert overall_status(["pass", "pending"]) == "pending"
     assert overall_status(["pending", "fail", "pass"]) == "fail"
     doc = manifest()
-    assert validate_manifest(doc, evidence={"T08": "a", "T09": "b"})["overall"] == "pass"
+    assert validate_manifest(doc, evidence={"T08": "a", "T10": "b"})["overall"] == "pass"
 
 
 def test_report_shape_and_text() -> None:

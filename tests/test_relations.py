@@ -28,7 +28,7 @@ def _triples(text: str) -> list[tuple[str, str, str | None, str]]:
         ("Births increase population.", [("birth", "causes", "positive", "population")]),
         (
             "Predation reduces the prey population.",
-            [("predation", "causes", "negative", "prey population")],
+            [("predation", "causes", "negative", "prey")],
         ),
         (
             "Higher temperatures raise evaporation.",
@@ -99,12 +99,12 @@ def graph() -> Iterator[Graphonomous]:
 def test_a_loop_stated_in_two_notes_becomes_a_two_cycle(graph: Graphonomous) -> None:
     x = graph.store_node("More rabbits increase the fox population.", node_id="x")
     y = graph.store_node("The fox population reduces rabbits.", node_id="y")
-    assert x["relation_links"] == {"linked": 0, "hub_keys_skipped": 0}
-    assert y["relation_links"] == {"linked": 2, "hub_keys_skipped": 0}
+    assert x["relation_links"] == {"linked": 0, "hub_keys_skipped": 0, "unlinked": 0}
+    assert y["relation_links"] == {"linked": 2, "hub_keys_skipped": 0, "unlinked": 0}
     forward = graph.store.find_edge("x", "y", "causes")
     back = graph.store.find_edge("y", "x", "causes")
     assert forward is not None and back is not None
-    assert forward.metadata["via"] == "fox population"
+    assert forward.metadata["via"] == "fox"
     assert (forward.metadata["cue"], forward.metadata["polarity"]) == ("increase", "positive")
     assert (back.metadata["cue"], back.metadata["polarity"]) == ("reduces", "negative")
     assert forward.strength == round(relation_links.STRENGTH_SCALE * DIRECT_CONFIDENCE, 3)
@@ -136,7 +136,7 @@ def test_a_hub_key_is_skipped_and_counted(
     graph.store_node("Load raises latency.", node_id="a")
     graph.store_node("Traffic raises latency.", node_id="b")
     stored = graph.store_node("Latency reduces throughput.", node_id="c")
-    assert stored["relation_links"] == {"linked": 0, "hub_keys_skipped": 1}
+    assert stored["relation_links"] == {"linked": 0, "hub_keys_skipped": 1, "unlinked": 0}
 
 
 def test_ingest_links_chunks_with_file_lines(tmp_path: Path, graph: Graphonomous) -> None:
@@ -162,7 +162,7 @@ def test_markup_is_no_part_of_the_words() -> None:
         " [[Glucagon|Glucagon]] raises *blood glucose*."
     )
     assert _triples(text) == [
-        ("insulin", "causes", "positive", "blood glucose level"),
+        ("insulin", "causes", "positive", "blood glucose"),
         ("chicken", "causes", "positive", "egg"),
         ("egg", "causes", "positive", "chicken"),
         ("glucagon", "causes", "positive", "blood glucose"),
@@ -186,7 +186,7 @@ def test_a_word_found_everywhere_names_no_one_quantity(
     graph.store_node("The risk of floods is low.", node_id="b")
     graph.store_node("Every plan has some risk.", node_id="c")
     stored = graph.store_node("Risk reduces trade.", node_id="d")
-    assert stored["relation_links"] == {"linked": 0, "hub_keys_skipped": 1}
+    assert stored["relation_links"] == {"linked": 0, "hub_keys_skipped": 1, "unlinked": 0}
     assert graph.store.find_edge("a", "d", "causes") is None
 
 
@@ -234,8 +234,110 @@ def test_the_index_is_saved_and_a_fresh_process_reads_only_later_changes(
     )
     with Graphonomous(db) as reader:
         loaded = relations.relation_index(reader.engine)
-        assert list(loaded.stating_subject("causes", "fox population")) == ["y"]
+        assert list(loaded.stating_subject("causes", "fox")) == ["y"]
         assert [r.object_key for r in loaded.relations_of("z")] == ["population"]
     # The copy saved at the first write was loaded: only the nodes written after it
     # (replayed from the change log) were read again.
     assert sorted(calls) == ["Births increase population.", "The fox population reduces rabbits."]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("More rabbits -> more foxes", [("rabbit", "causes", None, "fox")]),
+        (
+            "more births → more rabbits → more births",
+            [("birth", "causes", None, "rabbit"), ("rabbit", "causes", None, "birth")],
+        ),
+        ("- Fewer prey --> predators", [("prey", "causes", None, "predator")]),
+        (
+            "Temperature feeds back into evaporation.",
+            [("temperature", "causes", None, "evaporation")],
+        ),
+        (
+            "Insulin stimulates glycogen synthesis.",
+            [("insulin", "causes", "positive", "glycogen synthesis")],
+        ),
+        ("Oestrogen promotes LH release.", [("oestrogen", "causes", "positive", "lh release")]),
+        ("Shade limits growth.", [("shade", "causes", "negative", "growth")]),
+        ("Glucose levels rise; the rabbit population grows.", []),
+    ],
+)
+def test_arrows_feedback_and_stimulation_are_cues(
+    text: str, expected: list[tuple[str, ...]]
+) -> None:
+    assert _triples(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2H2 + O2 → 2H2O",  # a reaction: formulas, no words
+        "Glucose + oxygen → carbon dioxide + water",  # an equation line
+        "x = a -> b",
+        "A[Chickens] -->|+| B[Eggs]",
+        "Speed limits reduce accidents.",  # "limits" the noun is no cue here
+        "nostril → nasal cavity → pharynx",  # a path between plain nouns, no change word
+    ],
+)
+def test_reactions_and_equations_make_no_arrow_relation(text: str) -> None:
+    assert _triples(text) == []
+
+
+def test_a_trailing_measure_is_no_part_of_the_key() -> None:
+    assert _triples("The rabbit population raises fox numbers.") == [
+        ("rabbit", "causes", "positive", "fox")
+    ]
+    assert _triples("Insulin lowers blood glucose levels.") == [
+        ("insulin", "causes", "negative", "blood glucose")
+    ]
+
+
+def _update(graph: Graphonomous, node_id: str, content: str) -> dict[str, int]:
+    fields = {"content": content}
+    result = graph.apply_batch([{"op": "update_node", "id": node_id, "fields": fields}])
+    links: dict[str, int] = result["relation_links"]
+    return links
+
+
+def test_a_content_update_re_derives_the_node_relations(graph: Graphonomous) -> None:
+    graph.store_node("More rabbits increase the fox population.", node_id="x")
+    graph.store_node("The fox population reduces rabbits.", node_id="y")
+    graph.store_edge("x", "y", "supports")  # a caller's edge: never the rule's to delete
+    # y no longer says what foxes do: both links through "fox" are stale.
+    assert _update(graph, "y", "Foxes sleep in dens.") == {
+        "linked": 0,
+        "hub_keys_skipped": 0,
+        "unlinked": 2,
+    }
+    assert graph.store.find_edge("x", "y", "causes") is None
+    assert graph.store.find_edge("y", "x", "causes") is None
+    assert graph.store.find_edge("x", "y", "supports") is not None
+    # y states the back-link again: it is linked as a new statement would be.
+    assert _update(graph, "y", "Foxes lower the rabbit count.") == {
+        "linked": 2,
+        "hub_keys_skipped": 0,
+        "unlinked": 0,
+    }
+    kept = graph.store.find_edge("x", "y", "causes")
+    assert kept is not None
+    # Restating the same relations keeps the edge (same id), nothing unlinked.
+    assert _update(graph, "y", "Foxes lower rabbit numbers.")["unlinked"] == 0
+    again = graph.store.find_edge("x", "y", "causes")
+    assert again is not None and again.id == kept.id
+
+
+def test_an_update_without_content_leaves_the_links(graph: Graphonomous) -> None:
+    graph.store_node("More rabbits increase the fox population.", node_id="x")
+    graph.store_node("The fox population reduces rabbits.", node_id="y")
+    result = graph.apply_batch([{"op": "update_node", "id": "y", "fields": {"confidence": 0.9}}])
+    assert "relation_links" not in result
+    assert graph.store.find_edge("y", "x", "causes") is not None
+
+
+def test_a_mathml_arrow_is_an_arrow_and_its_annotation_no_words() -> None:
+    annotation = '<annotation>{"fontFamily":"Times"}</annotation>'
+    arrow = f"<math><semantics><mo>→</mo>{annotation}</semantics></math>"
+    assert _triples(f"<b>more sweat </b>{arrow}<b> more cooling</b>") == [
+        ("sweat", "causes", None, "cool")
+    ]

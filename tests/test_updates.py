@@ -369,3 +369,24 @@ def test_the_question_rule_s_parts() -> None:
     assert claims.question("Where does Flask keep its metadata?").asks is None
     held = [frozenset({"redi", "ping"}), frozenset({"redi", "ping"}), frozenset({"redi"})]
     assert claims.anchors(claims.question("Does Redis answer PING?"), held) == {"ping"}
+
+
+def test_a_subject_settled_by_a_write_flags_no_rival_answers(
+    clocked: tuple[ManualClock, Graphonomous],
+) -> None:
+    """The write linked the update, so the question has its current answer: another
+    attribute of the same subject is not `possibly_outdated`."""
+    clock, graph = clocked
+    graph.store_node("The main repository is hosted at github.com/acme/shop.")
+    clock.advance(hours=2)
+    licence = graph.store_node("The main repository uses the MIT licence.")["node"]["id"]
+    clock.advance(hours=2)
+    graph.store_node("The documentation repository is hosted at github.com/acme/docs.")
+    clock.advance(days=2)
+    stored = graph.store_node("The main repository moved to gitlab.com/acme/shop.")
+    assert stored["updates"]
+    results = graph.retrieve_context("Where is the main repository hosted?", limit=5)["results"]
+    assert results[0]["node_id"] == stored["node"]["id"]
+    flagged = [r["node_id"] for r in results if "possibly_outdated" in r["flags"]]
+    assert licence not in flagged
+    assert flagged == []

@@ -315,19 +315,39 @@ def _credit(
     return _Credit(attributed, signal, weight, step, Q_REWARDS[status])
 
 
-def _moved_cause(cause: Node, credit: _Credit) -> tuple[float, float, int]:
-    """Confidence, Q and Q-update count of one cause after the outcome.
+def _confidence_after(cause: Node, credit: _Credit) -> float:
+    """Confidence: how far the outcome says the cause is true.
 
-    Confidence: c' = bounded_step(c, step) (seed 003's bounded update; step 0 for
-    a bundle).  Q: q' = q + 0.3 · (reward − q), q_update_count + 1, for an
-    attribution only (seed 004: Q is the utility of the node the agent acted
-    on; a bundle member's share of a reward is unknown).  O(1).
+    Rule: c' = bounded_step(c, step), seed 003's bounded update (`writes.bounded_step`:
+    the step shrinks as c nears 0 or 1), with `credit.step` = 0.2 · signal · weight
+    for an attribution and 0 for a bundle.  Reason: an outcome over the one or two
+    nodes the agent acted on is evidence about them; a bundle's success says only
+    that one of five answered, nothing about any member's truth.  O(1).
     """
-    confidence = bounded_step(cause.confidence, credit.step)
+    return bounded_step(cause.confidence, credit.step)
+
+
+def _q_after(cause: Node, credit: _Credit) -> tuple[float, int]:
+    """Q-value and Q-update count: how useful acting on the cause turned out.
+
+    Rule: for an attribution q' = q + 0.3 · (reward − q) (Q_REWARDS) and
+    q_update_count + 1; a bundle leaves both.  Reason: seed 004's Q is the
+    utility of the node the agent acted on; a bundle member's share of a reward
+    is unknown, and spreading it lowered unseen-question recall (measured,
+    above `ATTRIBUTED_MAX_CAUSES`).  O(1).
+    """
     if not credit.attributed:
-        return confidence, cause.q_value, cause.q_update_count
-    q_value = cause.q_value + Q_LEARNING_RATE * (credit.reward - cause.q_value)
-    return confidence, q_value, cause.q_update_count + 1
+        return cause.q_value, cause.q_update_count
+    return cause.q_value + Q_LEARNING_RATE * (
+        credit.reward - cause.q_value
+    ), cause.q_update_count + 1
+
+
+def _moved_cause(cause: Node, credit: _Credit) -> tuple[float, float, int]:
+    """Confidence (`_confidence_after`), Q and Q-update count (`_q_after`) of one cause
+    after the outcome.  O(1)."""
+    q_value, q_count = _q_after(cause, credit)
+    return _confidence_after(cause, credit), q_value, q_count
 
 
 def _moves(
@@ -482,29 +502,33 @@ def learn_from_outcome(
     nodes; duplicates ignored), optional evidence (object or text),
     goal id, trace id and evidence type (EVIDENCE_TYPE_WEIGHTS).
 
-    Effects, in one transaction, one function per concern:
+    Effects, in one transaction, one function per concern (each states its
+    rule and its reason):
     - credit assignment (`_credit`): an *attribution* (at most
       ATTRIBUTED_MAX_CAUSES causes) or a *bundle*;
-    - per causal node (`_moved_cause`): confidence c' = bounded_step(c,
-      0.2 · s · w) where s is the status signal (STATUS_SIGNALS) and w =
-      outcome confidence × evidence-type weight; q' = q + 0.3 · (reward − q)
-      (Q_REWARDS); q_update_count + 1 — for an attribution; a bundle changes
-      neither (its lesson is the experience below).  Every causal node:
-      evidence_count + 1;
-    - experience (`_outcome_node`): an ``outcome`` node (causal_parent_ids =
-      causal nodes, metadata with action_id, status, evidence, trace_id,
-      reward, attributed, an attribution's ``confidence_updates`` per cause
-      (`_recorded_moves`), …) with ``derived_from`` edges to each causal node
-      and, when `goal_id` names a live goal node, a ``part_of`` edge to it; an
-      ``outcomes`` row.  The query it answers (``evidence["query"]``, else the
-      retrieval of this process that returned the causal nodes) is kept in
-      ``metadata.retrieval.query``: later retrievals of similar queries
-      consult it (`retrieval.experience`);
-    - a rewarded attribution (reward > 0.5) counts one co-activation on the
-      edge between its causes (consolidation strengthens it);
-    - causal-kind edges into causal nodes: ``metadata.causal_strength``
-      moved like confidence, the intervention appended to
-      ``metadata.intervention_history`` (last 20 kept).
+    - confidence (`_confidence_after`): c' = bounded_step(c, 0.2 · s · w), s
+      the status signal (STATUS_SIGNALS), w = outcome confidence ×
+      evidence-type weight — an attribution only;
+    - Q (`_q_after`): q' = q + 0.3 · (reward − q) (Q_REWARDS), q_update_count
+      + 1 — an attribution only; a bundle's lesson is the experience below.
+      Every causal node: evidence_count + 1 and a ``derived_from`` edge from
+      the outcome (`_update_causes`);
+    - experience (`_outcome_node`, `_recorded_moves`): an ``outcome`` node
+      (causal_parent_ids = causal nodes, metadata with action_id, status,
+      evidence, trace_id, reward, attributed, an attribution's
+      ``confidence_updates`` per cause, …).  The query it answers
+      (``evidence["query"]``, else the retrieval of this process that returned
+      the causal nodes, `_outcome_query`) is kept in
+      ``metadata.retrieval.query``: later retrievals of similar queries consult
+      it (`retrieval.experience`);
+    - causal edges (`_update_causal_edges`): causal-kind edges into causal
+      nodes get ``metadata.causal_strength`` moved like confidence, the
+      intervention appended to ``metadata.intervention_history`` (last 20);
+    - co-activation (`_counts_co_use`, `_count_co_use`): a rewarded
+      attribution (reward > 0.5) counts one co-activation on the edges among
+      its causes (consolidation strengthens them);
+    - the record (`_record_outcome`): when `goal_id` names a live goal node a
+      ``part_of`` edge to it and the goal's progress; an ``outcomes`` row.
 
     Output: ``{"outcome_id", "outcome_node_id", "status", "signal",
     "weight", "updates": [{"node_id", "confidence_before",
@@ -520,6 +544,93 @@ def learn_from_outcome(
     ValidationError (the key names one report).
     Complexity: O(k + edges touching the k causal nodes).
     """
+    report = _checked_report(
+        action_id,
+        status,
+        confidence,
+        causal_node_ids,
+        evidence,
+        goal_id,
+        trace_id,
+        evidence_type,
+        signal_id,
+    )
+    causal_ids = report.causal_ids
+    credit = _credit(
+        status, report.evidence, report.confidence, report.type_weight, len(causal_ids)
+    )
+    query = _outcome_query(graph, report.evidence, causal_ids)
+    node = _outcome_node(graph, report.fields(new_id()), credit, causal_ids, query)
+    (vector,) = graph.embed_texts([node.content])
+    with graph.lock:
+        store = graph.store
+        with store.transaction():
+            if signal_id is not None:
+                first = tables.outcome_with_signal(store, signal_id)
+                if first is not None:
+                    return _duplicate_outcome(
+                        first, action_id, status, credit.signal, credit.reward, signal_id
+                    )
+            applied = _apply_outcome(graph, report, credit, node, vector)
+    telemetry.emit(
+        OUTCOME_EVENT,
+        {"causal_nodes": len(causal_ids), "signal": credit.signal},
+        {"status": status, "action_id": action_id, "trace_id": trace_id},
+    )
+    return {
+        "outcome_id": node.metadata["outcome_id"],
+        "outcome_node_id": node.id,
+        "status": status,
+        "signal": credit.signal,
+        "weight": credit.weight,
+        "reward": credit.reward,
+        **applied,
+        "duplicate": False,
+    }
+
+
+@dataclass(frozen=True)
+class _Report:
+    """One outcome report, validated (`_checked_report`): what the agent said."""
+
+    action_id: str
+    status: str
+    confidence: float
+    causal_ids: list[str]
+    evidence: dict[str, Any]
+    goal_id: str | None
+    trace_id: str | None
+    evidence_type: str | None
+    signal_id: str | None
+    type_weight: float
+
+    def fields(self, outcome_id: str) -> dict[str, Any]:
+        """The fields the outcome node records (`_outcome_node`)."""
+        return {
+            "action_id": self.action_id,
+            "status": self.status,
+            "confidence": self.confidence,
+            "evidence": self.evidence,
+            "evidence_type": self.evidence_type,
+            "trace_id": self.trace_id,
+            "goal_id": self.goal_id,
+            "outcome_id": outcome_id,
+        }
+
+
+def _checked_report(
+    action_id: str,
+    status: str,
+    confidence: float,
+    causal_node_ids: Sequence[str],
+    evidence: Mapping[str, Any] | str | None,
+    goal_id: str | None,
+    trace_id: str | None,
+    evidence_type: str | None,
+    signal_id: str | None,
+) -> _Report:
+    """The report's arguments checked, each error naming its field; causal ids
+    de-duplicated in order.  Nothing is read or written.  O(k)."""
     check_id("action_id", action_id)
     check_choice("status", status, OUTCOME_STATUSES)
     outcome_confidence = check_unit_interval("confidence", confidence)
@@ -532,90 +643,115 @@ def learn_from_outcome(
     named: dict[str, Any] = {"action_id": action_id, "evidence": evidence_data}
     for name, value in {**named, "trace_id": trace_id, "signal_id": signal_id}.items():
         refuse_nul(name, value)
-    weight_by_type = _evidence_type_weight(evidence_type)
-    credit = _credit(status, evidence_data, outcome_confidence, weight_by_type, len(causal_ids))
-    outcome_id = new_id()
-    query = _outcome_query(graph, evidence_data, causal_ids)
-    fields = {
-        "action_id": action_id,
-        "status": status,
-        "confidence": outcome_confidence,
-        "evidence": evidence_data,
-        "evidence_type": evidence_type,
-        "trace_id": trace_id,
-        "goal_id": goal_id,
-        "outcome_id": outcome_id,
-    }
-    node = _outcome_node(graph, fields, credit, causal_ids, query)
-    now = node.created_at
-    (vector,) = graph.embed_texts([node.content])
-    with graph.lock:
-        store = graph.store
-        with store.transaction():
-            if signal_id is not None:
-                first = tables.outcome_with_signal(store, signal_id)
-                if first is not None:
-                    return _duplicate_outcome(
-                        first, action_id, status, credit.signal, credit.reward, signal_id
-                    )
-            causal = _live_causes(store, causal_ids)
-            goal_node_id = _resolve_goal_node(store, goal_id) if goal_id is not None else None
-            if goal_id is not None and goal_node_id is None:
-                raise ValidationError("goal_id", f"no live goal with id {goal_id!r}")
-            moves = _moves(causal, causal_ids, credit)
-            if credit.attributed:
-                node = _recorded_moves(node, causal, moves)
-            insert_node(graph, node, vector)  # an aid: kept out of the search indexes
-            updates = _update_causes(store, node, causal, moves, credit, status, outcome_confidence)
-            entry = {"outcome_id": outcome_id, "action_id": action_id, "status": status, "at": now}
-            edges = _update_causal_edges(store, causal_ids, credit.step, entry, now)
-            if credit.reward > NEUTRAL_REWARD and credit.attributed:
-                _count_co_use(store, causal_ids)
-            if goal_node_id is not None:
-                link(store, node.id, goal_node_id, OUTCOME_GOAL_RELATIONSHIP, now)
-            tables.insert_outcome(
-                store,
-                {
-                    "id": outcome_id,
-                    "action_id": action_id,
-                    "status": status,
-                    "confidence": outcome_confidence,
-                    "causal_node_ids": causal_ids,
-                    "evidence": evidence_data,
-                    "goal_id": goal_id,
-                    "outcome_node_id": node.id,
-                    "created_at": now,
-                    "signal_id": signal_id,
-                },
-            )
-            goal_update = (
-                goals.apply_outcome(
-                    graph,
-                    goal_id,
-                    {"outcome_id": outcome_id, "status": status, "confidence": outcome_confidence},
-                )
-                if goal_id is not None
-                else None
-            )
-    telemetry.emit(
-        OUTCOME_EVENT,
-        {"causal_nodes": len(causal_ids), "signal": credit.signal},
-        {"status": status, "action_id": action_id, "trace_id": trace_id},
+    return _Report(
+        action_id,
+        status,
+        outcome_confidence,
+        causal_ids,
+        evidence_data,
+        goal_id,
+        trace_id,
+        evidence_type,
+        signal_id,
+        _evidence_type_weight(evidence_type),
     )
+
+
+def _apply_outcome(
+    graph: GraphEngine, report: _Report, credit: _Credit, node: Node, vector: list[float]
+) -> dict[str, Any]:
+    """Every write of one (new) outcome, inside the caller's transaction, in this order:
+    the experience (`_recorded_moves`, the outcome node), the causes' confidence and Q
+    (`_update_causes`), the causal edges (`_update_causal_edges`), co-activation
+    (`_count_co_use`), then the goal and the ``outcomes`` row (`_record_outcome`).
+    Output: the result's ``updates``, ``causal_edges``, ``goal_id``, ``goal_node_id``
+    and ``goal_update``.  O(k + edges touching the k causes)."""
+    store = graph.store
+    causal_ids = report.causal_ids
+    causal = _live_causes(store, causal_ids)
+    goal_node_id = _live_goal(store, report.goal_id)
+    moves = _moves(causal, causal_ids, credit)
+    if credit.attributed:
+        node = _recorded_moves(node, causal, moves)
+    insert_node(graph, node, vector)  # an aid: kept out of the search indexes
+    updates = _update_causes(store, node, causal, moves, credit, report.status, report.confidence)
+    now = node.created_at
+    entry = {
+        "outcome_id": node.metadata["outcome_id"],
+        "action_id": report.action_id,
+        "status": report.status,
+        "at": now,
+    }
+    edges = _update_causal_edges(store, causal_ids, credit.step, entry, now)
+    if _counts_co_use(credit):
+        _count_co_use(store, causal_ids)
+    goal_update = _record_outcome(graph, report, node, goal_node_id)
     return {
-        "outcome_id": outcome_id,
-        "outcome_node_id": node.id,
-        "status": status,
-        "signal": credit.signal,
-        "weight": credit.weight,
-        "reward": credit.reward,
         "updates": updates,
         "causal_edges": edges,
-        "goal_id": goal_id,
+        "goal_id": report.goal_id,
         "goal_node_id": goal_node_id,
         "goal_update": goal_update,
-        "duplicate": False,
     }
+
+
+def _live_goal(store: Store, goal_id: str | None) -> str | None:
+    """The live goal node an outcome names (None without `goal_id`; a ValidationError
+    naming ``goal_id`` when it names no live goal)."""
+    if goal_id is None:
+        return None
+    goal_node_id = _resolve_goal_node(store, goal_id)
+    if goal_node_id is None:
+        raise ValidationError("goal_id", f"no live goal with id {goal_id!r}")
+    return goal_node_id
+
+
+def _counts_co_use(credit: _Credit) -> bool:
+    """Co-activation: whether an outcome makes its causes closer.
+
+    Rule: a rewarded (reward > 0.5) attribution counts one co-activation on each edge
+    among its causes; consolidation strengthens edges by that count.  Reason: nodes
+    an agent acted on together and that succeeded belong together; a failure says
+    nothing of that, and a bundle's members were only retrieved together
+    (strengthening their edges cost 0.02 unseen-question R@5, `ATTRIBUTED_MAX_CAUSES`).
+    O(1).
+    """
+    return credit.reward > NEUTRAL_REWARD and credit.attributed
+
+
+def _record_outcome(
+    graph: GraphEngine, report: _Report, node: Node, goal_node_id: str | None
+) -> dict[str, Any] | None:
+    """The outcome's record: a ``part_of`` edge to its live goal, the ``outcomes`` row
+    (the signal id that deduplicates retries lives there) and the goal's progress
+    (`goals.apply_outcome`).  Output: the goal update, None without a goal.  O(1)."""
+    store = graph.store
+    now = node.created_at
+    outcome_id = node.metadata["outcome_id"]
+    if goal_node_id is not None:
+        link(store, node.id, goal_node_id, OUTCOME_GOAL_RELATIONSHIP, now)
+    tables.insert_outcome(
+        store,
+        {
+            "id": outcome_id,
+            "action_id": report.action_id,
+            "status": report.status,
+            "confidence": report.confidence,
+            "causal_node_ids": report.causal_ids,
+            "evidence": report.evidence,
+            "goal_id": report.goal_id,
+            "outcome_node_id": node.id,
+            "created_at": now,
+            "signal_id": report.signal_id,
+        },
+    )
+    if report.goal_id is None:
+        return None
+    return goals.apply_outcome(
+        graph,
+        report.goal_id,
+        {"outcome_id": outcome_id, "status": report.status, "confidence": report.confidence},
+    )
 
 
 def _duplicate_outcome(
@@ -820,18 +956,19 @@ def learn_from_interaction(
 ) -> dict[str, Any]:
     """Learn from one exchange: novelty → episode → claims → links.
 
-    1. Novelty of the whole exchange against the graph as it was.
-    2. An ``episodic`` node (timescale fast) "User: …\\nAssistant: …",
-       metadata {"kind": "interaction", "context"}.
-    3. Claims of the response (:func:`extract_claims`).  A claim whose
-       nearest live node is ≥ 0.95 similar and shows no contradiction cue
-       reinforces it (confidence step +0.1, a ``related`` edge
-       episode → node marked reinforced; deliberately not a support edge, so
-       forgetting the episode never cascades into older knowledge).  Any
-       other claim becomes a ``semantic`` node (confidence 0.4) with a
-       ``derived_from`` edge to the episode, ``related`` edges to up to 3
-       nearest live nodes ≥ 0.5 similar, and mutual ``contradicts`` edges to
-       nodes it contradicts (as in belief expansion; hooks are notified).
+    One function per concern (each states its rule and its reason):
+    1. Novelty (`_novelty`) of the whole exchange against the graph as it was.
+    2. Experience (`_episode_node`): an ``episodic`` node (timescale fast)
+       "User: …\\nAssistant: …", metadata {"kind": "interaction", "context"}.
+    3. Claims of the response (:func:`extract_claims`, `_claim_nodes`), each
+       planned before writing (`_plan_claim`, then the Orchestrator's verdict).
+       Confidence (`_reinforce`): a claim whose nearest live node is ≥ 0.95
+       similar and shows no contradiction cue reinforces it (step +0.1, a
+       ``related`` edge episode → node marked reinforced).  Expansion
+       (`_expand`): any other claim becomes a ``semantic`` node (confidence
+       0.4) with a ``derived_from`` edge to the episode, ``related`` edges to
+       up to 3 nearest live nodes ≥ 0.5 similar, and mutual ``contradicts``
+       edges to nodes it contradicts (hooks are notified after commit).
 
     Output: ``{"episode": node, "novelty": {...}, "claims": [{"claim",
     "action": "created" | "reinforced", "node_id", "similarity",
@@ -841,20 +978,60 @@ def learn_from_interaction(
     """
     check_text("user_message", user_message)
     check_text("model_response", model_response)
-    context_value = _context_object(context)
-    episode = node_from_fields(
+    episode = _episode_node(graph, user_message, model_response, _context_object(context))
+    claims = extract_claims(model_response)
+    claim_nodes = _claim_nodes(episode, claims)
+    vectors = graph.embed_texts([episode.content, *claims])
+    with graph.lock:
+        store = graph.store
+        novelty = _novelty(graph, vectors[0], NOVELTY_THRESHOLD, NOVELTY_NEIGHBOURS)
+        claim_nodes, plans, verdicts = _planned_claims(graph, claim_nodes, vectors[1:])
+        with store.transaction():
+            insert_node(graph, episode, vectors[0])
+            results, records = _write_claims(
+                graph, episode, claim_nodes, vectors[1:], plans, verdicts
+            )
+        beliefs.contradiction_hooks(graph).notify(records)
+        stored_episode = store.get_node(episode.id)
+        assert stored_episode is not None
+    return {
+        "episode": stored_episode.to_dict(),
+        "novelty": novelty,
+        "claims": results,
+        "created_node_ids": [r["node_id"] for r in results if r["action"] == "created"],
+        "reinforced_node_ids": [r["node_id"] for r in results if r["action"] == "reinforced"],
+    }
+
+
+def _episode_node(graph: GraphEngine, user_message: str, model_response: str, context: Any) -> Node:
+    """Experience: the exchange itself as an ``episodic`` node (timescale fast).
+
+    Rule: "User: …\\nAssistant: …", metadata {"kind": "interaction", "context"}, the
+    directive fields marked (`retrieval.directives.mark_fields`).  Reason: seed 003
+    keeps the current conversation on the fast timescale, so the exchange is
+    recallable at once and fades unless used; the claims below derive from it.
+    """
+    return node_from_fields(
         mark_fields(
             {
                 "content": f"User: {user_message.strip()}\nAssistant: {model_response.strip()}",
                 "node_type": "episodic",
                 "timescale": EPISODE_TIMESCALE,
-                "metadata": {"kind": "interaction", "context": context_value},
+                "metadata": {"kind": "interaction", "context": context},
             }
         ),
         now=graph.now(),
     )
-    claims = extract_claims(model_response)
-    claim_nodes = [
+
+
+def _claim_nodes(episode: Node, claims: Sequence[str]) -> list[Node]:
+    """The response's claims as candidate ``semantic`` nodes (confidence 0.4).
+
+    Reason: a model's statement is unverified (CLAIM_CONFIDENCE), below what a
+    source states; it must earn confidence through use.  Not yet written: each is
+    stored (`_expand`) or reinforces a node it repeats (`_reinforce`).
+    """
+    return [
         node_from_fields(
             {
                 "content": claim,
@@ -866,81 +1043,130 @@ def learn_from_interaction(
         )
         for claim in claims
     ]
-    vectors = graph.embed_texts([episode.content, *claims])
+
+
+def _planned_claims(
+    graph: GraphEngine, claim_nodes: Sequence[Node], vectors: Sequence[list[float]]
+) -> tuple[list[Node], list[dict[str, Any]], list[orchestrator.Decision]]:
+    """Each claim planned before anything is written: its nearest nodes, contradictions
+    and whether it repeats one (`_plan_claim`), then the Orchestrator's verdict, whose
+    timescale the claim node takes.
+
+    Reason: seed 003's Orchestrator weighs stability against plasticity per claim, so
+    the decision is made on the graph as it was, not as the claims before it left it.
+    Output: the claim nodes, the plans and the verdicts, in claim order.
+    """
+    plans = [
+        _plan_claim(graph, claim_node, vector)
+        for claim_node, vector in zip(claim_nodes, vectors, strict=True)
+    ]
+    verdicts = [orchestrator.decide_claim(graph, plan) for plan in plans]
+    timed = [
+        replace(node, timescale=verdict.timescale) if verdict.timescale else node
+        for node, verdict in zip(claim_nodes, verdicts, strict=True)
+    ]
+    return timed, plans, verdicts
+
+
+def _write_claims(
+    graph: GraphEngine,
+    episode: Node,
+    claim_nodes: Sequence[Node],
+    vectors: Sequence[list[float]],
+    plans: Sequence[Mapping[str, Any]],
+    verdicts: Sequence[orchestrator.Decision],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every claim written in order, inside the caller's transaction: the verdict
+    recorded (`orchestrator.record`), then `_reinforce` or `_expand`.  Output: the
+    claims' result rows and the contradiction records of the new ones."""
+    store = graph.store
+    records: list[dict[str, Any]] = []
+    results = []
+    for claim_node, vector, plan, verdict in zip(
+        claim_nodes, vectors, plans, verdicts, strict=True
+    ):
+        orchestrator.record(store, plan["reinforce"] or claim_node.id, verdict, episode.created_at)
+        if plan["reinforce"] is not None and verdict.decision == "reinforce":
+            results.append(_reinforce(store, episode, claim_node, plan, verdict))
+            continue
+        result, found = _expand(graph, episode, claim_node, vector, plan, verdict)
+        records.extend(found)
+        results.append(result)
+    return results, records
+
+
+def _reinforce(
+    store: Store,
+    episode: Node,
+    claim_node: Node,
+    plan: Mapping[str, Any],
+    verdict: orchestrator.Decision,
+) -> dict[str, Any]:
+    """Confidence: a claim that repeats a live node (≥ 0.95 similar, no contradiction cue)
+    raises that node's confidence instead of being stored.
+
+    Rule: c' = bounded_step(c, +0.1) and a ``related`` edge episode → node marked
+    reinforced.  Reason: a repetition is not new evidence, so half the learning rate
+    (REINFORCE_STEP); the edge is deliberately not a support edge, so forgetting the
+    episode never cascades into older knowledge.  Output: the claim's result row.
+    """
     now = episode.created_at
-    with graph.lock:
-        store = graph.store
-        novelty = _novelty(graph, vectors[0], NOVELTY_THRESHOLD, NOVELTY_NEIGHBOURS)
-        plans = [
-            _plan_claim(graph, claim_node, vector)
-            for claim_node, vector in zip(claim_nodes, vectors[1:], strict=True)
-        ]
-        # Seed 003's Orchestrator: stability vs plasticity, and the claim's timescale.
-        verdicts = [orchestrator.decide_claim(graph, plan) for plan in plans]
-        claim_nodes = [
-            replace(node, timescale=verdict.timescale) if verdict.timescale else node
-            for node, verdict in zip(claim_nodes, verdicts, strict=True)
-        ]
-        records: list[dict[str, Any]] = []
-        results = []
-        with store.transaction():
-            insert_node(graph, episode, vectors[0])
-            for claim_node, vector, plan, verdict in zip(
-                claim_nodes, vectors[1:], plans, verdicts, strict=True
-            ):
-                orchestrator.record(store, plan["reinforce"] or claim_node.id, verdict, now)
-                if plan["reinforce"] is not None and verdict.decision == "reinforce":
-                    target = store.get_node(plan["reinforce"])
-                    assert target is not None
-                    store.update_node(
-                        target.id,
-                        confidence=bounded_step(target.confidence, REINFORCE_STEP),
-                        updated_at=now,
-                    )
-                    link(
-                        store, episode.id, target.id, "related", now, metadata={"reinforced": True}
-                    )
-                    results.append(
-                        {
-                            "claim": claim_node.content,
-                            "action": "reinforced",
-                            "node_id": target.id,
-                            "similarity": plan["similarity"],
-                            "related": [],
-                            "contradicts": [],
-                            "orchestrator": verdict.to_dict(),
-                        }
-                    )
-                    continue
-                insert_node(graph, claim_node, vector)
-                link(store, claim_node.id, episode.id, "derived_from", now)
-                for other_id in plan["related"]:
-                    link(store, claim_node.id, other_id, "related", now)
-                found = beliefs._store_contradictions(
-                    store, claim_node.id, plan["contradictions"], [], "interaction", now
-                )
-                records.extend(found)
-                results.append(
-                    {
-                        "claim": claim_node.content,
-                        "action": "created",
-                        "node_id": claim_node.id,
-                        "similarity": plan["similarity"],
-                        "related": plan["related"],
-                        "contradicts": [r["conflicting_node_id"] for r in found],
-                        "orchestrator": verdict.to_dict(),
-                    }
-                )
-        beliefs.contradiction_hooks(graph).notify(records)
-        stored_episode = store.get_node(episode.id)
-        assert stored_episode is not None
+    target = store.get_node(plan["reinforce"])
+    assert target is not None
+    store.update_node(
+        target.id,
+        confidence=bounded_step(target.confidence, REINFORCE_STEP),
+        updated_at=now,
+    )
+    link(store, episode.id, target.id, "related", now, metadata={"reinforced": True})
     return {
-        "episode": stored_episode.to_dict(),
-        "novelty": novelty,
-        "claims": results,
-        "created_node_ids": [r["node_id"] for r in results if r["action"] == "created"],
-        "reinforced_node_ids": [r["node_id"] for r in results if r["action"] == "reinforced"],
+        "claim": claim_node.content,
+        "action": "reinforced",
+        "node_id": target.id,
+        "similarity": plan["similarity"],
+        "related": [],
+        "contradicts": [],
+        "orchestrator": verdict.to_dict(),
     }
+
+
+def _expand(
+    graph: GraphEngine,
+    episode: Node,
+    claim_node: Node,
+    vector: list[float],
+    plan: Mapping[str, Any],
+    verdict: orchestrator.Decision,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Expansion: a new claim becomes a node linked to what it came from and resembles.
+
+    Rule: the claim node, a ``derived_from`` edge to the episode, ``related`` edges to
+    up to 3 nearest live nodes ≥ 0.5 similar, and mutual ``contradicts`` edges to the
+    nodes it contradicts (belief expansion, `beliefs._store_contradictions`).  Reason:
+    provenance makes the claim erasable with its episode, the related links make it
+    reachable from its neighbours, and a contradiction is kept, never resolved
+    silently.  Output: the claim's result row and the contradiction records (the
+    caller notifies the hooks after commit).
+    """
+    store = graph.store
+    now = episode.created_at
+    insert_node(graph, claim_node, vector)
+    link(store, claim_node.id, episode.id, "derived_from", now)
+    for other_id in plan["related"]:
+        link(store, claim_node.id, other_id, "related", now)
+    found = beliefs._store_contradictions(
+        store, claim_node.id, plan["contradictions"], [], "interaction", now
+    )
+    result = {
+        "claim": claim_node.content,
+        "action": "created",
+        "node_id": claim_node.id,
+        "similarity": plan["similarity"],
+        "related": plan["related"],
+        "contradicts": [r["conflicting_node_id"] for r in found],
+        "orchestrator": verdict.to_dict(),
+    }
+    return result, found
 
 
 def _plan_claim(graph: GraphEngine, claim: Node, vector: Sequence[float]) -> dict[str, Any]:

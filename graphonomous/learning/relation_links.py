@@ -25,6 +25,10 @@ Rules of this module (SPEC "Relations"):
   "blood", "risk"): linking it would join everything to everything, and two texts
   about "risk" rarely mean one risk; it is skipped and the skip is counted in the
   result (``hub_keys_skipped``), never silently.
+- A node whose content changed (an `update_node` operation with `content`, a re-scanned
+  chunk) is re-derived: its relation edges that the new content no longer states are
+  deleted (``unlinked`` in the result) and its new relations are linked like a new
+  node's; an edge still stated is kept (same id), its provenance refreshed.
 - One transaction for the whole write's links.
 """
 
@@ -41,6 +45,7 @@ from .writes import link
 
 if TYPE_CHECKING:
     from ..retrieval.graph_view import GraphEngine
+    from ..store import Store
 
 RULE: Final = "relations.cue_chain"
 ORIGIN: Final = "relations"
@@ -129,25 +134,31 @@ def _pairs(graph: GraphEngine, node_ids: Sequence[str], hubs: set[str]) -> list[
     return list(unique.values())
 
 
-def link_relations(graph: GraphEngine, node_ids: Sequence[str]) -> dict[str, int]:
-    """Link the new nodes' relations to the live statements they chain with (module
-    docstring).  Output: ``{"linked": edges written, "hub_keys_skipped": keys}``.
-    One transaction.  Complexity: O(relations of the new nodes × `MAX_COUNTERPARTS`
-    × relations per counterpart) lookups, plus one row read of the nodes involved.
+def link_relations(
+    graph: GraphEngine, node_ids: Sequence[str], restated: Sequence[str] = ()
+) -> dict[str, int]:
+    """Link the new nodes' relations to the live statements they chain with, and re-derive
+    those of the `restated` nodes (content changed; module docstring).  Output:
+    ``{"linked": edges written, "hub_keys_skipped": keys, "unlinked": stale edges
+    deleted}``.  One transaction.  Complexity: O(relations of the nodes × `MAX_COUNTERPARTS`
+    × relations per counterpart) lookups, plus one row read of the nodes involved and,
+    with `restated`, one read of their edges.
     """
     hubs: set[str] = set()
     linked = 0
+    involved = list(dict.fromkeys([*node_ids, *restated]))
     with graph.lock:
-        written = graph.store.get_nodes(list(node_ids))
+        written = graph.store.get_nodes(involved)
         # Most writes state no relation: those never touch the index (no sync, no build).
-        stating = [i for i in node_ids if i in written and extract_relations(written[i].content)]
-        if not stating:
-            return {"linked": 0, "hub_keys_skipped": 0}
-        pairs = _pairs(graph, stating, hubs)
-        if not pairs:
-            return {"linked": 0, "hub_keys_skipped": len(hubs)}
+        stating = [i for i in involved if i in written and extract_relations(written[i].content)]
+        if not stating and not restated:
+            return {"linked": 0, "hub_keys_skipped": 0, "unlinked": 0}
+        pairs = _pairs(graph, stating, hubs) if stating else []
+        if not pairs and not restated:
+            return {"linked": 0, "hub_keys_skipped": len(hubs), "unlinked": 0}
         rows = graph.store.get_nodes(sorted({p[0] for p in pairs} | {p[2] for p in pairs}))
         with graph.write() as store:
+            unlinked = _unlink_stale(store, restated, pairs)
             now = graph.now()
             for source_id, cause, target_id, effect in pairs:
                 source, target = rows.get(source_id), rows.get(target_id)
@@ -165,7 +176,24 @@ def link_relations(graph: GraphEngine, node_ids: Sequence[str]) -> dict[str, int
                     metadata=_metadata(source, cause, target, effect),
                 )
                 linked += 1
-    return {"linked": linked, "hub_keys_skipped": len(hubs)}
+    return {"linked": linked, "hub_keys_skipped": len(hubs), "unlinked": unlinked}
+
+
+def _unlink_stale(store: Store, restated: Sequence[str], pairs: Sequence[Pair]) -> int:
+    """Delete the relation edges touching a `restated` node that `pairs` no longer
+    derive; the count.  Edges another rule or a caller made are left alone."""
+    if not restated:
+        return 0
+    kept = {(p[0], p[2], p[1].kind) for p in pairs}
+    stale = [
+        edge
+        for edge in store.edges_touching(restated)
+        if edge.metadata.get("origin") == ORIGIN
+        and (edge.source_id, edge.target_id, edge.relationship) not in kept
+    ]
+    for edge in stale:
+        store.delete_edge(edge.id)
+    return len(stale)
 
 
 def _linkable(source: Node | None, target: Node | None) -> bool:

@@ -10,19 +10,21 @@ One endpoint (default ``/mcp``):
 * ``GET`` (a server-to-client SSE stream) is not offered: ``405``.
 
 Safety: binds 127.0.0.1 by default; checks ``Host`` and ``Origin`` against
-the loopback names (DNS-rebinding protection: a foreign Origin gets 403); a
-bearer token from ``GRAPHONOMOUS_HTTP_TOKEN`` is checked with
-``hmac.compare_digest`` and is mandatory on a non-loopback address, where it
-must have at least 16 characters (refused before binding); bodies over 16 MiB
-get 413.  Connections obey ``http_base`` (one write per response, TCP_NODELAY,
+the loopback names (DNS-rebinding protection: a foreign Origin gets 403); bearer
+tokens (a tokens file of hashes, or the single ``GRAPHONOMOUS_HTTP_TOKEN``) are
+checked by ``access.AccessPolicy`` (``hmac.compare_digest``) and are mandatory on a
+non-loopback address, where the single token must have at least 16 characters
+(refused before binding); bodies over 16 MiB get 413.  A session is opened for one
+principal in one namespace (the ``Graphonomous-Project`` header or ``?project=``)
+and belongs to that principal; each call runs with the principal as the acting one
+(audit entries name it).  Connections obey ``http_base`` (one write per response, TCP_NODELAY,
 head and request deadlines, a bounded table where slow and idle connections
-make room first).  Requests run in threads; every session shares one graph,
-whose lock serialises writes.
+make room first).  Requests run in threads; the sessions of one namespace and mode share one
+facade, whose lock serialises writes.
 """
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import logging
 import os
@@ -37,9 +39,18 @@ from email.message import Message as Headers
 from http import HTTPStatus
 from types import FrameType
 from typing import Any, Final
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
-from ..model import HTTP_TOKEN_ENV_VAR
+from ..model import DEFAULT_NAMESPACE, HTTP_TOKEN_ENV_VAR, ValidationError, check_namespace
+from ..store.sqlite import ACTING_PRINCIPAL
+from .access import (
+    PROJECT_HEADER,
+    PROJECT_QUERY,
+    AccessPolicy,
+    Principal,
+    build_policy,
+    tokens_file_from_env,
+)
 from .http_base import (
     HEAD_DEADLINE_S,
     RETRY_AFTER_S,
@@ -47,6 +58,7 @@ from .http_base import (
     BoundedRequestHandler,
 )
 from .jsonrpc import (
+    INVALID_PARAMS,
     INVALID_REQUEST,
     ErrorEvent,
     Message,
@@ -120,15 +132,21 @@ def host_name(header: str) -> str:
     return value
 
 
-def admission_error(
-    headers: Headers[str, str], allowed_hosts: frozenset[str] | None, token: str | None
-) -> tuple[HTTPStatus, str, dict[str, str]] | None:
-    """The Host, Origin and bearer-token checks of one request (None = admitted).
+Refusal = tuple[HTTPStatus, str, dict[str, str]]
+UNAUTHORIZED: Final[Refusal] = (
+    HTTPStatus.UNAUTHORIZED,
+    "Unauthorized: a valid bearer token is required",
+    {"WWW-Authenticate": 'Bearer realm="graphonomous"'},
+)
 
-    `allowed_hosts` None accepts any Host/Origin (wildcard binds only, where the
-    token is mandatory).  A refusal is (status, message, extra headers).  Shared
-    by every HTTP adapter (the MCP endpoint, the canvas of `graphonomous ui`).
-    """
+
+def host_refusal(
+    headers: Headers[str, str], allowed_hosts: frozenset[str] | None
+) -> Refusal | None:
+    """The Host and Origin checks of one request (None = admitted).
+
+    `allowed_hosts` None accepts any Host/Origin (wildcard binds only, where a token is
+    mandatory).  A refusal is (status, message, extra headers)."""
     host = headers.get("Host")
     if allowed_hosts is not None and host is not None and host_name(host) not in allowed_hosts:
         return HTTPStatus.FORBIDDEN, "Forbidden: Host not allowed", {}
@@ -137,31 +155,57 @@ def admission_error(
         origin_host = urlsplit(origin.strip()).hostname
         if origin_host is None or origin_host.lower() not in allowed_hosts:
             return HTTPStatus.FORBIDDEN, "Forbidden: Origin not allowed", {}
-    if token is not None:
-        given = headers.get("Authorization", "").encode("utf-8", "replace")
-        if not hmac.compare_digest(given, f"Bearer {token}".encode()):
-            return (
-                HTTPStatus.UNAUTHORIZED,
-                "Unauthorized: a valid bearer token is required",
-                {"WWW-Authenticate": 'Bearer realm="graphonomous"'},
-            )
     return None
+
+
+def admission(
+    headers: Headers[str, str], allowed_hosts: frozenset[str] | None, policy: AccessPolicy
+) -> Principal | Refusal:
+    """The Host, Origin and bearer-token checks of one request: the principal it acts
+    for, or the refusal.  Shared by every HTTP adapter (the MCP endpoint, the canvas of
+    `graphonomous ui`); the token is checked by `policy` (mcp/access.py)."""
+    refusal = host_refusal(headers, allowed_hosts)
+    if refusal is not None:
+        return refusal
+    principal = policy.authenticate(headers.get("Authorization"))
+    return UNAUTHORIZED if principal is None else principal
+
+
+def requested_project(headers: Headers[str, str], path: str) -> str | None:
+    """The namespace a request names (the `Graphonomous-Project` header, else the
+    ``project`` query parameter), or None; a bad name is a ValidationError."""
+    value = headers.get(PROJECT_HEADER)
+    if value is None:
+        values = parse_qs(urlsplit(path).query).get(PROJECT_QUERY)
+        value = values[-1] if values else None
+    return None if value is None else check_namespace(PROJECT_QUERY, value.strip())
+
+
+def project_not_found(name: str) -> str:
+    """The one answer for a namespace a principal may not act in (no existence oracle)."""
+    return f"Project not found: {name}"
 
 
 class McpHttpServer(BoundedHTTPServer):
     """A threading HTTP server holding the MCP sessions.
 
-    `new_session` builds the McpServer of a new session.  `allowed_hosts`
-    None accepts any Host/Origin (only for wildcard binds, where the token is
-    mandatory); otherwise host names (lower case) that Host and Origin may name.
+    `tenant_session(principal, namespace)` builds the McpServer of a new session (default:
+    `new_session()`, one graph for all).  `policy` says which tokens are accepted (default:
+    `token` alone, admin on `served`).  `allowed_hosts` None accepts any Host/Origin (only
+    for wildcard binds, where a token is mandatory); otherwise host names (lower case)
+    that Host and Origin may name.  A session belongs to the principal that opened it: any
+    other principal gets "Session not found" for it.
     """
 
     def __init__(
         self,
         address: tuple[str, int],
-        new_session: Callable[[], McpServer],
+        new_session: Callable[[], McpServer] | None,
         *,
         token: str | None = None,
+        policy: AccessPolicy | None = None,
+        tenant_session: Callable[[Principal, str], McpServer] | None = None,
+        served: str = DEFAULT_NAMESPACE,
         allowed_hosts: Iterable[str] | None = LOOPBACK_NAMES,
         endpoint: str = ENDPOINT,
         max_body_bytes: int = MAX_BODY_BYTES,
@@ -175,8 +219,14 @@ class McpHttpServer(BoundedHTTPServer):
         max_connections_per_client: int = MAX_CONNECTIONS_PER_CLIENT,
         reserved_connections: int = RESERVED_CONNECTIONS,
     ) -> None:
-        self.new_session = new_session
-        self.token = token
+        if tenant_session is None:
+            if new_session is None:
+                raise ValueError("McpHttpServer needs new_session or tenant_session")
+            single = new_session
+            tenant_session = lambda _principal, _namespace: single()  # noqa: E731
+        self.tenant_session = tenant_session
+        self.token = token  # the single token, if any (`policy` holds it too)
+        self.policy = policy if policy is not None else build_policy(served, token)
         self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
         self.endpoint = endpoint
         self.max_body_bytes = max_body_bytes
@@ -184,8 +234,11 @@ class McpHttpServer(BoundedHTTPServer):
         self.max_sessions_per_client = max_sessions_per_client
         self.session_idle_s = session_idle_s
         self.evict_min_idle_s = evict_min_idle_s
-        # session id -> (session, client address, last use (monotonic)), least recent first
-        self._sessions: OrderedDict[str, tuple[McpServer, str, float]] = OrderedDict()
+        # session id -> (session, client address, last use (monotonic), its principal),
+        # least recent first
+        self._sessions: OrderedDict[str, tuple[McpServer, str, float, Principal | None]] = (
+            OrderedDict()
+        )
         self._sessions_lock = threading.Lock()
         super().__init__(
             address,
@@ -209,7 +262,9 @@ class McpHttpServer(BoundedHTTPServer):
 
     # -- sessions -------------------------------------------------------------
 
-    def open_session(self, session: McpServer, client: str = "") -> str | None:
+    def open_session(
+        self, session: McpServer, client: str = "", principal: Principal | None = None
+    ) -> str | None:
         """Register a session of `client` (its address); None when no room can be made.
 
         Sessions idle longer than `session_idle_s` go first.  A client at its own cap
@@ -220,7 +275,7 @@ class McpHttpServer(BoundedHTTPServer):
         now = time.monotonic()
         with self._sessions_lock:
             self._expire(now)
-            mine = [sid for sid, (_, owner, _) in self._sessions.items() if owner == client]
+            mine = [sid for sid, (_, owner, _, _) in self._sessions.items() if owner == client]
             if len(mine) >= self.max_sessions_per_client and not self._evict(mine[0], now):
                 return None
             if len(self._sessions) >= self.max_sessions and not self._evict(
@@ -228,39 +283,44 @@ class McpHttpServer(BoundedHTTPServer):
             ):
                 return None
             session_id = secrets.token_urlsafe(24)
-            self._sessions[session_id] = (session, client, now)
+            self._sessions[session_id] = (session, client, now, principal)
         return session_id
 
     def _expire(self, now: float) -> None:
         while self._sessions:
-            oldest, (_, _, used) = next(iter(self._sessions.items()))
+            oldest, (_, _, used, _) = next(iter(self._sessions.items()))
             if now - used <= self.session_idle_s:
                 return
             del self._sessions[oldest]
 
     def _evict(self, session_id: str, now: float) -> bool:
-        _, _, used = self._sessions[session_id]
+        _, _, used, _ = self._sessions[session_id]
         if now - used < self.evict_min_idle_s:
             return False
         del self._sessions[session_id]
         return True
 
-    def session(self, session_id: str) -> McpServer | None:
+    def session(self, session_id: str, principal: Principal | None = None) -> McpServer | None:
+        """The live session `session_id` of `principal` (None: unknown, ended, or another's)."""
         with self._sessions_lock:
             found = self._sessions.get(session_id)
-            if found is None:
+            if found is None or found[3] != principal:
                 return None
             now = time.monotonic()
             if now - found[2] > self.session_idle_s:
                 del self._sessions[session_id]
                 return None
-            self._sessions[session_id] = (found[0], found[1], now)
+            self._sessions[session_id] = (found[0], found[1], now, found[3])
             self._sessions.move_to_end(session_id)
             return found[0]
 
-    def close_session(self, session_id: str) -> bool:
+    def close_session(self, session_id: str, principal: Principal | None = None) -> bool:
         with self._sessions_lock:
-            return self._sessions.pop(session_id, None) is not None
+            found = self._sessions.get(session_id)
+            if found is None or found[3] != principal:
+                return False
+            del self._sessions[session_id]
+            return True
 
     @property
     def session_count(self) -> int:
@@ -307,17 +367,18 @@ class McpRequestHandler(BoundedRequestHandler):
 
     # -- checks shared by every method ---------------------------------------------
 
-    def _admit(self) -> bool:
-        """Path, Host, Origin and token checks; sends the error and returns False on failure."""
+    def _admit(self) -> Principal | None:
+        """Path, Host, Origin and token checks: the request's principal, or None once the
+        error is sent."""
         if urlsplit(self.path).path != self.server.endpoint:
             self._refuse(HTTPStatus.NOT_FOUND, f"Not Found: the MCP endpoint is {ENDPOINT}")
-            return False
-        refusal = admission_error(self.headers, self.server.allowed_hosts, self.server.token)
-        if refusal is not None:
-            status, message, headers = refusal
+            return None
+        admitted = admission(self.headers, self.server.allowed_hosts, self.server.policy)
+        if not isinstance(admitted, Principal):
+            status, message, headers = admitted
             self._refuse(status, message, headers=headers or None)
-            return False
-        return True
+            return None
+        return admitted
 
     def _refuse(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         """Answer without reading the request: drop the body and close the connection,
@@ -370,14 +431,15 @@ class McpRequestHandler(BoundedRequestHandler):
     # -- methods --------------------------------------------------------------------
 
     def do_POST(self) -> None:
-        if not self._admit():
+        principal = self._admit()
+        if principal is None:
             return
         body = self._read_body()
         if body is None:
             return
         message = parse_message(body)
         if isinstance(message, Request) and message.method == "initialize":
-            self._initialize(message)
+            self._initialize(message, principal)
             return
         if isinstance(message, ErrorEvent):
             if message.answer:
@@ -385,7 +447,7 @@ class McpRequestHandler(BoundedRequestHandler):
             else:
                 self._send(HTTPStatus.ACCEPTED)
             return
-        session = self._session(message)
+        session = self._session(message, principal)
         if session is None:
             return
         version = self.headers.get(VERSION_HEADER)
@@ -397,7 +459,11 @@ class McpRequestHandler(BoundedRequestHandler):
                 request_id=request_id,
             )
             return
-        outgoing = session.handle(message)
+        acting = ACTING_PRINCIPAL.set(principal.name)  # audit entries name it
+        try:
+            outgoing = session.handle(message)
+        finally:
+            ACTING_PRINCIPAL.reset(acting)
         if not isinstance(message, Request):
             self._send(HTTPStatus.ACCEPTED)
             return
@@ -408,13 +474,38 @@ class McpRequestHandler(BoundedRequestHandler):
             return
         self._send(HTTPStatus.OK, encode(replies[0]))
 
-    def _initialize(self, message: Request) -> None:
-        session = self.server.new_session()
+    def _project(self, message: Request, principal: Principal) -> str | None:
+        """The namespace of a new session (the one named, else the principal's first);
+        None once the error is sent.  A namespace the principal may not act in gets the
+        same 404 whether or not it holds data (the answer never looks)."""
+        try:
+            named = requested_project(self.headers, self.path)
+        except ValidationError as exc:
+            self._send_error(
+                HTTPStatus.BAD_REQUEST,
+                f"Invalid {exc.field}: {exc.message}",
+                code=INVALID_PARAMS,
+                request_id=message.id,
+            )
+            return None
+        namespace = named or principal.default_namespace(self.server.policy.served)
+        if not principal.serves(namespace):
+            self._send_error(
+                HTTPStatus.NOT_FOUND, project_not_found(namespace), request_id=message.id
+            )
+            return None
+        return namespace
+
+    def _initialize(self, message: Request, principal: Principal) -> None:
+        namespace = self._project(message, principal)
+        if namespace is None:
+            return
+        session = self.server.tenant_session(principal, namespace)
         replies = [m for m in session.handle(message) if isinstance(m, Response)]
         reply = replies[0]
         headers = {}
         if reply.error is None:
-            session_id = self.server.open_session(session, str(self.client_address[0]))
+            session_id = self.server.open_session(session, str(self.client_address[0]), principal)
             if session_id is None:
                 self._send_error(
                     HTTPStatus.SERVICE_UNAVAILABLE,
@@ -426,7 +517,7 @@ class McpRequestHandler(BoundedRequestHandler):
             headers[SESSION_HEADER] = session_id
         self._send(HTTPStatus.OK, encode(reply), headers)
 
-    def _session(self, message: Message) -> McpServer | None:
+    def _session(self, message: Message, principal: Principal) -> McpServer | None:
         request_id = message.id if isinstance(message, Request) else None
         session_id = self.headers.get(SESSION_HEADER)
         if not session_id:
@@ -436,7 +527,7 @@ class McpRequestHandler(BoundedRequestHandler):
                 request_id=request_id,
             )
             return None
-        session = self.server.session(session_id)
+        session = self.server.session(session_id, principal)
         if session is None:
             self._send_error(
                 HTTPStatus.NOT_FOUND,
@@ -447,18 +538,19 @@ class McpRequestHandler(BoundedRequestHandler):
         return session
 
     def do_DELETE(self) -> None:
-        if not self._admit():
+        principal = self._admit()
+        if principal is None:
             return
         session_id = self.headers.get(SESSION_HEADER)
         if not session_id:
             self._send_error(HTTPStatus.BAD_REQUEST, f"{SESSION_HEADER} header is required")
-        elif self.server.close_session(session_id):
+        elif self.server.close_session(session_id, principal):
             self._send(HTTPStatus.OK)
         else:
             self._send_error(HTTPStatus.NOT_FOUND, "Session not found", code=SESSION_NOT_FOUND)
 
     def _not_allowed(self) -> None:
-        if not self._admit():
+        if self._admit() is None:
             return
         self._send_error(
             HTTPStatus.METHOD_NOT_ALLOWED,
@@ -471,16 +563,20 @@ class McpRequestHandler(BoundedRequestHandler):
     do_PATCH = _not_allowed
 
 
-def check_bind_token(host: str, token: str | None) -> None:
-    """Refuse a non-loopback `host` without a bearer token of MIN_TOKEN_CHARS or more.
+def check_bind_token(host: str, token: str | None, tokens_file: str | None = None) -> None:
+    """Refuse a non-loopback `host` without a tokens file or a bearer token of
+    MIN_TOKEN_CHARS or more.
 
     Raises ValueError naming the variable.  Loopback binds need no token (any is accepted).
     """
     if is_loopback(host):
         return
+    if token is None and tokens_file is not None:
+        return
     if token is None:
         raise ValueError(
-            f"binding {host!r} (not loopback) needs a bearer token: set {HTTP_TOKEN_ENV_VAR}"
+            f"binding {host!r} (not loopback) needs a bearer token: set {HTTP_TOKEN_ENV_VAR} "
+            "or give a tokens file (--tokens)"
         )
     if len(token) < MIN_TOKEN_CHARS:
         raise ValueError(
@@ -491,32 +587,46 @@ def check_bind_token(host: str, token: str | None) -> None:
 
 
 def make_http_server(
-    new_session: Callable[[], McpServer],
+    new_session: Callable[[], McpServer] | None,
     host: str = "127.0.0.1",
     port: int = 4100,
     *,
     token: str | None = None,
+    tokens_file: str | None = None,
+    tenant_session: Callable[[Principal, str], McpServer] | None = None,
+    served: str = DEFAULT_NAMESPACE,
     allowed_hosts: Iterable[str] = (),
     **limits: Any,
 ) -> McpHttpServer:
     """Bind the MCP HTTP endpoint (port 0 picks a free port).
 
-    `token` defaults to ``$GRAPHONOMOUS_HTTP_TOKEN`` (empty means none) and is
-    required off loopback.  Host/Origin may name the loopback names, the bound
-    host and `allowed_hosts`; a wildcard bind (0.0.0.0, ::) accepts any.
-    `limits` are McpHttpServer's bounds (read_deadline_s, max_connections, …).
-    Raises ValueError, before binding, when a non-loopback bind lacks a long enough token.
+    `token` defaults to ``$GRAPHONOMOUS_HTTP_TOKEN`` (empty means none), `tokens_file`
+    to ``$GRAPHONOMOUS_TOKENS_FILE``; one of them is required off loopback (access
+    control: mcp/access.py; `served` is the namespace the single token is admin on).
+    Host/Origin may name the loopback names, the bound host and `allowed_hosts`; a
+    wildcard bind (0.0.0.0, ::) accepts any.  `limits` are McpHttpServer's bounds
+    (read_deadline_s, max_connections, …).  Raises ValueError, before binding, when a
+    non-loopback bind lacks a long enough token, or the tokens file is unusable.
     """
     if token is None:
         token = os.environ.get(HTTP_TOKEN_ENV_VAR) or None
-    check_bind_token(host, token)
+    if tokens_file is None:
+        tokens_file = tokens_file_from_env()
+    check_bind_token(host, token, tokens_file)
+    policy = build_policy(served, token, tokens_file)
     names: frozenset[str] | None = LOOPBACK_NAMES | {h.lower() for h in allowed_hosts}
     if _is_wildcard(host):
         names = None
     elif names is not None:
         names = names | {host.lower().strip("[]")}
     return McpHttpServer(
-        (host.strip("[]"), port), new_session, token=token, allowed_hosts=names, **limits
+        (host.strip("[]"), port),
+        new_session,
+        token=token,
+        policy=policy,
+        tenant_session=tenant_session,
+        allowed_hosts=names,
+        **limits,
     )
 
 

@@ -188,7 +188,9 @@ class McpServer:
     """One MCP connection's protocol state over a shared graph and tool registry.
 
     Thread-safe: a transport may call :meth:`handle` from several threads
-    (the graph serialises its own writes).  Build one per stdio connection or
+    (the graph serialises its own writes).  `authorize(tool, arguments)` (the HTTP
+    servers' access control) runs after validation; a text it returns is the isError
+    result and the tool does not run.  Build one per stdio connection or
     per HTTP session; `started_at` (``time.monotonic()``) lets several
     sessions report the same uptime.
     """
@@ -206,6 +208,7 @@ class McpServer:
         page_size: int = DEFAULT_PAGE_SIZE,
         check_output: bool = False,
         started_at: float | None = None,
+        authorize: Callable[[str, dict[str, Any]], str | None] | None = None,
     ) -> None:
         names = [spec.name for spec in tools]
         if len(set(names)) != len(names):
@@ -218,6 +221,8 @@ class McpServer:
         self.instructions = instructions
         self.page_size = page_size
         self.check_output = check_output
+        # (tool, validated arguments) -> None (allowed) or the refusal text (isError).
+        self.authorize = authorize
         self._tools = {spec.name: spec for spec in tools}
         self._tool_list = [spec.to_mcp() for spec in tools]
         self._resources = {spec.uri: spec for spec in resources}
@@ -378,6 +383,9 @@ class McpServer:
             if spec.violation_text is not None:
                 text = spec.violation_text(spec, arguments, violations)
             return tool_error(text or describe_violations(name, violations))
+        refusal = None if self.authorize is None else self.authorize(name, arguments)
+        if refusal is not None:
+            return tool_error(refusal)
         return self._run_tool(spec, arguments)
 
     def _run_tool(self, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import json
 from typing import Any, Final
 
 from .. import __version__, telemetry
-from ..model import HTTP_TOKEN_ENV_VAR
+from ..model import HTTP_TOKEN_ENV_VAR, TOKENS_FILE_ENV_VAR
 
 LOOP_ID: Final = "graphonomous.continual_learning"
 PULSE_PROTOCOL_VERSION: Final = "0.1"
@@ -35,7 +35,10 @@ CONSOLIDATION_IDLE_MS: Final = 30_000
 CONSOLIDATION_CHECK_INTERVAL_MS: Final = 300_000
 
 POLICY_SUBSTRATE: Final = "builtin:graphonomous.contract+graphonomous.learning.forgetting"
-AUTH_SUBSTRATE: Final = f"mcp-transport:stdio-parent-process|http-bearer-env:{HTTP_TOKEN_ENV_VAR}"
+AUTH_SUBSTRATE: Final = (
+    "mcp-transport:stdio-parent-process"
+    f"|http-bearer-tokens-file:{TOKENS_FILE_ENV_VAR}|http-bearer-env:{HTTP_TOKEN_ENV_VAR}"
+)
 
 # How many times a loop driver may repeat a failed retrieve.  Retrying is safe
 # because a failed retrieve commits nothing (see the phase's comment).
@@ -145,9 +148,10 @@ def manifest(db_path: str | None = None) -> dict[str, Any]:
         "loop_name": "Graphonomous continual-learning loop",
         "version": __version__,
         "owner": "graphonomous",
-        # One server serves one database file; there is no workspace parameter
-        # to isolate tenants by, so the loop is global to the file it opens.
-        "workspace_scope": "global",
+        # Every row and every call is in exactly one namespace (SPEC "Namespaces");
+        # an HTTP session is opened for one, with the token's rights (SPEC "Access
+        # control").  Isolation is shown at runtime: probes.probe_tenant_isolation (T10).
+        "workspace_scope": "required",
         "description": (
             "An agent gathers context from a knowledge graph, checks the region for "
             "feedback loops, writes what it learned, reports how its action turned "
@@ -193,7 +197,8 @@ def manifest(db_path: str | None = None) -> dict[str, Any]:
             "audit": f"sqlite:{where}#audit_log",
             # Phases are reachable only through MCP: over stdio only the parent
             # process holds the pipes; over HTTP the server binds loopback and
-            # requires the bearer token in $GRAPHONOMOUS_HTTP_TOKEN elsewhere.
+            # elsewhere requires a bearer token: one of the tokens file (principal,
+            # namespaces, rights) or the single $GRAPHONOMOUS_HTTP_TOKEN.
             "auth": AUTH_SUBSTRATE,
             "transport": "mcp",
             "time": "clock:utc",

@@ -1,7 +1,8 @@
 """Runtime evidence for our own manifest: small probes run against a fresh graph.
 
 Some PULSE checks cannot be decided from a manifest: T08 (signal
-deduplication) is runtime-only, and T02/T05 are claims about behaviour.
+deduplication) and T10 (multi-tenant isolation, as `workspace_scope` is
+required) are runtime-only, and T02/T05 are claims about behaviour.
 Each probe here exercises the real code path on a throw-away in-memory
 graph and returns the evidence text only when the behaviour holds, so
 ``graphonomous pulse --check`` reports what this build actually does.
@@ -9,15 +10,24 @@ A probe that does not hold contributes no evidence (the check keeps the
 status the manifest alone gives it) and says why in the returned notes.
 
 Every probe is O(1) work (a handful of nodes); all of them run in
-milliseconds.
+milliseconds, the isolation probe (a temporary file, two tenants) in well under a second.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import tempfile
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final
 
 from ..api import Graphonomous
+from ..mcp import tenant_sessions
+from ..mcp.access import ADMIN, READ, WRITE, Principal, Tenants
+from ..mcp.jsonrpc import Request, Response, encode
+from ..mcp.server import McpServer
 from ..store import BatchError
 from ..topology import analyze
 from ..topology.analysis import route
@@ -90,10 +100,80 @@ def probe_signal_deduplication() -> str:
     )
 
 
+def _call(server: McpServer, tool: str, arguments: dict[str, Any]) -> str:
+    """The JSON text of one tools/call reply's result (the id left out)."""
+    replies = server.handle(Request(1, "tools/call", {"name": tool, "arguments": arguments}))
+    (reply,) = [m for m in replies if isinstance(m, Response)]
+    return json.dumps(json.loads(encode(reply))["result"], sort_keys=True)
+
+
+def _digest(path: Path) -> str:
+    files = [path, path.with_name(path.name + "-wal")]
+    return hashlib.sha256(b"".join(f.read_bytes() for f in files if f.exists())).hexdigest()
+
+
+def probe_tenant_isolation() -> str:
+    """T10: workspace_scope required — two tenants on one file through the servers' own
+    access path (`mcp.access.Tenants`, the HTTP session factory): A's calls with B's id
+    answer as for an id that exists nowhere and leave B untouched, A's retrieval finds
+    none of B's nodes, A's token opens no session in B, and a read-only token's reads
+    (retrieve included) change no byte of the file."""
+    with tempfile.TemporaryDirectory(prefix="graphonomous-pulse-") as folder:
+        path = Path(folder) / "tenants.db"
+        with Graphonomous(path, namespace="tenant-b") as b:
+            b.store_node("valve V-12 leaks at its seal", node_id="b-secret")
+        with Graphonomous(path, namespace="tenant-a") as served:
+            served.store_node("the release train leaves on Tuesday", node_id="a-own")
+            tenants = Tenants(served)
+            try:
+                return _isolation(path, tenants)
+            finally:
+                tenants.close()
+
+
+def _isolation(path: Path, tenants: Tenants) -> str:
+    sessions = tenant_sessions(tenants, "v1", time.monotonic())
+    owner = Principal("a-owner", ("tenant-a",), frozenset({ADMIN}))
+    reader = Principal("a-reader", ("tenant-a",), frozenset({READ}))
+    a = sessions(owner, "tenant-a")
+    probes = (
+        ("query_graph", {"operation": "get_node", "node_id": "{id}"}),
+        ("graph_traverse", {"node_id": "{id}"}),
+        ("store_edge", {"source_id": "a-own", "target_id": "{id}"}),
+        ("gdpr_erase", {"node_id": "{id}", "reason": "probe"}),
+    )
+    for tool, arguments in probes:
+        text = json.dumps(arguments)
+        other = _call(a, tool, json.loads(text.replace("{id}", "b-secret")))
+        nowhere = _call(a, tool, json.loads(text.replace("{id}", "no-such-id")))
+        _require(
+            other.replace("b-secret", "<id>") == nowhere.replace("no-such-id", "<id>"),
+            f"{tool} answered differently for another tenant's id",
+        )
+    found = _call(a, "retrieve_context", {"query": "valve V-12 seal leaks", "limit": 10})
+    _require("b-secret" not in found, "a retrieval in A returned B's node")
+    b = tenants.facade("tenant-b", True)
+    _require(b.get_node("b-secret")["node"]["forgotten_at"] is None, "A's calls changed B")
+    _require(not owner.serves("tenant-b") and owner.may(WRITE), "A's token reaches B")
+    before = _digest(path)
+    read_only = sessions(reader, "tenant-a")
+    _call(read_only, "retrieve_context", {"query": "release train", "limit": 5})
+    refused = _call(read_only, "store_node", {"content": "a reader writes"})
+    _require('"isError": true' in refused, "a read-only token wrote")
+    _require(_digest(path) == before, "a read-only token's reads changed the file")
+    return (
+        "two tenants on one file through the HTTP session factory: A's calls with B's id "
+        "answered as for a missing id and left B unchanged, A's retrieval found none of "
+        "B's nodes, A's token serves no session in B, a read-only token's retrieve "
+        "changed no byte of the file"
+    )
+
+
 PROBES: Final[tuple[tuple[str, Callable[[], str]], ...]] = (
     ("T02", probe_act_rollback),
     ("T05", probe_kappa_routing),
     ("T08", probe_signal_deduplication),
+    ("T10", probe_tenant_isolation),
 )
 
 

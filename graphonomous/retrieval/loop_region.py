@@ -23,17 +23,29 @@ cycle of length L through an anchor has each member within `LOOP_RADIUS` arcs of
 it forward or backward when L ≤ 2 · `LOOP_RADIUS` + 1, so such a cycle is always
 seen whole unless the node budget is hit; whichever bound left arcs unfollowed is
 reported (``stats.topology_region``), never silently.
+
+Entities (SPEC §9.3.7): a loop that prose states inside one node ("A raises B, and B in
+turn raises A") is no cycle among stored nodes — an edge needs two nodes.  So the
+relations (`retrieval.relations`) that the anchors and the loop members state are also
+read as arcs between *entity nodes* ``entity:<key>`` (one per mention key: plural and
+singular, case and leading comparatives already folded by the key), per relation kind;
+the entity SCCs of a kind holding an arc an anchor states join the analysed universe
+with their arcs.  Entity nodes are derived at read time (from the relation index the
+retriever passes, else from the rows' content), never stored: they compete with no
+memory, and forgetting or erasing a statement forgets its arcs.  Each
+entity arc is reported with the nodes stating it (``stats.topology_region.entity_arcs``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from ..model import KAPPA_ARC_DIRECTION, Edge
 from ..topology import adjacency_over, analyze, build_adjacency, tarjan_scc
 from .graph_view import GraphReader, Link
+from .relations import Relation, extract_relations
 
 LOOP_RADIUS: Final = 3
 """Arcs walked forward from the results and, separately, backward into them.  Every
@@ -55,6 +67,15 @@ corpus reaches into unrelated files): its loops are not the answer's.  Measured 
 corpus of benchmarks/eval_kappa_activation.py --loops: the loop-holding results of loop
 questions score 0.8–1.0 of the best; the loop chunks reached by acyclic questions 0.3–0.7."""
 
+ENTITY_PREFIX: Final = "entity:"
+"""Entity node ids are ``entity:<mention key>``: a prefix no generated node id has
+(those are UUIDs), so the κ document shows at a glance which members are entities."""
+
+MAX_ENTITY_ARCS: Final = 200
+"""Most entity arcs reported per answer.  Ten anchors state a few relations each (the
+labelled corpora: under 5 per chunk); a larger set is a node of generated prose, and the
+arcs beyond are counted (``entity_arcs_not_reported``), never silently dropped from κ."""
+
 CUT_NONE: Final = "none"
 CUT_RADIUS: Final = "radius"
 CUT_MAX_NODES: Final = "max_nodes"
@@ -68,9 +89,12 @@ class LoopRegion:
     walked: int  # nodes the bounded walk collected (from the results and their wholes)
     cut: str  # CUT_NONE, CUT_RADIUS (arcs left at the radius) or CUT_MAX_NODES
     arcs_not_followed: int  # arcs leaving the walked set that the bounds cut
+    # entity arc (tail, head) inside an entity loop -> the nodes stating it, sorted
+    entity_arcs: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
     def report(self) -> dict[str, Any]:
         """``stats.topology_region`` (snake_case JSON)."""
+        arcs = sorted(self.entity_arcs.items())
         return {
             "radius": LOOP_RADIUS,
             "max_nodes": LOOP_MAX_NODES,
@@ -78,6 +102,11 @@ class LoopRegion:
             "loop_members": len(self.members),
             "cut": self.cut,
             "arcs_not_followed": self.arcs_not_followed,
+            "entity_arcs": [
+                {"source": tail, "target": head, "stated_by": nodes}
+                for (tail, head), nodes in arcs[:MAX_ENTITY_ARCS]
+            ],
+            "entity_arcs_not_reported": max(0, len(arcs) - MAX_ENTITY_ARCS),
         }
 
 
@@ -184,6 +213,58 @@ def loop_region(reader: GraphReader, result_ids: Sequence[str]) -> LoopRegion:
     return LoopRegion(sorted(keep), len(walk.seen), cut, not_followed)
 
 
+RelationsOf = Callable[[str], Sequence[Relation]]
+"""A node's relations: the engine's relation index (`relations.relation_index`), O(1) a
+node; without one they are extracted from the rows (O(text), about 1 ms a chunk)."""
+
+
+def entity_loops(
+    reader: GraphReader,
+    stating: Sequence[str],
+    anchors: Iterable[str],
+    relations_of: RelationsOf | None = None,
+) -> dict[tuple[str, str], list[str]]:
+    """Entity arcs (tail, head) of every entity loop one of `anchors` states an arc of,
+    with the nodes of `stating` that state each (sorted).
+
+    An arc per relation of a node of `stating` (visible: the callers' anchors and walk
+    members are; `relations_of` gives them, ``entity:<subject key>`` →
+    ``entity:<object key>``); the graph of each relation kind on its own (relations of two
+    kinds never chain); the arcs inside its non-trivial SCCs that hold an arc of an
+    anchor.  Complexity: O(text of `stating`) extraction plus O(V + E) Tarjan.
+    """
+    firsts = set(anchors)
+    by_kind: dict[str, dict[tuple[str, str], set[str]]] = {}
+    if relations_of is None:
+        relations_of = _extracted(reader, stating)
+    for node_id in sorted(stating):
+        for relation in relations_of(node_id):
+            arc = (ENTITY_PREFIX + relation.subject_key, ENTITY_PREFIX + relation.object_key)
+            by_kind.setdefault(relation.kind, {}).setdefault(arc, set()).add(node_id)
+    kept: dict[tuple[str, str], set[str]] = {}
+    for kind in sorted(by_kind):
+        arcs = by_kind[kind]
+        ends = {end for arc in arcs for end in arc}
+        for component in tarjan_scc(adjacency_over(ends, sorted(arcs))):
+            members = set(component)
+            inside = {a: n for a, n in arcs.items() if a[0] in members and a[1] in members}
+            if len(members) > 1 and any(not firsts.isdisjoint(n) for n in inside.values()):
+                for arc, nodes in inside.items():
+                    kept.setdefault(arc, set()).update(nodes)
+    return {arc: sorted(nodes) for arc, nodes in sorted(kept.items())}
+
+
+def _extracted(reader: GraphReader, node_ids: Sequence[str]) -> RelationsOf:
+    """Relations read from the visible rows of `node_ids` (one batched row read)."""
+    reader.load_nodes(node_ids)
+
+    def relations_of(node_id: str) -> Sequence[Relation]:
+        node = reader.node(node_id)
+        return () if node is None else extract_relations(node.content)
+
+    return relations_of
+
+
 def anchors(ranked: Sequence[tuple[str, float]]) -> list[str]:
     """The results the answer rests on: those scoring at least `ANCHOR_SHARE` of the best."""
     best = max((score for _node, score in ranked), default=0.0)
@@ -194,6 +275,7 @@ def answer_topology(
     reader: GraphReader,
     ranked: Sequence[tuple[str, float]],
     window: Callable[[Sequence[str]], list[str]],
+    relations_of: RelationsOf | None = None,
 ) -> tuple[dict[str, Any], list[str], list[Edge], LoopRegion]:
     """(canonical §A.1 topology, its sorted universe, the stored edges of the whole region,
     the loops).
@@ -212,10 +294,13 @@ def answer_topology(
     region = loop_region(reader, anchored)
     full = sorted(set(window(results)) | set(region.members))
     edges = reader.edges_between(full)
-    universe = sorted(set(results) | set(window(anchored)) | set(region.members))
+    stating = sorted(set(anchored) | (set(region.members) - set(results)))
+    region = replace(region, entity_arcs=entity_loops(reader, stating, anchored, relations_of))
+    entities = {end for arc in region.entity_arcs for end in arc}
+    universe = sorted(set(results) | set(window(anchored)) | set(region.members) | entities)
     members = set(universe)
-    inside = [e for e in edges if e.source_id in members and e.target_id in members]
-    adjacency = build_adjacency(universe, inside)
+    inside: list[object] = [e for e in edges if e.source_id in members and e.target_id in members]
+    adjacency = build_adjacency(universe, [*inside, *region.entity_arcs])
     return analyze(adjacency, trigger="retrieve_context", copy=False), universe, edges, region
 
 
@@ -223,10 +308,13 @@ __all__ = [
     "CUT_MAX_NODES",
     "CUT_NONE",
     "CUT_RADIUS",
+    "ENTITY_PREFIX",
     "LOOP_MAX_NODES",
     "LOOP_RADIUS",
+    "MAX_ENTITY_ARCS",
     "LoopRegion",
     "anchors",
     "answer_topology",
+    "entity_loops",
     "loop_region",
 ]

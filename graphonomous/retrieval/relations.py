@@ -24,7 +24,16 @@ Rules of this file:
     "because" introduces a clause whose noun phrase a word rule cannot find
     ("we left because it rained"), so it makes no relation;
   - dependency (`depends_on`): depends on, relies on, requires — the subject
-    rests on the object.
+    rests on the object;
+  - feedback (`causes`, no polarity): "feeds back into / to / on" — the subject acts
+    back on the object, the sign unsaid;
+  - arrows (`causes`, no polarity): "more A -> more B", "fewer A → B", chains
+    "more A → more B → more A" (each arrow one relation, the object of one the subject
+    of the next) — an arrow between changing quantities says that one acts on the
+    other, not how.  A change word (`ARROW_CHANGE_WORDS`) must stand at one end: an
+    arrow between plain nouns is mostly a path ("nostril → nasal cavity") or a
+    conversion.  Both mentions must be words (letters only): "2H2 + O2 → 2H2O" is a
+    reaction; a line with "+" or "=" is an equation and makes no arrow relation.
   Past tense and gerunds ("increased", "increasing") are no cues: they are
   mostly adjectives ("increased pressure").
 * Negation between the mentions ("does not cause", "never raises", "causes no")
@@ -33,9 +42,10 @@ Rules of this file:
   clause before the cue → confidence `HEDGED_CONFIDENCE` instead of
   `DIRECT_CONFIDENCE`.  Questions assert nothing: a sentence ending in "?" makes
   no relation.
-* A mention's key is `entities.entity_key` of its words without leading
-  comparatives (`MODIFIERS`: "higher temperatures" and "temperature" are one
-  quantity whose change the cue already says).
+* A mention's key is `entities.entity_key` of its words (case folded, plural and
+  singular one) without leading comparatives (`MODIFIERS`: "higher temperatures" and
+  "temperature" are one quantity whose change the cue already says) and without a
+  trailing measure (`TRAILING_MEASURES`: "the rabbit population" is rabbits).
 * `RelationIndex` maps each node to its relations and (kind, subject key) /
   (kind, object key) to the nodes stating them; the engine keeps it current
   with the database and saves it like the entity index (`Engine.text_mirror`,
@@ -54,7 +64,8 @@ from ..engine import Engine
 from .entities import FUNCTION_WORDS, entity_key
 
 # The saved copy's layout (`RelationIndex.dump`, kept by the engine like the BM25 index).
-_DUMP_FORMAT: Final = "graphonomous-relations/1"
+# /2: keys drop a trailing measure; a saved /1 copy is rebuilt, never read with old keys.
+_DUMP_FORMAT: Final = "graphonomous-relations/2"
 CAUSES: Final = "causes"
 DEPENDS_ON: Final = "depends_on"
 POSITIVE: Final = "positive"
@@ -70,14 +81,49 @@ MAX_MENTION_WORDS: Final = 3
 # A mention key shorter than this is an abbreviation fragment or a symbol, not a quantity.
 MIN_KEY_CHARS: Final = 3
 
+# A cue word is never part of a mention, so a verb that is as often a noun ("limit",
+# "block", "slow") is a cue only in its third-person form, or not at all.
 _POSITIVE_VERBS: Final = (
     "raises raise increases increase causes cause drives drive triggers trigger "
-    "produces produce amplifies amplify boosts boost"
+    "produces produce amplifies amplify boosts boost stimulates stimulate promotes promote "
+    "activates activate enhances enhance induces induce accelerates accelerate"
 )
 _NEGATIVE_VERBS: Final = (
     "reduces reduce decreases decrease lowers lower suppresses suppress inhibits inhibit "
-    "prevents prevent dampens dampen"
+    "prevents prevent dampens dampen limits slows counteracts counteract"
 )
+# "feeds back into the temperature": the subject acts back on the object, sign unsaid.
+_FEEDBACK: Final = (("feeds", "feed"), ("into", "to", "on", "onto"))
+# An arrow between two mentions ("A -> B", "A → B"; "-->" is a diagram's arrow too).
+ARROW: Final = "→"
+_ARROWS: Final = re.compile(r"-{1,2}>|⟶|→")
+# An arrow between two plain nouns is mostly a path ("nostril → nasal cavity", "receptor →
+# sensory neurone") or a conversion, not a cause: in a hand-labelled sample of 24 arrows 9
+# were causes, all of them with a change word at one end ("fewer prey → fewer predators",
+# "high prices → ...").  So an arrow states a cause only with one of these at an end;
+# not "reduced" / "oxidised": in chemistry they name a redox state ("→ reduced DCPIP").
+ARROW_CHANGE_WORDS: Final = frozenset(
+    (
+        "higher",
+        "lower",
+        "more",
+        "less",
+        "fewer",
+        "greater",
+        "smaller",
+        "larger",
+        "high",
+        "low",
+        "much",
+        "many",
+        "increased",
+        "decreased",
+        "rising",
+        "falling",
+    )
+)
+# A line holding one of these around an arrow is an equation or a reaction, no cause.
+_EQUATION_MARKS: Final = frozenset("+=")
 _PASSIVE: Final = {
     "caused": POSITIVE,
     "driven": POSITIVE,
@@ -116,6 +162,10 @@ def _cues() -> tuple[Cue, ...]:
     for verb in ("depends", "depend", "relies", "rely"):
         cues.append(Cue((verb, "on"), DEPENDS_ON, None, False))
     cues += [Cue((verb,), DEPENDS_ON, None, False) for verb in ("requires", "require")]
+    cues += [
+        Cue((verb, "back", to), CAUSES, None, False) for verb in _FEEDBACK[0] for to in _FEEDBACK[1]
+    ]
+    cues.append(Cue((ARROW,), CAUSES, None, False))
     # Longest first: "is caused by" wins over "caused"-less readings, "leads to" over none.
     return tuple(sorted(cues, key=lambda cue: -len(cue.words)))
 
@@ -198,6 +248,7 @@ MODIFIERS: Final = frozenset(
         "lower",
         "more",
         "less",
+        "fewer",
         "greater",
         "smaller",
         "larger",
@@ -284,6 +335,22 @@ _CODE_LINE: Final = re.compile(
 )
 # Quantities named by their measure: "the amount of eggs" is about eggs.
 MEASURES: Final = frozenset(("amount", "number", "quantity", "level", "size", "volume"))
+# A measure after its quantity ("the rabbit population", "glucose levels") names the
+# quantity as much as "the number of rabbits" does: dropped from the key's end.
+TRAILING_MEASURES: Final = frozenset(
+    (
+        "amount",
+        "number",
+        "numbers",
+        "level",
+        "levels",
+        "concentration",
+        "concentrations",
+        "population",
+        "populations",
+        "count",
+    )
+)
 # Verbs of change in "as X increases, Y decreases" (not cues on their own: "prices rise"
 # says nothing about a cause).
 _UP: Final = ("increases", "increase", "rises", "rise", "grows", "grow", "goes up", "go up")
@@ -307,9 +374,12 @@ _CHANGE_PHRASES: Final = tuple((tuple(p.split()), 1) for p in _UP) + tuple(
 CHANGES: Final = frozenset(words[0] for words, _sign in _CHANGE_PHRASES)
 # "as", "when", "if", "whenever" open a covariation ("as X increases, Y ...").
 COVARIATION_OPENERS: Final = frozenset(("as", "when", "whenever", "if"))
-# Markup is no part of a sentence's words: HTML tags, a wiki link's target ("[[Page|shown]]"
-# reads "shown"), TeX between $...$ (its symbols are no mentions).
-_TAGS: Final = re.compile(r"<[^<>\n]*>|\[\[(?:[^\]|\n]*\|)?|\]\]|\$[^$\n]*\$")
+# Markup is no part of a sentence's words: a MathML annotation (editor metadata such as
+# {"fontFamily": ...}; the arrow in <mo>→</mo> stays), HTML tags, a wiki link's target
+# ("[[Page|shown]]" reads "shown"), TeX between $...$ (its symbols are no mentions).
+_TAGS: Final = re.compile(
+    r"<annotation\b[^<>]*>[^<]*</annotation>|<[^<>\n]*>|\[\[(?:[^\]|\n]*\|)?|\]\]|\$[^$\n]*\$"
+)
 # Emphasis and code marks around a word are no part of it: `eggs`, *eggs*, "eggs".
 _MARKUP: Final = re.compile(r"[`*\"“”]|(?<![\w'’])['‘’]|['‘’](?![\w])|(?<!\w)_|_(?!\w)")
 
@@ -394,6 +464,8 @@ def _mention(tokens: list[str], end: int) -> list[str] | None:
 def _key(words: list[str]) -> str:
     while words and words[0].lower() in MODIFIERS:
         words = words[1:]
+    while len(words) > 1 and words[-1].lower() in TRAILING_MEASURES:
+        words = words[:-1]
     return entity_key(words)
 
 
@@ -471,6 +543,20 @@ def _subject(
     return _mention(tokens, end)
 
 
+def _words_only(words: list[str]) -> bool:
+    """Letters (and inner hyphens or apostrophes) only: no formula, code or number."""
+    return all(re.fullmatch(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", word) for word in words)
+
+
+def _arrow_states_cause(lowered: list[str], at: int, words: list[str]) -> bool:
+    """An arrow at `at` is a cause when its mentions are words, the line no equation, and a
+    change word stands at one of its ends ("more births → more rabbits")."""
+    if not _words_only(words) or not _EQUATION_MARKS.isdisjoint(lowered):
+        return False
+    before = lowered[max(0, at - MAX_MENTION_WORDS - 2) : at]
+    return not ARROW_CHANGE_WORDS.isdisjoint(before + lowered[at + 1 : at + 3])
+
+
 def _cue_relation(
     tokens: list[str], lowered: list[str], at: int, cue: Cue, previous: _Found | None
 ) -> _Found | None:
@@ -480,6 +566,8 @@ def _cue_relation(
     if subject is None or found is None:
         return None
     words, end = found
+    if cue.words == (ARROW,) and not _arrow_states_cause(lowered, at, subject + words):
+        return None  # a path, a reaction or an equation, no cause (module rules)
     cause, effect = (words, subject) if cue.reversed else (subject, words)
     return _Found(cause, effect, cue.kind, cue.polarity, " ".join(cue.words), words, end)
 
@@ -520,7 +608,8 @@ def _covariation(tokens: list[str], lowered: list[str], at: int) -> _Found | Non
 
 def _sentence_relations(sentence: str) -> list[tuple[_Found, bool]]:
     """(relation, hedged) for every relation one sentence states, in reading order."""
-    tokens = _TOKEN.findall(_MARKUP.sub(" ", _TAGS.sub(" ", sentence)))
+    plain = _MARKUP.sub(" ", _TAGS.sub(" ", _ARROWS.sub(f" {ARROW} ", sentence)))
+    tokens = _TOKEN.findall(plain)
     lowered = [token.lower() for token in tokens]
     found: list[tuple[_Found, bool]] = []
     previous: _Found | None = None
@@ -666,6 +755,7 @@ def relation_index(engine: Engine[Any, Any]) -> RelationIndex:
 
 
 __all__ = [
+    "ARROW",
     "CAUSES",
     "CUES",
     "DEPENDS_ON",

@@ -19,7 +19,14 @@ from ..model import format_time, parse_time
 from .bm25 import bm25_tokens
 from .run import Run
 from .time_expressions import TimeWindow
-from .time_scope import CLAIM_POOL_FACTOR, TimeScope, admitted, newest_claims_first, window_order
+from .time_scope import (
+    CLAIM_POOL_FACTOR,
+    STATE_TYPES,
+    TimeScope,
+    admitted,
+    newest_claims_first,
+    window_order,
+)
 
 if TYPE_CHECKING:
     from .graph_view import GraphEngine
@@ -55,7 +62,16 @@ def time_stage(run: Run, scope: TimeScope, limit: int, query: str) -> dict[str, 
         if inside:
             run.mechanisms.append("time_window")
     ranked = sorted(scores, key=lambda i: (-scores[i], i))[: CLAIM_POOL_FACTOR * limit]
-    moved, marks = ([], {}) if scope.past else newest_claims_first(ranked, scores, nodes, query)
+    settled = frozenset(
+        node_id
+        for node_id in ranked
+        if node_id in nodes
+        and nodes[node_id].node_type in STATE_TYPES
+        and run.graph.store.edges_of(node_id, "out", "supersedes")
+    )
+    moved, marks = (
+        ([], {}) if scope.past else newest_claims_first(ranked, scores, nodes, query, settled)
+    )
     report["reordered"] = len(moved)
     if moved:
         run.mechanisms.append("newest_claim")

@@ -31,7 +31,10 @@ query and the graph clock's `now` (never the system clock):
   apart): the later one takes the earlier's place unless the question asks about
   the past; the earlier is flagged ``outdated`` (update rule) or
   ``possibly_outdated`` (rival answers), or both ``contradicted`` when the update
-  rule pairs concurrent statements — shown, so the agent can judge.
+  rule pairs concurrent statements — shown, so the agent can judge.  A statement a
+  write already linked as the update of its subject (it ``supersedes`` another) has
+  settled that subject: rival answers beside it are still ordered newest first but not
+  flagged ``possibly_outdated`` (the write compared them and found no update).
 """
 
 from __future__ import annotations
@@ -153,7 +156,11 @@ OUTSIDE_MARGIN: Final = 0.999
 
 
 def newest_claims_first(
-    ranked: list[str], scores: dict[str, float], nodes: dict[str, Node], query: str = ""
+    ranked: list[str],
+    scores: dict[str, float],
+    nodes: dict[str, Node],
+    query: str = "",
+    settled: frozenset[str] = frozenset(),
 ) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """The newest-claim rule over `ranked` ids (best first; module docstring).
 
@@ -180,7 +187,10 @@ def newest_claims_first(
                 concurrent = gap < CONCURRENT_WITHIN_S
                 flag = "contradicted" if concurrent else "outdated"
             elif gap >= CONCURRENT_WITHIN_S and rival_answers(
-                asked, anchor, (earlier.content, held[earlier.id]), (later.content, held[later.id])
+                asked,
+                anchor,
+                (earlier.content, held[earlier.id]),
+                (later.content, held[later.id]),
             ):
                 concurrent, flag = False, "possibly_outdated"
             else:
@@ -190,7 +200,7 @@ def newest_claims_first(
                 moved.append((earlier.id, later.id))
             if concurrent:
                 flags[earlier.id] = flags[later.id] = flag
-            else:
+            elif flag != "possibly_outdated" or not {earlier.id, later.id} & settled:
                 flags.setdefault(earlier.id, flag)
     return moved, flags
 

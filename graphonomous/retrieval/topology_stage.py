@@ -19,6 +19,7 @@ from ..model import Edge, Node
 from .expansion import top_neighbors
 from .graph_view import CAUSAL_RELATIONSHIPS
 from .loop_region import LoopRegion, answer_topology
+from .relations import relation_index
 from .run import Entry, Run
 
 
@@ -47,7 +48,10 @@ def topology_stage(run: Run, chosen: Sequence[Entry]) -> AnswerRegion:
     with run.timed("topology"):
         ranked = [(entry.node_id, entry.score) for entry in chosen]
         topology, universe, window_edges, region = answer_topology(
-            run.reader, ranked, lambda ids: topology_window(run, list(ids))
+            run.reader,
+            ranked,
+            lambda ids: topology_window(run, list(ids)),
+            relation_index(run.graph).relations_of,
         )
         run.mechanisms.append("topology")
     rows = {node_id: run.reader.node(node_id) for node_id in result_ids}

@@ -30,11 +30,12 @@ def storage_url_from_env() -> str | None:
     return url
 
 
-def open_store(path: str, namespace: str = DEFAULT_NAMESPACE) -> Store:
+def open_store(path: str, namespace: str = DEFAULT_NAMESPACE, *, read_only: bool = False) -> Store:
     """The store of one --db value (a file path, ":memory:" or a PostgreSQL URL), acting
-    in `namespace` (SPEC "Namespaces")."""
+    in `namespace` (SPEC "Namespaces").  `read_only`: a connection that cannot write,
+    bookkeeping included (a caller that may only read, SPEC "Access control")."""
     if is_postgres_url(path):
         from .postgres import PostgresStore
 
-        return PostgresStore(path, namespace)
-    return Store(path, namespace)
+        return PostgresStore(path, namespace, read_only=read_only)
+    return Store(path, namespace, read_only=read_only)

@@ -172,11 +172,17 @@ def hnsw_index_name(model: str, dimensions: int) -> str:
     return f"node_embeddings_hnsw_{dimensions}_{digest}"
 
 
+def has_hnsw(store: Store, model: str, dimensions: int) -> bool:
+    """Whether the HNSW index of `model` exists."""
+    name = hnsw_index_name(model, dimensions)
+    found = store.query("SELECT count(*) FROM pg_indexes WHERE indexname = ?", (name,))
+    return bool(int(found[0][0]))
+
+
 def ensure_hnsw(store: Store, model: str, dimensions: int) -> None:
     """Build the HNSW index of `model` unless it exists (blocks writes while it builds)."""
     name = hnsw_index_name(model, dimensions)
-    found = store.query("SELECT count(*) FROM pg_indexes WHERE indexname = ?", (name,))
-    if int(found[0][0]):
+    if has_hnsw(store, model, dimensions):
         return
     quoted = model.replace("'", "''")
     with store.transaction():

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ..model import DEFAULT_NAMESPACE
 from . import pgvector
 from .schema import MIGRATIONS, SCHEMA_VERSION
-from .sqlite import _IN_NS, _SEARCHABLE, Store, StoreError
+from .sqlite import _IN_NS, _SEARCHABLE, READ_ONLY_BY_RIGHTS, Store, StoreError
 
 URL_PREFIXES: Final = ("postgresql://", "postgres://")
 # "n is a live searchable node of the store's namespace" (one ``?``: the namespace).
@@ -371,9 +371,10 @@ def _bool_dumper() -> type:
 class _PgConnection:
     """One psycopg connection behind the sqlite3.Connection surface `Store` uses."""
 
-    def __init__(self, url: str, shown: str) -> None:
+    def __init__(self, url: str, shown: str, *, read_only: bool = False) -> None:
         self._url = url
         self._shown = shown
+        self._read_only = read_only
         self._conn: Any = None
         # Rows written through this connection (SQLite's total_changes()).
         self.total_changes = 0
@@ -394,6 +395,8 @@ class _PgConnection:
         self._conn.adapters.register_loader("numeric", psycopg.types.numeric.FloatLoader)
         self._conn.adapters.register_dumper(bool, _bool_dumper())
         self.execute("PRAGMA busy_timeout = 30000")
+        if self._read_only:  # on every (re)connection: the session itself refuses writes
+            self._conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
 
     @property
     def raw(self) -> Any:
@@ -534,6 +537,16 @@ def _user_tables(conn: _PgConnection) -> list[str]:
     return [str(row[0]) for row in rows]
 
 
+def _require_current_schema(conn: _PgConnection, shown: str) -> None:
+    """A read-only store's check: the schema is this package's (an upgrade writes)."""
+    version = schema_version(conn)
+    if version != SCHEMA_VERSION:
+        raise StoreError(
+            f"{shown} has schema version {version}; a read-only session needs "
+            f"{SCHEMA_VERSION} (an upgrade writes): open it once with write rights"
+        )
+
+
 def migrate_schema(conn: _PgConnection, shown: str) -> None:
     """Bring the database to SCHEMA_VERSION, each migration in one transaction (under the
     write lock, so two servers starting together migrate once); refuse a newer one."""
@@ -590,18 +603,27 @@ def _set_up_vectors(conn: _PgConnection, shown: str) -> None:
 class PostgresStore(Store):
     """The graph in a PostgreSQL database (`url` is any libpq URL)."""
 
-    def __init__(self, url: str, namespace: str = DEFAULT_NAMESPACE) -> None:
+    def __init__(
+        self, url: str, namespace: str = DEFAULT_NAMESPACE, *, read_only: bool = False
+    ) -> None:
         self._init_session_state(redact(url), namespace)
         self._url = url
+        # A caller that may only read: every session of this store is READ ONLY (the
+        # server refuses any write, bookkeeping included), the schema is checked, not migrated.
+        self.read_only = read_only
+        self.read_only_reason = READ_ONLY_BY_RIGHTS if read_only else None
         try:
             self.vector_index_mode = pgvector.vector_index_mode()
         except ValueError as exc:
             raise StoreError(str(exc)) from exc
         self._hnsw_ready: set[tuple[str, int]] = set()
         self._reader: _PgConnection | None = None  # committed-rows reads (`_committed`)
-        connection = _PgConnection(url, self.path)
+        connection = _PgConnection(url, self.path, read_only=read_only)
         try:
-            migrate_schema(connection, self.path)
+            if read_only:
+                _require_current_schema(connection, self.path)
+            else:
+                migrate_schema(connection, self.path)
         except sqlite3.Error as exc:
             connection.close()
             raise StoreError(f"cannot prepare {self.path}: {exc}") from exc
@@ -690,8 +712,11 @@ class PostgresStore(Store):
         first use).  Committed rows only inside a write transaction (`_committed`)."""
         dimensions = len(query)
         with self._lock:
-            if self._depth == 0:
-                pgvector.fill_missing(self)
+            writable = self.write_refusal() is None
+            if self._depth == 0 and writable:
+                pgvector.fill_missing(self)  # read-only: the exact query decodes them in SQL
+            if approximate and not writable:  # building the index writes: exact unless built
+                approximate = pgvector.has_hnsw(self, model, dimensions)
             if approximate:
                 self._prepare_hnsw(model, dimensions, limit)
             literal = pgvector.vector_literal(query)
@@ -722,7 +747,7 @@ class PostgresStore(Store):
         if self._depth == 0:
             return self._conn  # type: ignore[return-value]
         if self._reader is None:
-            self._reader = _PgConnection(self._url, self.path)
+            self._reader = _PgConnection(self._url, self.path, read_only=self.read_only)
         return self._reader
 
     def _prepare_hnsw(self, model: str, dimensions: int, limit: int) -> None:

@@ -29,6 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Final
 
@@ -107,6 +108,14 @@ OPEN_ROOM_BYTES: Final = 64 * 1024
 
 class StoreError(GraphonomousError, RuntimeError):
     """The database cannot be used (not SQLite, too new, unreadable)."""
+
+
+# The principal (a token's owner, `mcp/access.py`) on whose behalf this thread's calls run,
+# or None (the local user: CLI, stdio, Python).  Audit entries name it (`Store.audit`).
+ACTING_PRINCIPAL: ContextVar[str | None] = ContextVar("graphonomous_principal", default=None)
+AUDIT_PRINCIPAL_KEY: Final = "principal"
+# What a store opened read-only for a caller's rights says when a write is attempted.
+READ_ONLY_BY_RIGHTS: Final = "the caller may only read (no write, no bookkeeping)"
 
 
 def _not_writable(path: str) -> bool:
@@ -338,12 +347,25 @@ class Store(GraphQueries):
     """
 
     damage: str | None  # why the file is damaged (quick_check on open), else None
+    # Why a read-only store is read-only when not because of the file (None: the file).
+    read_only_reason: str | None
     _sound_state: verify.State | None  # `_init_session_state`
 
-    def __init__(self, path: str | Path = ":memory:", namespace: str = DEFAULT_NAMESPACE) -> None:
+    def __init__(
+        self,
+        path: str | Path = ":memory:",
+        namespace: str = DEFAULT_NAMESPACE,
+        *,
+        read_only: bool = False,
+    ) -> None:
         self._init_session_state(str(path), namespace)
-        # A file we may not write (or whose directory we may not write) opens read-only.
-        self.read_only = _not_writable(self.path)
+        if read_only:
+            if self.path == ":memory:":
+                raise StoreError("a read-only store needs a database file, not :memory:")
+            self.read_only_reason = READ_ONLY_BY_RIGHTS
+        # A file we may not write (or whose directory we may not write) opens read-only;
+        # so does any file for a caller that may only read (`read_only`).
+        self.read_only = read_only or _not_writable(self.path)
         self._conn = self._connect(self.path, self.read_only)
         if self.path != ":memory:":
             self._sound_state = verify.known_sound(self.path)
@@ -372,6 +394,8 @@ class Store(GraphQueries):
         # Called after every outermost COMMIT (after the `after_commit` callbacks).
         self._on_commit: list[Callable[[], None]] = []
         self.read_only = False
+        # Why a read-only store is read-only when not because of the file (None: the file).
+        self.read_only_reason = None
         # None, or why the file is damaged (PRAGMA quick_check on open); writes are refused.
         self.damage = None
         self.quick_check_ms = 0.0
@@ -389,6 +413,8 @@ class Store(GraphQueries):
                 "the full integrity check, then restore a backup (or salvage the readable "
                 f"rows with `sqlite3 {self.path} .recover`)"
             )
+        if self.read_only and self.read_only_reason is not None:
+            return f"{self.path} is open read-only: {self.read_only_reason}"
         if self.read_only:
             return (
                 f"{self.path} is read-only (the file or its directory is not writable): it "
@@ -1537,6 +1563,11 @@ class Store(GraphQueries):
     # -- audit ---------------------------------------------------------------
 
     def audit(self, at: str, action: str, subject_id: str | None, details: dict[str, Any]) -> None:
+        """Append one audit entry; its details name the acting principal when one acts
+        (`ACTING_PRINCIPAL`: the token of the HTTP request being served)."""
+        principal = ACTING_PRINCIPAL.get()
+        if principal is not None:
+            details = {**details, AUDIT_PRINCIPAL_KEY: principal}
         self.execute(
             "INSERT INTO audit_log (at, action, subject_id, details, namespace) "
             "VALUES (?, ?, ?, ?, ?)",

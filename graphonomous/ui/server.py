@@ -2,10 +2,15 @@
 
 Rules of this file:
 
-* Binds 127.0.0.1 only.  Host and Origin are checked, and the bearer token of
-  ``GRAPHONOMOUS_HTTP_TOKEN`` (if set) is required on /api/*, by the same code
-  as the MCP HTTP transport (``mcp.http.admission_error`` — imported, not
-  copied).  Static files are public package data, so they need no token; the
+* Binds 127.0.0.1 only.  Host and Origin are checked, and on /api/* the bearer token
+  (the tokens file of ``--tokens`` / ``GRAPHONOMOUS_TOKENS_FILE``, or the single
+  ``GRAPHONOMOUS_HTTP_TOKEN``), by the same code as the MCP HTTP transport
+  (``mcp.http.admission`` and ``mcp.access`` — imported, not copied): an API call acts
+  for the token's principal in the namespace it names (``?project=`` or the
+  ``Graphonomous-Project`` header; default the principal's first), one it may not act
+  in answers 404 like any project that holds nothing, a principal that may only read
+  is served read-only (no bookkeeping writes) and a write route needs the ``write``
+  right.  Static files are public package data, so they need no token; the
   page reads the token from its URL fragment (``#token=…``, never sent to a
   server) and sends it as ``Authorization: Bearer``.
 * Static files are exactly the files of ``graphonomous/ui/static`` (HTML, CSS,
@@ -39,10 +44,21 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 from ..hygiene import HostileInput, loads_strict
-from ..mcp.http import LOOPBACK_NAMES, MAX_BODY_BYTES, READ_DEADLINE_S, admission_error
+from ..mcp.access import WRITE, AccessPolicy, Principal, Tenants, build_policy
+from ..mcp.access import tokens_file_from_env as tokens_file_from_env
+from ..mcp.http import (
+    LOOPBACK_NAMES,
+    MAX_BODY_BYTES,
+    READ_DEADLINE_S,
+    admission,
+    host_refusal,
+    project_not_found,
+    requested_project,
+)
 from ..mcp.http_base import HEAD_DEADLINE_S, BoundedHTTPServer, BoundedRequestHandler
 from ..model import HTTP_TOKEN_ENV_VAR, GraphonomousError, NotFoundError, ValidationError
 from ..store import BatchError, StoreError
+from ..store.sqlite import ACTING_PRINCIPAL
 from . import views
 from .names import DEFAULT_UI_PORT
 from .relationships import STATIC_DIR, relationship_table
@@ -133,6 +149,8 @@ class CanvasServer(BoundedHTTPServer):
         *,
         allow_writes: bool = False,
         token: str | None = None,
+        policy: AccessPolicy | None = None,
+        tenants: Tenants | None = None,
         head_deadline_s: float = HEAD_DEADLINE_S,
         read_deadline_s: float = READ_DEADLINE_S,
         max_connections: int = MAX_CONNECTIONS,
@@ -140,6 +158,8 @@ class CanvasServer(BoundedHTTPServer):
         self.graph = graph
         self.allow_writes = allow_writes
         self.token = token
+        self.policy = policy if policy is not None else build_policy(graph.namespace, token)
+        self.tenants = tenants if tenants is not None else Tenants(graph)
         self.allowed_hosts = frozenset(LOOPBACK_NAMES)
         self.static_files = _static_files()
         super().__init__(
@@ -197,12 +217,17 @@ class CanvasRequestHandler(BoundedRequestHandler):
             detail["field"] = error.field
         self._send_json(error.status, {"error": detail})
 
-    def _admitted(self, api: bool) -> bool:
-        token = self.server.token if api else None
-        refusal = admission_error(self.headers, self.server.allowed_hosts, token)
-        if refusal is None:
-            return True
-        status, message, _ = refusal
+    def _admitted(self, api: bool) -> Principal | bool:
+        """The Host/Origin checks, and on the API the token: the principal (API), True
+        (a static file), or False once the refusal is sent."""
+        admitted: Principal | bool | tuple[int, str, dict[str, str]]
+        if api:
+            admitted = admission(self.headers, self.server.allowed_hosts, self.server.policy)
+        else:
+            admitted = host_refusal(self.headers, self.server.allowed_hosts) or True
+        if isinstance(admitted, (Principal, bool)):
+            return admitted
+        status, message, _ = admitted
         self.close_connection = True
         self._send_error_json(ApiError(status, "forbidden", message))
         return False
@@ -212,10 +237,11 @@ class CanvasRequestHandler(BoundedRequestHandler):
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
         api = path.startswith("/api/")
-        if not self._admitted(api):
+        admitted = self._admitted(api)
+        if admitted is False:
             return
-        if api:
-            self._api("GET", path)
+        if isinstance(admitted, Principal):
+            self._api("GET", path, admitted)
         elif path == "/relationships.json":
             self._send_json(HTTPStatus.OK, relationship_table())
         else:
@@ -225,12 +251,12 @@ class CanvasRequestHandler(BoundedRequestHandler):
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path
-        if not self._admitted(True):
-            return
-        self._api("POST", path)
+        admitted = self._admitted(True)
+        if isinstance(admitted, Principal):
+            self._api("POST", path, admitted)
 
     def _not_allowed(self) -> None:
-        if not self._admitted(False):
+        if self._admitted(False) is False:
             return
         self.close_connection = True
         self._send_error_json(
@@ -251,7 +277,22 @@ class CanvasRequestHandler(BoundedRequestHandler):
 
     # -- the JSON API -------------------------------------------------------------
 
-    def _api(self, method: str, path: str) -> None:
+    def _graph(self, principal: Principal) -> Graphonomous:
+        """The facade of the namespace this call names, as `principal` may use it."""
+        named = requested_project(self.headers, self.path)
+        namespace = named or principal.default_namespace(self.server.policy.served)
+        if not principal.serves(namespace):
+            raise ApiError(HTTPStatus.NOT_FOUND, "not_found", project_not_found(namespace))
+        return self.server.tenants.facade(namespace, principal.read_only)
+
+    def _api(self, method: str, path: str, principal: Principal) -> None:
+        acting = ACTING_PRINCIPAL.set(principal.name)  # audit entries name it
+        try:
+            self._api_call(method, path, principal)
+        finally:
+            ACTING_PRINCIPAL.reset(acting)
+
+    def _api_call(self, method: str, path: str, principal: Principal) -> None:
         try:
             route = ROUTES.get((method, path))
             if route is None:
@@ -269,9 +310,14 @@ class CanvasRequestHandler(BoundedRequestHandler):
                     "the canvas is read-only: start `graphonomous ui --allow-writes` "
                     "to change the graph",
                 )
+            graph = self._graph(principal)
+            if writes and not principal.may(WRITE):
+                raise ApiError(
+                    HTTPStatus.FORBIDDEN, "forbidden", principal.refusal(f"{method} {path}", WRITE)
+                )
             query = {k: v[-1] for k, v in parse_qs(urlsplit(self.path).query).items()}
             body = self._json_body() if method == "POST" else {}
-            result = handler(self.server, query, body)
+            result = handler(self.server, graph, query, body)
         except ApiError as exc:
             self._send_error_json(exc)
         except ValidationError as exc:
@@ -326,45 +372,46 @@ class CanvasRequestHandler(BoundedRequestHandler):
 
 # -- routes: (method, path) → (handler, writes?) ----------------------------------
 
-Handler = Callable[[CanvasServer, Query, Body], Any]
+Handler = Callable[[CanvasServer, "Graphonomous", Query, Body], Any]
 
 
-def _config(server: CanvasServer, query: Query, body: Body) -> Any:
+def _config(server: CanvasServer, graph: Graphonomous, query: Query, body: Body) -> Any:
     from .. import __version__
 
     return {
         "version": __version__,
         "allow_writes": server.allow_writes,
-        "token_required": server.token is not None,
+        "token_required": server.policy.requires_token,
         "max_view_nodes": views.MAX_VIEW_NODES,
-        "db_path": server.graph.db_path,
+        "db_path": graph.db_path,
+        "project": graph.namespace,
     }
 
 
 ROUTES: Final[dict[tuple[str, str], tuple[Handler, bool]]] = {
     ("GET", "/api/config"): (_config, False),
     ("GET", "/api/graph"): (
-        lambda s, q, b: views.graph_view(s.graph, _int_arg(q, "limit", views.MAX_VIEW_NODES)),
+        lambda s, g, q, b: views.graph_view(g, _int_arg(q, "limit", views.MAX_VIEW_NODES)),
         False,
     ),
     ("GET", "/api/search"): (
-        lambda s, q, b: views.search_view(
-            s.graph, _str_arg(q, "q"), _int_arg(q, "limit", views.DEFAULT_SEARCH_LIMIT)
+        lambda s, g, q, b: views.search_view(
+            g, _str_arg(q, "q"), _int_arg(q, "limit", views.DEFAULT_SEARCH_LIMIT)
         ),
         False,
     ),
-    ("GET", "/api/node"): (lambda s, q, b: views.node_view(s.graph, _str_arg(q, "id")), False),
+    ("GET", "/api/node"): (lambda s, g, q, b: views.node_view(g, _str_arg(q, "id")), False),
     ("GET", "/api/expand"): (
-        lambda s, q, b: views.expand_view(
-            s.graph, _str_arg(q, "id"), _int_arg(q, "depth", views.DEFAULT_EXPAND_DEPTH)
+        lambda s, g, q, b: views.expand_view(
+            g, _str_arg(q, "id"), _int_arg(q, "depth", views.DEFAULT_EXPAND_DEPTH)
         ),
         False,
     ),
-    ("GET", "/api/stats"): (lambda s, q, b: views.stats_view(s.graph), False),
-    ("POST", "/api/topology"): (lambda s, q, b: views.topology_view(b), False),
-    ("POST", "/api/edges"): (lambda s, q, b: views.add_edge(s.graph, b), True),
-    ("POST", "/api/edges/delete"): (lambda s, q, b: views.delete_edges(s.graph, b), True),
-    ("POST", "/api/consolidation"): (lambda s, q, b: views.run_consolidation(s.graph), True),
+    ("GET", "/api/stats"): (lambda s, g, q, b: views.stats_view(g), False),
+    ("POST", "/api/topology"): (lambda s, g, q, b: views.topology_view(b), False),
+    ("POST", "/api/edges"): (lambda s, g, q, b: views.add_edge(g, b), True),
+    ("POST", "/api/edges/delete"): (lambda s, g, q, b: views.delete_edges(g, b), True),
+    ("POST", "/api/consolidation"): (lambda s, g, q, b: views.run_consolidation(g), True),
 }
 
 
@@ -374,15 +421,22 @@ def make_ui_server(
     *,
     allow_writes: bool = False,
     token: str | None = None,
+    tokens_file: str | None = None,
 ) -> CanvasServer:
     """Bind the canvas on 127.0.0.1:`port` (0 picks a free port).
 
-    `token` defaults to ``$GRAPHONOMOUS_HTTP_TOKEN`` (empty means none).
-    Raises OSError when the port is taken.
+    `token` defaults to ``$GRAPHONOMOUS_HTTP_TOKEN`` (empty means none), `tokens_file`
+    to ``$GRAPHONOMOUS_TOKENS_FILE`` (mcp/access.py).  Raises OSError when the port is
+    taken, ValueError for an unusable tokens file.
     """
     if token is None:
         token = os.environ.get(HTTP_TOKEN_ENV_VAR) or None
-    return CanvasServer((UI_HOST, port), graph, allow_writes=allow_writes, token=token)
+    if tokens_file is None:
+        tokens_file = tokens_file_from_env()
+    policy = build_policy(graph.namespace, token, tokens_file)
+    return CanvasServer(
+        (UI_HOST, port), graph, allow_writes=allow_writes, token=token, policy=policy
+    )
 
 
 class _Terminated(BaseException):
@@ -405,6 +459,12 @@ def serve_ui(server: CanvasServer, *, open_browser: bool = False) -> int:
             file=sys.stderr,
             flush=True,
         )
+    elif server.policy.requires_token:
+        print(
+            f"graphonomous: the API needs a token of the tokens file: open {server.url}#token=…",
+            file=sys.stderr,
+            flush=True,
+        )
     if open_browser:
         fragment = f"#token={server.token}" if server.token is not None else ""
         webbrowser.open(server.url + fragment)
@@ -416,4 +476,5 @@ def serve_ui(server: CanvasServer, *, open_browser: bool = False) -> int:
         if in_main:
             signal.signal(signal.SIGTERM, previous or signal.SIG_DFL)
         server.server_close()
+        server.tenants.close()
     return 0
