@@ -2215,13 +2215,31 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return document(parser)
 
 
-def _check_arguments(args: argparse.Namespace) -> None:
+def _shown_names(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """dest → the name `--help` shows, for positionals given a metavar (``FILE``), in
+    `parser` and its subcommands; any other value is named ``--dest``."""
+    names: dict[str, str] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                names.update(_shown_names(sub))
+        elif not action.option_strings and isinstance(action.metavar, str):
+            names[action.dest] = action.metavar
+    return names
+
+
+def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Exit 2 naming the option when a command-line value breaks the hygiene rules
     (a non-UTF-8 byte in argv arrives as a lone surrogate; SPEC "Input hygiene")."""
+    shown: dict[str, str] | None = None
     for name, value in vars(args).items():
         if callable(value):
             continue
         problem = first_problem(value, "--" + name.replace("_", "-"))
+        if problem is not None:
+            shown = _shown_names(parser) if shown is None else shown
+            if name in shown:  # a positional: named as --help shows it, not by its dest
+                problem = first_problem(value, shown[name])
         if problem is not None:
             raise CliError(f"invalid {problem}", EXIT_USAGE)
 
@@ -2237,7 +2255,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             # a one-command parser's error: the full parser (the reference) decides
             parser = build_parser()
             args = parser.parse_args(argv)
-        _check_arguments(args)
+        _check_arguments(parser, args)
         if getattr(args, "handler", None) is None:
             if sys.stdin.isatty():
                 parser.print_help(out)

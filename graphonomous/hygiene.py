@@ -13,6 +13,8 @@ reaches the graph:
 * non-finite numbers (NaN, ±Infinity) are rejected.
 * values nested deeper than :data:`MAX_DEPTH` are rejected (a recursion bomb
   must not reach recursive code further in).
+* text holding NUL is refused where it would be *stored* (:func:`refuse_nul`, called
+  by the stores' and goal/outcome writers; a query may hold it).
 
 Pure functions, stdlib only, no imports from the rest of the package, so every
 layer may use them.  Complexity: O(size of the value).
@@ -22,9 +24,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any, Final
 
-from .model import GraphonomousError
+from .model import GraphonomousError, ValidationError
 
 # The largest integer JSON peers agree on (IEEE-754 doubles are exact up to here).
 MAX_JSON_INTEGER: Final = 2**53 - 1
@@ -96,6 +99,40 @@ def first_problem(value: Any, field: str) -> str | None:
         field if not suffix else (f"{field}{suffix}" if suffix[0] == "[" else f"{field}.{suffix}")
     )
     return f"{name}: {message}"
+
+
+# NUL (U+0000) in text: SQLite would store it, PostgreSQL refuses it in text and jsonb
+# columns.  One behaviour on both backends: refused before the write, naming the field
+# (a ValidationError: CLI exit 2, an MCP isError result).
+NUL_MESSAGE: Final = (
+    "contains a NUL character (U+0000), which is not stored (PostgreSQL cannot hold it); remove it"
+)
+
+
+def _nul_at(value: Any, path: str) -> str | None:
+    """The path of the first text holding NUL in `value` (a key counts), else None."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    items: Iterable[tuple[str, Any]] = ()
+    if isinstance(value, dict):
+        for key in value:
+            if "\x00" in str(key):
+                return path
+        items = ((f"{path}.{key}", item) for key, item in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{path}[{index}]", item) for index, item in enumerate(value))
+    for where, item in items:
+        found = _nul_at(item, where)
+        if found is not None:
+            return found
+    return None
+
+
+def refuse_nul(column: str, value: Any) -> None:
+    """Raise ValidationError naming the field when `value` (a column's) holds NUL."""
+    where = _nul_at(value, column)
+    if where is not None:
+        raise ValidationError(where, NUL_MESSAGE)
 
 
 class HostileInput(GraphonomousError, ValueError):

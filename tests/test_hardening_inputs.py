@@ -310,3 +310,19 @@ def test_cli_json_output_is_strict(tmp_path: Path) -> None:
     assert main(["--db", db, "remember", "caf\u00e9 notes", "--json"], out) == 0
     json.loads(out.getvalue(), parse_constant=lambda name: pytest.fail(name))
     out.getvalue().encode("utf-8")
+
+
+def test_contract_check_of_a_file_name_that_is_not_utf8_is_exit_2(tmp_path: Path) -> None:
+    # The non-UTF-8 byte arrives as a lone surrogate in argv; the operand is named as
+    # --help shows it (FILE), not by its internal dest (once "--operands[0]").
+    done = subprocess.run(
+        [sys.executable, "-m", "graphonomous", "contract", "check", b"\xed\xa0\x80.json"],
+        capture_output=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stderr
+    assert b"invalid FILE[0]:" in done.stderr and b"surrogate" in done.stderr
+    assert b"--operands" not in done.stderr  # the name --help shows, not the dest
+    assert b"Traceback" not in done.stderr and b"internal error" not in done.stderr

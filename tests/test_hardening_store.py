@@ -99,3 +99,81 @@ def test_a_read_only_file_serves_reads(immutable: Path) -> None:
     code, _, err = run(["--db", str(immutable), "remember", "cannot be written"])
     assert code == 1 and "read-only" in err
     assert "not a SQLite database" not in err and "internal error" not in err
+
+
+def _lock(paths: list[Path]) -> bool:
+    """Make `paths` read-only for this process (chmod; chattr +i too for root, whom
+    permission bits do not stop); False when that is impossible here."""
+    for path in paths:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    if os.geteuid() != 0:
+        return True
+    if shutil.which("chattr") is None:
+        return False
+    done = subprocess.run(["chattr", "+i", *map(str, paths)], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def _unlock(paths: list[Path]) -> None:
+    if os.geteuid() == 0 and shutil.which("chattr") is not None:
+        subprocess.run(["chattr", "-i", *map(str, paths)], capture_output=True, check=False)
+    for path in paths:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+@pytest.fixture
+def read_only_mount(tmp_path: Path) -> Iterator[Path]:
+    """A WAL database in a directory where no -shm file can be created (a read-only
+    mount): the file and its directory read-only, no -wal or -shm beside it."""
+    folder = tmp_path / "mount"
+    folder.mkdir()
+    db = folder / "g.db"
+    build(db, 50)
+    for leftover in folder.iterdir():
+        if leftover != db:
+            leftover.unlink()
+    locked = [db, folder]
+    if not _lock(locked):
+        _unlock(locked)
+        pytest.skip("no way to make a read-only directory here")
+    try:
+        yield db
+    finally:
+        _unlock(locked)
+
+
+def test_a_database_on_a_read_only_mount_serves_reads(read_only_mount: Path) -> None:
+    # mode=ro alone fails there ("unable to open database file", once reported as
+    # "not a SQLite database"): the store reads the file as immutable instead.
+    code, text, err = run(["--db", str(read_only_mount), "recall", "valve V-7"])
+    assert code == 0, err
+    assert "note 7 about valve V-7" in text
+    code, _, err = run(["--db", str(read_only_mount), "remember", "cannot be written"])
+    assert code == 1 and "read-only" in err
+    assert "not a SQLite database" not in err and "internal error" not in err
+    assert sorted(p.name for p in read_only_mount.parent.iterdir()) == ["g.db"]
+
+
+def test_a_read_only_mount_with_pending_wal_commits_says_so(tmp_path: Path) -> None:
+    folder = tmp_path / "mount"
+    folder.mkdir()
+    live = tmp_path / "live.db"
+    build(live, 5)
+    with Graphonomous(live) as graph:
+        graph.store._conn.execute("PRAGMA wal_autocheckpoint = 0")
+        graph.store_node("a commit still in the write-ahead log")
+        shutil.copy(live, folder / "g.db")
+        shutil.copy(f"{live}-wal", folder / "g.db-wal")
+    assert (folder / "g.db-wal").stat().st_size > 0
+    locked = [folder / "g.db", folder / "g.db-wal", folder]
+    if not _lock(locked):
+        _unlock(locked)
+        pytest.skip("no way to make a read-only directory here")
+    try:
+        code, _, err = run(["--db", str(folder / "g.db"), "stats"])
+    finally:
+        _unlock(locked)
+    # Reading it immutable would silently drop that commit: refused, naming the log.
+    assert code == 1, err
+    assert "write-ahead log" in err and "g.db-wal" in err
+    assert "internal error" not in err

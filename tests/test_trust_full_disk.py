@@ -9,9 +9,12 @@ server log" with a traceback in it.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import sqlite3
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,7 @@ from graphonomous import Graphonomous
 from graphonomous.cli import main
 from graphonomous.mcp import build_server
 from graphonomous.mcp.jsonrpc import Request, Response, encode
-from graphonomous.store.damage import FULL_PREFIX, is_full
+from graphonomous.store.damage import FULL_PREFIX, full_on_open_message, is_full
 
 LONG = "long text about pumps and valves " * 200
 
@@ -68,3 +71,60 @@ def test_is_full_reads_sqlite_s_code_and_words() -> None:
     assert is_full(sqlite3.OperationalError("database or disk is full"))
     assert not is_full(sqlite3.OperationalError("database is locked"))
     assert not is_full(OSError("disk is full"))
+
+
+def test_a_read_on_a_full_file_is_served_not_cannot_rollback(tmp_path: Path) -> None:
+    # The first retrieval writes its index cache; on a full file SQLite rolls that
+    # transaction back itself, and the store's own ROLLBACK used to fail with "cannot
+    # rollback - no transaction is active", hiding the full disk and failing the read.
+    db = tmp_path / "g.db"
+    with Graphonomous(db) as graph:
+        for i in range(30):
+            graph.store_node(f"pump {i} trips when the valve sticks " * 20)
+    with Graphonomous(db) as graph:
+        _fill(graph)
+        results = graph.retrieve_context("pump valve")["results"]
+        assert results and "pump" in results[0]["content"]
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            graph.store_node(LONG)
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 600 KiB tmpfs (root with mount rights only) holding one database, then filled."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr!r}")
+    try:
+        db = mount / "g.db"
+        with Graphonomous(db) as graph:
+            graph.store_node("The pump trips when the valve sticks.")
+        (mount / "g.db-shm").unlink(missing_ok=True)
+        with (mount / "filler").open("wb", buffering=0) as filler, contextlib.suppress(OSError):
+            while True:
+                filler.write(b"\0" * 4096)
+        yield db
+    finally:
+        subprocess.run(["umount", str(mount)], capture_output=True, check=False)
+
+
+def test_opening_on_a_full_disk_says_full_not_not_a_database(
+    full_disk: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SQLite cannot create the -shm file (SQLITE_IOERR_SHMSIZE, "disk I/O error"): that
+    # was reported as "not a SQLite database", by `serve` and every command.
+    for command in (["serve"], ["stats"]):
+        assert main(["--db", str(full_disk), *command], io.StringIO()) == 1
+        err = capsys.readouterr().err
+        assert FULL_PREFIX in err and "-shm" in err, err
+        assert "not a SQLite database" not in err and "doctor" not in err
+
+
+def test_the_open_message_starts_with_the_full_prefix() -> None:
+    assert full_on_open_message("g.db").startswith(f"{FULL_PREFIX}: g.db ")

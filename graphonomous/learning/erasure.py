@@ -44,7 +44,7 @@ from ..model import AID_NODE_TYPES, Node
 from ..retrieval.experience import SUMMARY_MEMBERS_KEY, SUMMARY_SOURCE
 from ..retrieval.keywords import distinct_words
 from ..store import Store, StoreError
-from ..store.sqlite import BUSY_TIMEOUT_MS
+from ..store.sqlite import BUSY_TIMEOUT_MS, is_busy_error
 from ..store.verify import WITNESS_SUFFIX as VERIFIED_SUFFIX
 from . import erase_witness, tables
 from .abstraction import GROUNDING_RELATIONSHIP, summary_text
@@ -321,6 +321,30 @@ def _checkpoint_complete(store: Store) -> bool:
     return busy == 0 and log == checkpointed
 
 
+def _vacuum(store: Store, deadline: float) -> bool:
+    """VACUUM; False when, on a store whose readers block it (PostgreSQL), another
+    connection's read transaction still held a table's lock at `deadline`.  There each
+    try waits CHECKPOINT_BUSY_MS, not the store's 30 s lock timeout: an erase beside a
+    reader answers "pending" (cause ``reader``) at once, not after 30 s with an error."""
+    if not store.readers_block_vacuum:
+        tables.execute(store, "VACUUM")
+        return True
+    tables.query(store, f"PRAGMA busy_timeout = {CHECKPOINT_BUSY_MS}")
+    try:
+        while True:
+            try:
+                tables.execute(store, "VACUUM")
+                return True
+            except sqlite3.OperationalError as exc:
+                if not is_busy_error(exc):
+                    raise
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(WAIT_POLL_S)
+    finally:
+        tables.query(store, f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
 def store_files(store: Store) -> list[str]:
     """Every file of a file-backed store that exists now: the database, its ``-wal``,
     ``-shm`` and ``-journal``, and the quick-check side file (the files the store writes;
@@ -418,19 +442,19 @@ def scrub_file(
     found: dict[str, list[str]] = {}
     try:
         _checkpoint_complete(store)
-        tables.execute(store, "VACUUM")
-        report["vacuumed"] = True
-        complete = _checkpoint_complete(store)
         deadline = time.monotonic() + max(0.0, wait_s)
         waited = time.perf_counter()
-        while not complete and time.monotonic() < deadline:
+        report["vacuumed"] = _vacuum(store, deadline)
+        complete = report["vacuumed"] and _checkpoint_complete(store)
+        while report["vacuumed"] and not complete and time.monotonic() < deadline:
             time.sleep(WAIT_POLL_S)
             complete = _checkpoint_complete(store)
         report["waited_ms"] = round((time.perf_counter() - waited) * 1000.0, 3)
         report["wal_truncated"] = complete
-        report["blocked_by_reader"] = not complete and store.checkpoint_refusal is None
-        if not complete and store.checkpoint_refusal is not None:
-            report["error"] = store.checkpoint_refusal
+        refusal = store.checkpoint_refusal
+        report["blocked_by_reader"] = not report["vacuumed"] or (not complete and refusal is None)
+        if report["vacuumed"] and not complete and refusal is not None:
+            report["error"] = refusal
         found, report["texts_looked_for"] = look_again(store, needles)
         report["bytes_found_in"] = sorted(found)
         report["settings"] = store.scrub_obstacles()

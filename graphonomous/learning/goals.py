@@ -46,6 +46,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from ..embed import pack_f32
+from ..hygiene import refuse_nul
 from ..model import (
     DEFAULT_AGENT_ID,
     NotFoundError,
@@ -211,6 +212,9 @@ def _new_goal(graph: GraphEngine, fields: Mapping[str, Any]) -> tuple[dict[str, 
         "metadata": metadata,
         "agent_id": check_id("agent_id", fields.get("agent_id") or DEFAULT_AGENT_ID),
     }
+    # Named here: the goal's node would report NUL as its `content`.
+    for column in ("title", "description", "metadata"):
+        refuse_nul(column, goal[column])
     return goal, node_content(title, description)
 
 
@@ -348,6 +352,8 @@ def update_goal(
         check_criteria(extra)
     if not fields and extra is None:
         raise ValidationError("title", "update needs title, description, priority or metadata")
+    for column, value in (*fields.items(), ("metadata", extra)):
+        refuse_nul(column, value)  # named here, not as the goal node's `content`
     with graph.lock:
         goal = _require_goal(graph, goal_id)
         if extra is not None:

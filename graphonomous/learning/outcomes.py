@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import telemetry
+from ..hygiene import refuse_nul
 from ..model import (
     CAUSAL_RELATIONSHIPS,
     Node,
@@ -638,6 +639,10 @@ def _checked_report(
     for name, value in (("goal_id", goal_id), ("trace_id", trace_id), ("signal_id", signal_id)):
         if value is not None:
             check_id(name, value)
+    # Named here: the outcome node would report NUL as its `content` / `metadata`.
+    named: dict[str, Any] = {"action_id": action_id, "evidence": evidence_data}
+    for name, value in {**named, "trace_id": trace_id, "signal_id": signal_id}.items():
+        refuse_nul(name, value)
     return _Report(
         action_id,
         status,

@@ -21,6 +21,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from ..hygiene import refuse_nul
 from ..model import canonical_json, new_id
 from ..store import Store
 
@@ -59,6 +60,8 @@ def _dumps(value: object) -> str:
 def insert_outcome(store: Store, row: Mapping[str, Any]) -> None:
     """One outcomes row: id, action_id, status, confidence, causal_node_ids, evidence,
     goal_id, outcome_node_id, created_at and (optional) signal_id.  O(1)."""
+    for column in ("action_id", "status", "evidence"):
+        refuse_nul(column, row[column])
     execute(
         store,
         "INSERT INTO outcomes (id, action_id, status, confidence, causal_node_ids, evidence, "
@@ -228,6 +231,8 @@ def get_goal_row(store: Store, goal_id: str) -> dict[str, Any] | None:
 
 
 def insert_goal(store: Store, goal: dict[str, Any]) -> None:
+    for column in GOAL_COLUMNS:
+        refuse_nul(column, goal[column])  # as for nodes: never stored, on either backend
     params = [_dumps(goal[c]) if c in _GOAL_JSON else goal[c] for c in GOAL_COLUMNS]
     marks = ", ".join("?" * (len(GOAL_COLUMNS) + 1))
     execute(
@@ -243,6 +248,8 @@ def update_goal_row(store: Store, goal_id: str, **fields: Any) -> None:
     if unknown:
         raise ValueError(f"unknown goal columns: {sorted(unknown)}")
     names = sorted(fields)
+    for name in names:
+        refuse_nul(name, fields[name])
     values = [_dumps(fields[n]) if n in _GOAL_JSON else fields[n] for n in names]
     assignments = ", ".join(f"{name} = ?" for name in names)
     execute(

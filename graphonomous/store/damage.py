@@ -69,3 +69,15 @@ def full_message(path: str | None) -> str:
         f"file is sound; free disk space (or run `graphonomous compact` after forgetting) "
         f"and retry."
     )
+
+
+def full_on_open_message(path: str) -> str:
+    """The one sentence for a file that cannot be opened for want of disk space (SQLite
+    could not create or grow its -shm file beside it).  It starts with
+    :data:`FULL_PREFIX`, spelled out so docs/troubleshooting.md can quote the template
+    (tests/test_trust_full_disk.py checks the two agree)."""
+    return (
+        f"no space left for the database: {path} (the disk is full): SQLite cannot create "
+        f"its shared-memory file {path}-shm to open it. Nothing was changed; free disk "
+        f"space and retry."
+    )

@@ -670,6 +670,9 @@ class PostgresStore(Store):
         "FUNCTION pg_switch_wal() TO role)"
     )
 
+    # VACUUM FULL waits for every reader's lock on the table it rewrites.
+    readers_block_vacuum = True
+
     def scrub_obstacles(self) -> list[dict[str, str]]:
         """Settings of the cluster under which a scrub cannot guarantee the erased bytes
         left it (`_WAL_SETTINGS`, replication slots retaining WAL, connected standbys that

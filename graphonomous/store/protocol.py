@@ -30,6 +30,7 @@ class GraphStorage(Protocol):
 
     path: str
     checkpoint_refusal: str | None
+    readers_block_vacuum: bool
     # The namespace every statement of this store is bound to (SPEC §3.4).
     namespace: str
 

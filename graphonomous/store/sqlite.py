@@ -23,6 +23,7 @@ import json
 import math
 import os
 import random
+import shutil
 import sqlite3
 import threading
 import time
@@ -32,6 +33,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Final
 
+from ..hygiene import refuse_nul
 from ..model import (
     AID_CREATION_SOURCES,
     AID_NODE_TYPES,
@@ -47,6 +49,7 @@ from ..model import (
     check_namespace,
 )
 from . import verify
+from .damage import full_on_open_message, is_full
 from .queries import GraphQueries
 from .schema import EDGE_COLUMNS, MIGRATIONS, NODE_COLUMNS, SCHEMA_VERSION
 
@@ -94,6 +97,13 @@ _NODE_ORDERS: Final = {
 
 # "Verified by this session, state not recorded yet" (the next commit or close records it).
 _UNRECORDED: Final[verify.State] = (0, 0, 0, 0, 0)
+# SQLite's result code (and message) when a read-only open cannot create a WAL
+# file's -shm beside it: the cue to read the file as immutable.
+CANTOPEN_ERROR_NAME: Final = "SQLITE_CANTOPEN"
+CANTOPEN_PHRASE: Final = "unable to open database file"
+# Free bytes below which an I/O error on open is read as a full disk: SQLite grows a
+# WAL's -shm file in 32 KiB regions, and opening needs at least one.
+OPEN_ROOM_BYTES: Final = 64 * 1024
 
 
 class StoreError(GraphonomousError, RuntimeError):
@@ -117,6 +127,76 @@ def _not_writable(path: str) -> bool:
     if not target.is_file():
         return False
     return not (os.access(target, os.W_OK) and os.access(target.parent, os.W_OK))
+
+
+def _rollback(conn: Any, savepoint: str | None = None) -> None:
+    """Undo the open transaction (or `savepoint`) of `conn`.  SQLite rolls the whole
+    transaction back itself on some errors (a full disk, an I/O error): a ROLLBACK then
+    fails with "cannot rollback - no transaction is active", which would hide the error
+    that mattered, so nothing is sent when no transaction is open."""
+    if not conn.in_transaction:
+        return
+    if savepoint is None:
+        conn.execute("ROLLBACK")
+    else:
+        conn.execute(f"ROLLBACK TO {savepoint}")
+        conn.execute(f"RELEASE {savepoint}")
+
+
+def _open_connection(path: str, uri: str | None) -> sqlite3.Connection:
+    """A connection to `path` (through `uri` when given), rows as ``sqlite3.Row``."""
+    try:
+        if uri is not None:
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        else:
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open database {path}: {exc}") from exc
+    conn.row_factory = sqlite3.Row
+    _ensure_math(conn)
+    return conn
+
+
+def _first_read(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(user_version, table count): the first read, which fails on a file that is not
+    SQLite (nothing has been written to it yet)."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
+    return int(version), int(tables)
+
+
+def _no_room_to_open(path: str, exc: sqlite3.DatabaseError) -> bool:
+    """Whether the first read failed for want of disk space: SQLite's own "full", or an
+    I/O error (it cannot grow the WAL's -shm file, SQLITE_IOERR_SHMSIZE) with less than
+    :data:`OPEN_ROOM_BYTES` free beside the file."""
+    if is_full(exc):
+        return True
+    if not str(getattr(exc, "sqlite_errorname", "")).startswith("SQLITE_IOERR"):
+        return False
+    try:
+        free = shutil.disk_usage(Path(path).parent).free
+    except OSError:
+        return False
+    return free < OPEN_ROOM_BYTES
+
+
+def _needs_immutable(path: str, exc: sqlite3.DatabaseError) -> bool:
+    """Whether a read-only open failed only because SQLite could not create the WAL's
+    -shm file (a read-only directory or mount).  A non-empty -wal beside the file holds
+    commits an immutable read would not see: that is a StoreError saying so, not a
+    silent loss."""
+    if getattr(exc, "sqlite_errorname", None) != CANTOPEN_ERROR_NAME and (
+        CANTOPEN_PHRASE not in str(exc).lower()
+    ):
+        return False
+    wal = Path(f"{path}-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        raise StoreError(
+            f"{path} is read-only and its write-ahead log {wal} holds commits not yet in "
+            "the file; they cannot be read without creating its -shm file: copy the file "
+            "and its -wal somewhere writable"
+        ) from exc
+    return True
 
 
 def _quick_check(conn: sqlite3.Connection) -> tuple[str | None, float]:
@@ -241,6 +321,7 @@ def _node_params(node: Node) -> list[Any]:
     params: list[Any] = []
     for column in NODE_COLUMNS:
         value = getattr(node, column)
+        refuse_nul(column, value)
         if column in _NODE_JSON_FIELDS:
             value = canonical_json(value)
         elif column == "pinned":
@@ -250,6 +331,8 @@ def _node_params(node: Node) -> list[Any]:
 
 
 def _edge_params(edge: Edge) -> list[Any]:
+    for column in EDGE_COLUMNS:
+        refuse_nul(column, getattr(edge, column))
     return [
         canonical_json(edge.metadata) if column == "metadata" else getattr(edge, column)
         for column in EDGE_COLUMNS
@@ -368,25 +451,24 @@ class Store(GraphQueries):
             path = str(target)
             if read_only:
                 uri = f"{target.resolve().as_uri()}?mode=ro"
+        conn = _open_connection(path, uri)
         try:
-            if uri is not None:
-                conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-            else:
-                conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open database {path}: {exc}") from exc
-        conn.row_factory = sqlite3.Row
-        _ensure_math(conn)
-        try:
-            # The first read fails on a file that is not SQLite; nothing has
-            # been written to it yet.
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = conn.execute(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-            ).fetchone()[0]
+            version, tables = _first_read(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise StoreError(f"{path} is not a SQLite database ({exc})") from exc
+            if _no_room_to_open(path, exc):
+                raise StoreError(full_on_open_message(path)) from exc
+            if uri is None or not _needs_immutable(path, exc):
+                raise StoreError(f"{path} is not a SQLite database ({exc})") from exc
+            # A WAL file on a read-only mount: `mode=ro` cannot create the -shm
+            # file SQLite needs, so the file is read as immutable (nothing can
+            # change it there; `_needs_immutable` checked no commit waits in -wal).
+            conn = _open_connection(path, f"{uri}&immutable=1")
+            try:
+                version, tables = _first_read(conn)
+            except sqlite3.DatabaseError as again:
+                conn.close()
+                raise StoreError(f"{path} is not a SQLite database ({again})") from again
         if version > SCHEMA_VERSION:
             conn.close()
             raise StoreError(
@@ -418,7 +500,7 @@ class Store(GraphQueries):
                 conn.execute(f"PRAGMA user_version = {number + 1}")
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 conn.close()
                 raise
         return conn
@@ -486,19 +568,15 @@ class Store(GraphQueries):
             except BaseException:
                 # Callbacks registered inside the undone scope must never run.
                 del self._after_commit[pending_before:]
-                if depth == 0:
-                    self._conn.execute("ROLLBACK")
-                else:
-                    self._conn.execute(f"ROLLBACK TO {savepoint}")
-                    self._conn.execute(f"RELEASE {savepoint}")
+                _rollback(self._conn, None if depth == 0 else savepoint)
                 raise
             else:
                 try:
                     self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {savepoint}")
                 except BaseException:  # e.g. the disk filled up: nothing is kept
                     del self._after_commit[pending_before:]
-                    if depth == 0 and self._conn.in_transaction:
-                        self._conn.execute("ROLLBACK")
+                    if depth == 0:
+                        _rollback(self._conn)
                     raise
             finally:
                 self._depth = depth
@@ -717,6 +795,9 @@ class Store(GraphQueries):
     # What an incomplete truncating checkpoint means on this backend: None = another
     # connection's read transaction holds the WAL (SQLite); else the reason in words.
     checkpoint_refusal: str | None = None
+    # Whether another connection's read transaction makes VACUUM wait (PostgreSQL's
+    # VACUUM FULL takes each table's exclusive lock); SQLite's WAL readers never do.
+    readers_block_vacuum: bool = False
 
     def scrub_obstacles(self) -> list[dict[str, str]]:
         """Settings under which a GDPR scrub cannot prove the erased bytes left the store:
@@ -840,7 +921,7 @@ class Store(GraphQueries):
                         )
                         self._conn.execute("COMMIT")
                     except BaseException:
-                        self._conn.execute("ROLLBACK")
+                        _rollback(self._conn)
                         raise
                 finally:
                     self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -903,6 +984,7 @@ class Store(GraphQueries):
         if "content" not in fields:
             self._update_row("node", node_id, fields, NODE_COLUMNS[1:])
             return
+        refuse_nul("content", fields["content"])  # before the DELETE below binds it
         with self.transaction():
             # Every model's vector embeds the old text: none may outlive it (the
             # caller stores its own model's new vector after this; the others are
@@ -1186,6 +1268,8 @@ class Store(GraphQueries):
         if not fields:
             return
         names = sorted(fields)  # column names come from `allowed`, never from input
+        for name in names:
+            refuse_nul(name, fields[name])
         values = [
             canonical_json(fields[name])
             if name in _JSON_COLUMNS
