@@ -361,6 +361,12 @@ ROUTES: Final[dict[tuple[str, str], tuple[Handler, bool]]] = {
         False,
     ),
     ("GET", "/api/stats"): (lambda s, q, b: views.stats_view(s.graph), False),
+    ("GET", "/api/overview"): (
+        lambda s, q, b: views.overview_view(
+            s.graph, _int_arg(q, "depth", views.DEFAULT_OVERVIEW_DEPTH)
+        ),
+        False,
+    ),
     ("POST", "/api/topology"): (lambda s, q, b: views.topology_view(b), False),
     ("POST", "/api/edges"): (lambda s, q, b: views.add_edge(s.graph, b), True),
     ("POST", "/api/edges/delete"): (lambda s, q, b: views.delete_edges(s.graph, b), True),
