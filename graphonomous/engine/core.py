@@ -466,6 +466,8 @@ class Engine(Generic[StorageT, SnapshotT]):
         built from them, without the index in memory.  For `close`, which does not
         keep the index.  Output: whether the copy was saved."""
         store, model = self.store, self.embedding_model
+        if store.write_refusal() is not None:
+            return False  # (a read-only or full file: the next process builds the index)
         missing = store.live_ids_without_embedding(model)
         for start in range(0, len(missing), REEMBED_BATCH):
             self._embed_batch(missing[start : start + REEMBED_BATCH])
