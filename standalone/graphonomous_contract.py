@@ -19,9 +19,9 @@ Provenance (the generator's inputs):
     graphonomous/contract/schema.py  sha256 a4108e428eeb1a5380fa6fb72c26596e3eacf9c328d96b8ed59a5cd1a035db2d
     graphonomous/contract/checker.py  sha256 03824819c0ff0972cb6acada160cc626b8d3ebb794bd8c1b92e6c73651ff4160
     graphonomous/contract/positions.py  sha256 01ce7568b513eed7119f9978d4f2eafc832fc56f70f4ab0a2384f22c9e7cfb6a
-    graphonomous/contract/sources.py  sha256 94fd5497bf8cb3d7c4acb3d82700e9cd2b99dd7bcba6bf718f85a6d1985fc1a3
-    graphonomous/contract/report.py  sha256 a4c46480315a3527bbb69b053b11977ffa76153fa827cf4b7e1cf780730da2ec
-    graphonomous/contract/run.py  sha256 ca2511cff59da9007c9c6837cad98b5cc9050eeba98dad9c5acf80c826e59c75
+    graphonomous/contract/sources.py  sha256 a3e2d55397df369072e5d0b1a0988e481ff3b2d552d658f00582fcefb8af5fa7
+    graphonomous/contract/report.py  sha256 b6ac22be8a0da0be006fc4bcd64b1fa018e24c427a77f7a49a1b6984a0be1936
+    graphonomous/contract/run.py  sha256 821ea90ad4182e7aaa0b8936bfa2e41333ae9b37a299165a5b9661259a2109a4
     graphonomous/contract/topology.schema.json  sha256 75680b64e3b6254dae224d9d1855c167df45ffa4af6b7f6b00cece7307b8c4cb
     graphonomous/contract/fixture.schema.json  sha256 3139637de098327915e822c4fa8ea9221f70baffbe5d73ac7913a3f0267f9e62
 """
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import contextlib
 import copy
 import functools
 import glob
@@ -39,7 +40,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -1721,6 +1722,11 @@ class Document:
     part: bool = False  # one of several documents of its file (a JSON Lines line, a response)
     line: int = 1
 
+    def release(self) -> None:
+        """Drop the value and the text once checked: a report keeps where, not what."""
+        self.value = None
+        self.positions = _Positions("", self.positions.first_line)
+
     def locate(self, path: str) -> tuple[int, int]:
         """The (line, column) in `source` of the key or value at document path `path`."""
         if self.embedded:
@@ -1746,14 +1752,21 @@ class InputProblem:
 
 @dataclass
 class Inputs:
-    """Everything found: documents in order, unusable inputs and notes."""
+    """Everything found: documents in order, unusable inputs and notes.
 
-    documents: list[Document] = field(default_factory=list)
+    From `collect`, `documents` is a stream: files are read as it is consumed
+    (a JSON Lines file line by line), so `problems`, `notes` and `single` are
+    complete once it is exhausted.  `found` is the reader's buffer of documents
+    not yet handed on.
+    """
+
+    documents: Iterable[Document] = field(default_factory=list)
     problems: list[InputProblem] = field(default_factory=list)
     notes: list[InputProblem] = field(default_factory=list)
     # True when the run is one plain JSON document from one file or stdin,
     # the case whose report keeps its original format.
     single: bool = False
+    found: list[Document] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------
@@ -1810,35 +1823,74 @@ def _walk(directory: Path) -> Iterator[str]:
 
 
 def collect(operands: list[str], kind: str, mode: str, stdin: TextIO) -> Inputs:
-    """Read every operand and split it into documents (see the module docstring)."""
+    """The operands' documents, as a stream read while consumed (see the module
+    docstring and `Inputs`)."""
     if mode not in INPUT_MODES:
         raise ValueError(f"--input must be one of {', '.join(INPUT_MODES)}; got {mode!r}")
     files, problems = expand_operands(operands)
     inputs = Inputs(problems=problems)
+    inputs.documents = _documents(operands, files, kind, mode, stdin, inputs)
+    return inputs
+
+
+def _documents(
+    operands: list[str], files: list[str], kind: str, mode: str, stdin: TextIO, inputs: Inputs
+) -> Iterator[Document]:
+    count, any_origin = 0, False
     for name in files:
-        source = STDIN_NAME if name == "-" else name
-        try:
-            text = stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            inputs.problems.append(InputProblem(source, f"cannot read {source}: {exc}"))
-            continue
-        chosen = mode
-        if mode == "auto":
-            chosen = "jsonl" if name.endswith(JSONL_SUFFIXES) else "json"
-        if chosen == "json" or (chosen == "mcp" and _is_one_value(text)):
-            _read_json(source, text, kind, mode, inputs)
-        else:
-            _read_lines(source, text, kind, chosen, mode, inputs)
+        for document in _read_file(name, kind, mode, stdin, inputs):
+            count += 1
+            any_origin = any_origin or document.origin is not None
+            yield document
     inputs.single = (
         len(operands) == 1
         and files == operands
         and mode in ("auto", "json")
         and not files[0].endswith(JSONL_SUFFIXES)
-        and len(inputs.documents) + len(inputs.problems) == 1
-        and all(doc.origin is None for doc in inputs.documents)
+        and count + len(inputs.problems) == 1
+        and not any_origin
         and not inputs.notes
     )
-    return inputs
+
+
+def _read_file(
+    name: str, kind: str, mode: str, stdin: TextIO, inputs: Inputs
+) -> Iterator[Document]:
+    """One file's documents: JSON Lines line by line (one line's text held at a time),
+    a JSON document or a transcript whole."""
+    source = STDIN_NAME if name == "-" else name
+    chosen = mode
+    if mode == "auto":
+        chosen = "jsonl" if name.endswith(JSONL_SUFFIXES) else "json"
+    try:
+        if chosen == "jsonl":
+            with contextlib.ExitStack() as stack:
+                lines: Iterable[str] = (
+                    stdin
+                    if name == "-"
+                    else stack.enter_context(open(name, encoding="utf-8", newline="\n"))
+                )
+                transcript = Transcript(source, inputs)
+                for number, raw in enumerate(lines, start=1):
+                    _read_line(
+                        source, raw.removesuffix("\n"), number, kind, chosen, mode, transcript
+                    )
+                    yield from _drain(inputs)
+            return
+        text = stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        inputs.problems.append(InputProblem(source, f"cannot read {source}: {exc}"))
+        return
+    if chosen == "json" or (chosen == "mcp" and _is_one_value(text)):
+        _read_json(source, text, kind, mode, inputs)
+    else:
+        _read_lines(source, text, kind, chosen, mode, inputs)
+    yield from _drain(inputs)
+
+
+def _drain(inputs: Inputs) -> Iterator[Document]:
+    found, inputs.found = inputs.found, []
+    yield from found
 
 
 def _parse(source: str, text: str, line: int | None) -> tuple[Any, list[Violation]] | InputProblem:
@@ -1870,7 +1922,7 @@ def _read_json(source: str, text: str, kind: str, mode: str, inputs: Inputs) -> 
     if mode == "auto" and is_tool_result(value):
         Transcript(source, inputs).bare_result(value, duplicates, positions, 1)
         return
-    inputs.documents.append(Document(source, value, kind, duplicates, positions))
+    inputs.found.append(Document(source, value, kind, duplicates, positions))
 
 
 def _is_one_value(text: str) -> bool:
@@ -1885,25 +1937,33 @@ def _is_one_value(text: str) -> bool:
 def _read_lines(source: str, text: str, kind: str, chosen: str, mode: str, inputs: Inputs) -> None:
     transcript = Transcript(source, inputs)
     for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.rstrip("\r")
-        if not line.strip():
-            continue  # a blank line holds no document
-        parsed = _parse(source, line, number)
-        if isinstance(parsed, InputProblem):
-            inputs.problems.append(parsed)
-            continue
-        value, duplicates = parsed
-        positions = _Positions(line, number)
-        if chosen == "mcp" and not is_jsonrpc(value):
-            inputs.problems.append(InputProblem(source, _NOT_JSONRPC, number))
-        elif chosen == "mcp" or (mode == "auto" and is_jsonrpc(value)):
-            transcript.feed(value, duplicates, positions)
-        elif mode == "auto" and is_tool_result(value):
-            transcript.bare_result(value, duplicates, positions, number)
-        else:
-            inputs.documents.append(
-                Document(source, value, kind, duplicates, positions, part=True, line=number)
-            )
+        _read_line(source, raw, number, kind, chosen, mode, transcript)
+
+
+def _read_line(
+    source: str, raw: str, number: int, kind: str, chosen: str, mode: str, transcript: Transcript
+) -> None:
+    """One line of a JSON Lines file or line-wise transcript (its documents go to `found`)."""
+    inputs = transcript.inputs
+    line = raw.rstrip("\r")
+    if not line.strip():
+        return  # a blank line holds no document
+    parsed = _parse(source, line, number)
+    if isinstance(parsed, InputProblem):
+        inputs.problems.append(parsed)
+        return
+    value, duplicates = parsed
+    positions = _Positions(line, number)
+    if chosen == "mcp" and not is_jsonrpc(value):
+        inputs.problems.append(InputProblem(source, _NOT_JSONRPC, number))
+    elif chosen == "mcp" or (mode == "auto" and is_jsonrpc(value)):
+        transcript.feed(value, duplicates, positions)
+    elif mode == "auto" and is_tool_result(value):
+        transcript.bare_result(value, duplicates, positions, number)
+    else:
+        inputs.found.append(
+            Document(source, value, kind, duplicates, positions, part=True, line=number)
+        )
 
 
 def is_jsonrpc(value: Any) -> bool:
@@ -1968,9 +2028,9 @@ class Transcript:
                 InputProblem(self.source, "an MCP error result, not a contract document", line)
             )
             return
-        before = len(self.inputs.documents)
+        before = len(self.inputs.found)
         self.tool_result(value, "$", "tool result", None, duplicates, positions, line)
-        if len(self.inputs.documents) == before:
+        if len(self.inputs.found) == before:
             self.inputs.notes.append(
                 InputProblem(
                     self.source, "an MCP tool result without a contract document; not checked", line
@@ -2101,7 +2161,7 @@ class Transcript:
         # One message per line: its line; a multi-line transcript: where the document starts.
         one_line = "\n" not in positions.text
         document.line = positions.first_line if one_line else positions.line_column(root)[0]
-        self.inputs.documents.append(document)
+        self.inputs.found.append(document)
 
 
 def _rebase(duplicates: list[Violation], root: str) -> list[Violation]:
@@ -2131,6 +2191,10 @@ SUITE_NAME: Final = "graphonomous contract check"
 SARIF_VERSION: Final = "2.1.0"
 SARIF_SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
 UNUSABLE_RULE: Final = "unusable-input"
+# Violations kept (located, listed) per document: a document past this is broken
+# wholesale, the first ones by path show how, and `omitted` counts the rest; what
+# a run holds then grows with the number of documents, not with how broken each is.
+MAX_FINDINGS_PER_DOCUMENT: Final = 200
 # Characters XML 1.0 cannot carry at all (file names are the only way in).
 _XML_INVALID: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -2162,10 +2226,26 @@ class DocumentResult:
     document: Document
     kind: str
     findings: list[Finding] = field(default_factory=list)
+    # Violations found past `MAX_FINDINGS_PER_DOCUMENT`: counted, not kept.
+    omitted: int = 0
 
     @property
     def valid(self) -> bool:
         return not self.findings
+
+    @property
+    def violation_count(self) -> int:
+        """Every violation found, the omitted ones included."""
+        return len(self.findings) + self.omitted
+
+    def omitted_text(self) -> str | None:
+        """The line saying how many violations are not listed, or None."""
+        if not self.omitted:
+            return None
+        return (
+            f"… and {_count(self.omitted, 'more violation')} not listed "
+            f"(at most {MAX_FINDINGS_PER_DOCUMENT} are kept per document)"
+        )
 
     @property
     def label(self) -> str:
@@ -2185,7 +2265,8 @@ class DocumentResult:
             "pointer": json_pointer(doc.root),
             "kind": self.kind,
             "valid": self.valid,
-            "violation_count": len(self.findings),
+            "violation_count": self.violation_count,
+            "violations_omitted": self.omitted,
             "violations": [finding.to_dict() for finding in self.findings],
         }
 
@@ -2200,7 +2281,7 @@ class RunReport:
 
     @property
     def violation_count(self) -> int:
-        return sum(len(result.findings) for result in self.results)
+        return sum(result.violation_count for result in self.results)
 
     @property
     def invalid_count(self) -> int:
@@ -2250,12 +2331,15 @@ def render_text(report: RunReport) -> str:
     for result in report.results:
         if result.valid:
             continue
-        count = len(result.findings)
+        count = result.violation_count
         lines.append(
             f"{result.label}: invalid {result.kind} document: "
             f"{count} violation{'' if count == 1 else 's'}"
         )
         lines += [f"  {finding_text(result, finding)}" for finding in result.findings]
+        omitted = result.omitted_text()
+        if omitted is not None:
+            lines.append(f"  {omitted}")
     lines += [f"error: {problem}" for problem in report.problems]
     lines += [f"note: {note}" for note in report.notes]
     lines.append(report.summary())
@@ -2269,6 +2353,7 @@ def render_json(report: RunReport) -> str:
         "document_count": len(report.results),
         "invalid_count": report.invalid_count,
         "violation_count": report.violation_count,
+        "violation_cap": MAX_FINDINGS_PER_DOCUMENT,
         "documents": [result.to_dict() for result in report.results],
         "errors": [problem.to_dict() for problem in report.problems],
         "notes": [note.to_dict() for note in report.notes],
@@ -2314,6 +2399,10 @@ def render_github(report: RunReport) -> str:
                 "title": f"graphonomous contract {violation.rule}",
             }
             lines.append(github_command("error", message, properties))
+        omitted = result.omitted_text()
+        if omitted is not None:
+            capped = {"file": result.document.source, "title": "graphonomous contract cap"}
+            lines.append(github_command("notice", f"{result.label}: {omitted}", capped))
     for problem, command in [(p, "error") for p in report.problems] + [
         (n, "notice") for n in report.notes
     ]:
@@ -2378,9 +2467,11 @@ def render_junit(report: RunReport) -> str:
             cases.append(junit_testcase(name, result.document.source, None))
             continue
         failures += 1
-        count = len(result.findings)
+        count = result.violation_count
         message = f"invalid {result.kind} document: {count} violation{'' if count == 1 else 's'}"
-        body = "\n".join(finding_text(result, finding) for finding in result.findings)
+        body_lines = [finding_text(result, finding) for finding in result.findings]
+        omitted = result.omitted_text()
+        body = "\n".join(body_lines if omitted is None else [*body_lines, omitted])
         cases.append(junit_testcase(name, result.document.source, ("contract", message, body)))
     for problem in report.problems:
         failures += 1
@@ -2425,8 +2516,13 @@ def render_sarif(report: RunReport, version: str) -> str:
                     ],
                 }
             )
+    capped = [
+        InputProblem(result.document.source, text, result.document.line)
+        for result in report.results
+        if (text := result.omitted_text()) is not None
+    ]
     notifications = [_notification(problem, "error") for problem in report.problems] + [
-        _notification(note, "note") for note in report.notes
+        _notification(note, "note") for note in [*report.notes, *capped]
     ]
     run: dict[str, Any] = {
         "tool": {
@@ -2501,10 +2597,13 @@ def check_inputs(inputs: Inputs) -> RunReport:
     """Check every collected document; place each violation at its line and pointer.
 
     Complexity: the checks are linear in the documents' size; the position
-    pass runs only over texts that hold an invalid document.
+    pass runs only over texts that hold an invalid document, for the
+    `MAX_FINDINGS_PER_DOCUMENT` violations kept.  Memory: documents are taken
+    one at a time from `inputs.documents` (a stream for JSON Lines) and each
+    result keeps its findings, not the document's value or text.
     """
     results: list[DocumentResult] = []
-    problems = list(inputs.problems)
+    problems: list[InputProblem] = []
     for document in inputs.documents:
         chosen = detect_kind(document.value) if document.kind == "auto" else document.kind
         try:
@@ -2517,11 +2616,14 @@ def check_inputs(inputs: Inputs) -> RunReport:
             document.duplicates + found, key=lambda violation: path_sort_key(violation.path)
         )
         findings = []
-        for violation in violations:
+        for violation in violations[:MAX_FINDINGS_PER_DOCUMENT]:
             line, column = document.locate(violation.path)
             findings.append(Finding(violation, line, column, json_pointer(violation.path)))
-        results.append(DocumentResult(document, chosen, findings))
-    return RunReport(results, problems, list(inputs.notes))
+        omitted = max(0, len(violations) - MAX_FINDINGS_PER_DOCUMENT)
+        document.release()
+        results.append(DocumentResult(document, chosen, findings, omitted))
+    # Read after the stream ended: reading a file adds its problems as it goes.
+    return RunReport(results, [*inputs.problems, *problems], list(inputs.notes))
 
 
 def report_unusable(message: str, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:

@@ -502,3 +502,62 @@ def test_expand_neighbourhood_from_a_search_region(browser_context: Any, tmp_pat
     finally:
         page.close()
         graph.close()
+
+
+def test_one_kappa_file_lines_and_the_folder_overview(browser_context: Any, tmp_path: Path) -> None:
+    """The HUD shows the search's κ (the panel's), not the drawing's own; the ranked list
+    names each chunk's file and lines; the overview lists folders largest first with the κ
+    of each (expectations from the Python side: retrieve_context and overview_view)."""
+    from ui_tools import seed_folders
+
+    from graphonomous.ui.views import overview_view
+
+    graph = Graphonomous(tmp_path / "folders.db")
+    seed_folders(graph)
+    page = Canvas(browser_context, graph, allow_writes=False)
+    try:
+        query = "zircon crystal"
+        page.page.fill("#search", query)
+        page.page.press("#search", "Enter")
+        page.page.wait_for_selector("#panel[data-kind=search]")
+        expected = graph.retrieve_context(query)
+        t = expected["topology"]
+        drawn = page.js("canvasApp.topology()")
+        assert t["max_kappa"] == 1 and drawn["max_kappa"] == 0  # the region closes the loop
+        page.frames()
+        hud = page.hud()
+        assert (hud["kappa"], hud["sccs"], hud["mode"]) == ("1", "1", "DELIBERATION")
+        routing = page.page.locator("[data-testid=search-routing] .value").text_content()
+        assert routing == f"{t['routing']} (max κ {hud['kappa']}, {hud['sccs']} SCC)"
+        rows = page.page.locator("[data-testid=search-result]")
+        wheres = rows.locator(".where").all_text_contents()
+        metadata = {
+            r["node_id"]: graph.get_node(r["node_id"])["node"]["metadata"]
+            for r in expected["results"]
+        }
+        assert wheres == [
+            f"{m['path']}:{m['line_start']}–{m['line_end']}" for m in metadata.values()
+        ]
+        page.shot("13-one-kappa", f"search {query!r}: HUD and panel show the region's κ 1")
+        page.js("canvasApp.recompute()")
+        page.page.click("#btn-overview")
+        page.page.wait_for_selector("#panel[data-kind=overview]")
+        cells = [
+            row.locator("td").all_text_contents()
+            for row in page.page.locator("[data-testid=overview-group]").all()
+        ]
+        overview = overview_view(graph)
+        assert cells == [
+            [
+                g["folder"],
+                *map(str, (g["node_count"], g["file_count"], g["max_kappa"], g["scc_count"])),
+                *map(str, (g["edge_count"], g["crossing_edge_count"])),
+            ]
+            for g in overview["groups"]
+        ]
+        assert cells[0][0] == "src" and cells[0][3] == "1"
+        page.shot("14-overview", "the overview: folders largest first, nodes, files and κ each")
+        assert page.errors() == []
+    finally:
+        page.close()
+        graph.close()

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ui_tools import seed
+from ui_tools import seed, seed_folders
 
 from graphonomous.api import Graphonomous
 from graphonomous.cli import main
-from graphonomous.ui import CanvasServer, make_ui_server
+from graphonomous.ui import CanvasServer, make_ui_server, views
 from graphonomous.ui.relationships import TABLE_FILE, relationship_table, table_text
-from graphonomous.ui.views import MAX_VIEW_NODES
+from graphonomous.ui.views import MAX_VIEW_NODES, NO_FILE_GROUP
 
 
 class Client:
@@ -282,3 +282,44 @@ def test_cli_reports_a_busy_port(tmp_path: Path, capsys: pytest.CaptureFixture[s
         code = main(["--db", str(tmp_path / "k.db"), "ui", "--port", str(port)])
     assert code == 1
     assert f"cannot serve the canvas on port {port}" in capsys.readouterr().err
+
+
+def test_overview_groups_by_folder_largest_first_with_kappa(tmp_path: Path) -> None:
+    with Graphonomous(tmp_path / "folders.db") as graph:
+        seed_folders(graph)
+        for client in _serve(graph):
+            status, top = client.json("GET", "/api/overview")
+            assert status == 200
+            status, deep = client.json("GET", "/api/overview?depth=2")
+            status_bad, bad = client.json("GET", "/api/overview?depth=0")
+    assert [(g["folder"], g["node_count"]) for g in top["groups"]] == [
+        ("src", 7),
+        (NO_FILE_GROUP, 1),
+        ("docs", 1),
+    ]
+    src = top["groups"][0]
+    # The loop zircon-a → gneiss-0…4 → zircon-b → zircon-a lies inside src: κ 1 there.
+    assert (src["max_kappa"], src["scc_count"], src["routing"]) == (1, 1, "deliberate")
+    assert (src["edge_count"], src["crossing_edge_count"]) == (7, 1)
+    docs = top["groups"][2]
+    assert (docs["max_kappa"], docs["edge_count"], docs["crossing_edge_count"]) == (0, 0, 1)
+    assert top["total"] == 9 and top["group_count"] == 3 and top["truncated"] is False
+    # Two folders deep the loop crosses src/geo and src/rock: neither holds it alone.
+    assert [(g["folder"], g["node_count"], g["max_kappa"]) for g in deep["groups"][:2]] == [
+        ("src/rock", 5, 0),
+        ("src/geo", 2, 0),
+    ]
+    assert status_bad == 400 and bad["error"]["field"] == "depth"
+
+
+def test_overview_lists_the_largest_folders_and_counts_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(views, "MAX_OVERVIEW_GROUPS", 2)
+    monkeypatch.setattr(views, "OVERVIEW_PAGE", 2)  # several pages of nodes
+    with Graphonomous(tmp_path / "many.db") as graph:
+        seed_folders(graph)
+        found = views.overview_view(graph)
+    assert [g["folder"] for g in found["groups"]] == ["src", NO_FILE_GROUP]
+    assert found["truncated"] is True and found["group_count"] == 3
+    assert found["message"] == "showing the 2 largest of 3 folders; the others hold 1 node"

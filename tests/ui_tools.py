@@ -68,3 +68,27 @@ def seed(graph: Graphonomous) -> None:
     ]:
         graph.store_edge(a, b, "causal")
     graph.store_edge("notes", "revenue", "related")
+
+
+def seed_folders(graph: Graphonomous) -> None:
+    """Chunks of three folders (paths and lines as `scan` writes them) and a node from no
+    file.  A loop runs zircon-a → gneiss-0 … gneiss-4 → zircon-b → zircon-a: a search for
+    "zircon crystal" draws the two zircon chunks (and schist) without the gneiss ones, so
+    the drawing alone has κ 0 while the search's topology region closes the loop (κ 1)."""
+
+    def chunk(node_id: str, path: str, text: str, line: int) -> None:
+        metadata = {"kind": "chunk", "path": path, "line_start": line, "line_end": line + 4}
+        graph.store_node(text, node_id=node_id, metadata=metadata)
+
+    chunk("zircon-a", "src/geo/zircon.md", "zircon crystal growth alpha", 1)
+    chunk("zircon-b", "src/geo/zircon.md", "zircon crystal growth beta", 6)
+    for k in range(5):
+        chunk(f"gneiss-{k}", "src/rock/gneiss.md", f"metamorphic banding pressure {k}", 1 + 5 * k)
+    for k in range(4):
+        graph.store_edge(f"gneiss-{k}", f"gneiss-{k + 1}", "causal")
+    graph.store_edge("zircon-a", "gneiss-0", "causal")
+    graph.store_edge("gneiss-4", "zircon-b", "causal")
+    graph.store_edge("zircon-b", "zircon-a", "causal")
+    chunk("schist", "docs/schist.md", "foliation mica layers", 1)
+    graph.store_edge("schist", "gneiss-0", "causal")
+    graph.store_node("a remembered fact about quartz", node_id="quartz")

@@ -19,6 +19,10 @@ Format notes (what each consumer requires):
 * **sarif** — SARIF 2.1.0, one run, one result per violation with a physical
   location (``uri``, ``startLine``, ``startColumn``; columns in Unicode code
   points, declared by ``columnKind``) and a logical location (the pointer).
+
+At most `MAX_FINDINGS_PER_DOCUMENT` violations are kept per document (the first
+by path); every format states how many more were found (JSON: each document's
+``violation_count`` and ``violations_omitted``, the run's ``violation_cap``).
 """
 
 from __future__ import annotations
@@ -41,6 +45,10 @@ SUITE_NAME: Final = "graphonomous contract check"
 SARIF_VERSION: Final = "2.1.0"
 SARIF_SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
 UNUSABLE_RULE: Final = "unusable-input"
+# Violations kept (located, listed) per document: a document past this is broken
+# wholesale, the first ones by path show how, and `omitted` counts the rest; what
+# a run holds then grows with the number of documents, not with how broken each is.
+MAX_FINDINGS_PER_DOCUMENT: Final = 200
 # Characters XML 1.0 cannot carry at all (file names are the only way in).
 _XML_INVALID: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -72,10 +80,26 @@ class DocumentResult:
     document: Document
     kind: str
     findings: list[Finding] = field(default_factory=list)
+    # Violations found past `MAX_FINDINGS_PER_DOCUMENT`: counted, not kept.
+    omitted: int = 0
 
     @property
     def valid(self) -> bool:
         return not self.findings
+
+    @property
+    def violation_count(self) -> int:
+        """Every violation found, the omitted ones included."""
+        return len(self.findings) + self.omitted
+
+    def omitted_text(self) -> str | None:
+        """The line saying how many violations are not listed, or None."""
+        if not self.omitted:
+            return None
+        return (
+            f"… and {_count(self.omitted, 'more violation')} not listed "
+            f"(at most {MAX_FINDINGS_PER_DOCUMENT} are kept per document)"
+        )
 
     @property
     def label(self) -> str:
@@ -95,7 +119,8 @@ class DocumentResult:
             "pointer": json_pointer(doc.root),
             "kind": self.kind,
             "valid": self.valid,
-            "violation_count": len(self.findings),
+            "violation_count": self.violation_count,
+            "violations_omitted": self.omitted,
             "violations": [finding.to_dict() for finding in self.findings],
         }
 
@@ -110,7 +135,7 @@ class RunReport:
 
     @property
     def violation_count(self) -> int:
-        return sum(len(result.findings) for result in self.results)
+        return sum(result.violation_count for result in self.results)
 
     @property
     def invalid_count(self) -> int:
@@ -160,12 +185,15 @@ def render_text(report: RunReport) -> str:
     for result in report.results:
         if result.valid:
             continue
-        count = len(result.findings)
+        count = result.violation_count
         lines.append(
             f"{result.label}: invalid {result.kind} document: "
             f"{count} violation{'' if count == 1 else 's'}"
         )
         lines += [f"  {finding_text(result, finding)}" for finding in result.findings]
+        omitted = result.omitted_text()
+        if omitted is not None:
+            lines.append(f"  {omitted}")
     lines += [f"error: {problem}" for problem in report.problems]
     lines += [f"note: {note}" for note in report.notes]
     lines.append(report.summary())
@@ -179,6 +207,7 @@ def render_json(report: RunReport) -> str:
         "document_count": len(report.results),
         "invalid_count": report.invalid_count,
         "violation_count": report.violation_count,
+        "violation_cap": MAX_FINDINGS_PER_DOCUMENT,
         "documents": [result.to_dict() for result in report.results],
         "errors": [problem.to_dict() for problem in report.problems],
         "notes": [note.to_dict() for note in report.notes],
@@ -224,6 +253,10 @@ def render_github(report: RunReport) -> str:
                 "title": f"graphonomous contract {violation.rule}",
             }
             lines.append(github_command("error", message, properties))
+        omitted = result.omitted_text()
+        if omitted is not None:
+            capped = {"file": result.document.source, "title": "graphonomous contract cap"}
+            lines.append(github_command("notice", f"{result.label}: {omitted}", capped))
     for problem, command in [(p, "error") for p in report.problems] + [
         (n, "notice") for n in report.notes
     ]:
@@ -288,9 +321,11 @@ def render_junit(report: RunReport) -> str:
             cases.append(junit_testcase(name, result.document.source, None))
             continue
         failures += 1
-        count = len(result.findings)
+        count = result.violation_count
         message = f"invalid {result.kind} document: {count} violation{'' if count == 1 else 's'}"
-        body = "\n".join(finding_text(result, finding) for finding in result.findings)
+        body_lines = [finding_text(result, finding) for finding in result.findings]
+        omitted = result.omitted_text()
+        body = "\n".join(body_lines if omitted is None else [*body_lines, omitted])
         cases.append(junit_testcase(name, result.document.source, ("contract", message, body)))
     for problem in report.problems:
         failures += 1
@@ -335,8 +370,13 @@ def render_sarif(report: RunReport, version: str) -> str:
                     ],
                 }
             )
+    capped = [
+        InputProblem(result.document.source, text, result.document.line)
+        for result in report.results
+        if (text := result.omitted_text()) is not None
+    ]
     notifications = [_notification(problem, "error") for problem in report.problems] + [
-        _notification(note, "note") for note in report.notes
+        _notification(note, "note") for note in [*report.notes, *capped]
     ]
     run: dict[str, Any] = {
         "tool": {

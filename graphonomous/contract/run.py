@@ -37,6 +37,7 @@ from graphonomous.contract.options import add_check_arguments as add_check_argum
 from graphonomous.contract.options import add_schema_arguments as add_schema_arguments
 from graphonomous.contract.positions import json_pointer
 from graphonomous.contract.report import (
+    MAX_FINDINGS_PER_DOCUMENT,
     RENDERERS,
     DocumentResult,
     Finding,
@@ -61,10 +62,13 @@ def check_inputs(inputs: Inputs) -> RunReport:
     """Check every collected document; place each violation at its line and pointer.
 
     Complexity: the checks are linear in the documents' size; the position
-    pass runs only over texts that hold an invalid document.
+    pass runs only over texts that hold an invalid document, for the
+    `MAX_FINDINGS_PER_DOCUMENT` violations kept.  Memory: documents are taken
+    one at a time from `inputs.documents` (a stream for JSON Lines) and each
+    result keeps its findings, not the document's value or text.
     """
     results: list[DocumentResult] = []
-    problems = list(inputs.problems)
+    problems: list[InputProblem] = []
     for document in inputs.documents:
         chosen = detect_kind(document.value) if document.kind == "auto" else document.kind
         try:
@@ -77,11 +81,14 @@ def check_inputs(inputs: Inputs) -> RunReport:
             document.duplicates + found, key=lambda violation: path_sort_key(violation.path)
         )
         findings = []
-        for violation in violations:
+        for violation in violations[:MAX_FINDINGS_PER_DOCUMENT]:
             line, column = document.locate(violation.path)
             findings.append(Finding(violation, line, column, json_pointer(violation.path)))
-        results.append(DocumentResult(document, chosen, findings))
-    return RunReport(results, problems, list(inputs.notes))
+        omitted = max(0, len(violations) - MAX_FINDINGS_PER_DOCUMENT)
+        document.release()
+        results.append(DocumentResult(document, chosen, findings, omitted))
+    # Read after the stream ended: reading a file adds its problems as it goes.
+    return RunReport(results, [*inputs.problems, *problems], list(inputs.notes))
 
 
 def report_unusable(message: str, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:

@@ -29,10 +29,11 @@ order, then file name order, then line order.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -112,6 +113,11 @@ class Document:
     part: bool = False  # one of several documents of its file (a JSON Lines line, a response)
     line: int = 1
 
+    def release(self) -> None:
+        """Drop the value and the text once checked: a report keeps where, not what."""
+        self.value = None
+        self.positions = _Positions("", self.positions.first_line)
+
     def locate(self, path: str) -> tuple[int, int]:
         """The (line, column) in `source` of the key or value at document path `path`."""
         if self.embedded:
@@ -137,14 +143,21 @@ class InputProblem:
 
 @dataclass
 class Inputs:
-    """Everything found: documents in order, unusable inputs and notes."""
+    """Everything found: documents in order, unusable inputs and notes.
 
-    documents: list[Document] = field(default_factory=list)
+    From `collect`, `documents` is a stream: files are read as it is consumed
+    (a JSON Lines file line by line), so `problems`, `notes` and `single` are
+    complete once it is exhausted.  `found` is the reader's buffer of documents
+    not yet handed on.
+    """
+
+    documents: Iterable[Document] = field(default_factory=list)
     problems: list[InputProblem] = field(default_factory=list)
     notes: list[InputProblem] = field(default_factory=list)
     # True when the run is one plain JSON document from one file or stdin,
     # the case whose report keeps its original format.
     single: bool = False
+    found: list[Document] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------
@@ -201,35 +214,74 @@ def _walk(directory: Path) -> Iterator[str]:
 
 
 def collect(operands: list[str], kind: str, mode: str, stdin: TextIO) -> Inputs:
-    """Read every operand and split it into documents (see the module docstring)."""
+    """The operands' documents, as a stream read while consumed (see the module
+    docstring and `Inputs`)."""
     if mode not in INPUT_MODES:
         raise ValueError(f"--input must be one of {', '.join(INPUT_MODES)}; got {mode!r}")
     files, problems = expand_operands(operands)
     inputs = Inputs(problems=problems)
+    inputs.documents = _documents(operands, files, kind, mode, stdin, inputs)
+    return inputs
+
+
+def _documents(
+    operands: list[str], files: list[str], kind: str, mode: str, stdin: TextIO, inputs: Inputs
+) -> Iterator[Document]:
+    count, any_origin = 0, False
     for name in files:
-        source = STDIN_NAME if name == "-" else name
-        try:
-            text = stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            inputs.problems.append(InputProblem(source, f"cannot read {source}: {exc}"))
-            continue
-        chosen = mode
-        if mode == "auto":
-            chosen = "jsonl" if name.endswith(JSONL_SUFFIXES) else "json"
-        if chosen == "json" or (chosen == "mcp" and _is_one_value(text)):
-            _read_json(source, text, kind, mode, inputs)
-        else:
-            _read_lines(source, text, kind, chosen, mode, inputs)
+        for document in _read_file(name, kind, mode, stdin, inputs):
+            count += 1
+            any_origin = any_origin or document.origin is not None
+            yield document
     inputs.single = (
         len(operands) == 1
         and files == operands
         and mode in ("auto", "json")
         and not files[0].endswith(JSONL_SUFFIXES)
-        and len(inputs.documents) + len(inputs.problems) == 1
-        and all(doc.origin is None for doc in inputs.documents)
+        and count + len(inputs.problems) == 1
+        and not any_origin
         and not inputs.notes
     )
-    return inputs
+
+
+def _read_file(
+    name: str, kind: str, mode: str, stdin: TextIO, inputs: Inputs
+) -> Iterator[Document]:
+    """One file's documents: JSON Lines line by line (one line's text held at a time),
+    a JSON document or a transcript whole."""
+    source = STDIN_NAME if name == "-" else name
+    chosen = mode
+    if mode == "auto":
+        chosen = "jsonl" if name.endswith(JSONL_SUFFIXES) else "json"
+    try:
+        if chosen == "jsonl":
+            with contextlib.ExitStack() as stack:
+                lines: Iterable[str] = (
+                    stdin
+                    if name == "-"
+                    else stack.enter_context(open(name, encoding="utf-8", newline="\n"))
+                )
+                transcript = Transcript(source, inputs)
+                for number, raw in enumerate(lines, start=1):
+                    _read_line(
+                        source, raw.removesuffix("\n"), number, kind, chosen, mode, transcript
+                    )
+                    yield from _drain(inputs)
+            return
+        text = stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        inputs.problems.append(InputProblem(source, f"cannot read {source}: {exc}"))
+        return
+    if chosen == "json" or (chosen == "mcp" and _is_one_value(text)):
+        _read_json(source, text, kind, mode, inputs)
+    else:
+        _read_lines(source, text, kind, chosen, mode, inputs)
+    yield from _drain(inputs)
+
+
+def _drain(inputs: Inputs) -> Iterator[Document]:
+    found, inputs.found = inputs.found, []
+    yield from found
 
 
 def _parse(source: str, text: str, line: int | None) -> tuple[Any, list[Violation]] | InputProblem:
@@ -261,7 +313,7 @@ def _read_json(source: str, text: str, kind: str, mode: str, inputs: Inputs) -> 
     if mode == "auto" and is_tool_result(value):
         Transcript(source, inputs).bare_result(value, duplicates, positions, 1)
         return
-    inputs.documents.append(Document(source, value, kind, duplicates, positions))
+    inputs.found.append(Document(source, value, kind, duplicates, positions))
 
 
 def _is_one_value(text: str) -> bool:
@@ -276,25 +328,33 @@ def _is_one_value(text: str) -> bool:
 def _read_lines(source: str, text: str, kind: str, chosen: str, mode: str, inputs: Inputs) -> None:
     transcript = Transcript(source, inputs)
     for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.rstrip("\r")
-        if not line.strip():
-            continue  # a blank line holds no document
-        parsed = _parse(source, line, number)
-        if isinstance(parsed, InputProblem):
-            inputs.problems.append(parsed)
-            continue
-        value, duplicates = parsed
-        positions = _Positions(line, number)
-        if chosen == "mcp" and not is_jsonrpc(value):
-            inputs.problems.append(InputProblem(source, _NOT_JSONRPC, number))
-        elif chosen == "mcp" or (mode == "auto" and is_jsonrpc(value)):
-            transcript.feed(value, duplicates, positions)
-        elif mode == "auto" and is_tool_result(value):
-            transcript.bare_result(value, duplicates, positions, number)
-        else:
-            inputs.documents.append(
-                Document(source, value, kind, duplicates, positions, part=True, line=number)
-            )
+        _read_line(source, raw, number, kind, chosen, mode, transcript)
+
+
+def _read_line(
+    source: str, raw: str, number: int, kind: str, chosen: str, mode: str, transcript: Transcript
+) -> None:
+    """One line of a JSON Lines file or line-wise transcript (its documents go to `found`)."""
+    inputs = transcript.inputs
+    line = raw.rstrip("\r")
+    if not line.strip():
+        return  # a blank line holds no document
+    parsed = _parse(source, line, number)
+    if isinstance(parsed, InputProblem):
+        inputs.problems.append(parsed)
+        return
+    value, duplicates = parsed
+    positions = _Positions(line, number)
+    if chosen == "mcp" and not is_jsonrpc(value):
+        inputs.problems.append(InputProblem(source, _NOT_JSONRPC, number))
+    elif chosen == "mcp" or (mode == "auto" and is_jsonrpc(value)):
+        transcript.feed(value, duplicates, positions)
+    elif mode == "auto" and is_tool_result(value):
+        transcript.bare_result(value, duplicates, positions, number)
+    else:
+        inputs.found.append(
+            Document(source, value, kind, duplicates, positions, part=True, line=number)
+        )
 
 
 def is_jsonrpc(value: Any) -> bool:
@@ -359,9 +419,9 @@ class Transcript:
                 InputProblem(self.source, "an MCP error result, not a contract document", line)
             )
             return
-        before = len(self.inputs.documents)
+        before = len(self.inputs.found)
         self.tool_result(value, "$", "tool result", None, duplicates, positions, line)
-        if len(self.inputs.documents) == before:
+        if len(self.inputs.found) == before:
             self.inputs.notes.append(
                 InputProblem(
                     self.source, "an MCP tool result without a contract document; not checked", line
@@ -492,7 +552,7 @@ class Transcript:
         # One message per line: its line; a multi-line transcript: where the document starts.
         one_line = "\n" not in positions.text
         document.line = positions.first_line if one_line else positions.line_column(root)[0]
-        self.inputs.documents.append(document)
+        self.inputs.found.append(document)
 
 
 def _rebase(duplicates: list[Violation], root: str) -> list[Violation]:

@@ -41,6 +41,7 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 from .. import telemetry
 from ..clock import Clock, SystemClock
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
+from ..embed.index import RowSpool
 from ..embed.vectors import StaleDumpError
 from ..index import Bm25Index
 from ..store import GraphStorage, StoreError, VectorSearchStorage
@@ -98,9 +99,9 @@ class SavedSections:
             raise StaleDumpError("the saved copy was replaced")
 
 
-def _sectioned(header: dict[str, Any], sections: Sequence[bytes | memoryview]) -> bytes:
-    """The header row of a sectioned save: a fresh nonce, then the JSON header."""
-    meta = {**header, "sections": len(sections)}
+def _sectioned(header: dict[str, Any], sections: int) -> bytes:
+    """The header row of a save of `sections` sections: a fresh nonce, then the JSON header."""
+    meta = {**header, "sections": sections}
     return os.urandom(_NONCE_BYTES) + json.dumps(meta).encode("utf-8")
 
 
@@ -438,22 +439,48 @@ class Engine(Generic[StorageT, SnapshotT]):
         return None if isinstance(vectors, DatabaseVectorIndex) else vectors
 
     def _embed_pending(self, index: VectorIndex) -> None:
+        """Embed the pending nodes `REEMBED_BATCH` at a time (one batch's nodes and
+        float vectors alive at once, not every pending node's), store and index them."""
         pending = sorted(self._pending_vectors)
-        nodes = self.store.get_nodes(pending)
-        live = [nodes[i] for i in pending if i in nodes and nodes[i].forgotten_at is None]
         self._pending_vectors.clear()
-        if not live:
-            return
-        vectors = self.embed_texts([node.content for node in live])
-        # The vectors are a pure function of the content: adding them to the
-        # index now is right even if the rows are lost; the next load re-embeds
-        # (a read-only or damaged file keeps them in memory only).
-        if self.store.write_refusal() is None:
-            with self.store.transaction():
-                for node, vector in zip(live, vectors, strict=True):
-                    self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
-        for node, vector in zip(live, vectors, strict=True):
-            index.add(node.id, vector)
+        for start in range(0, len(pending), REEMBED_BATCH):
+            ids = pending[start : start + REEMBED_BATCH]
+            nodes = self.store.get_nodes(ids)
+            live = [nodes[i] for i in ids if i in nodes and nodes[i].forgotten_at is None]
+            if not live:
+                continue
+            vectors = self.embed_texts([node.content for node in live])
+            # The vectors are a pure function of the content: adding them to the
+            # index now is right even if the rows are lost; the next load re-embeds
+            # (a read-only or damaged file keeps them in memory only).
+            if self.store.write_refusal() is None:
+                with self.store.transaction():
+                    for node, vector in zip(live, vectors, strict=True):
+                        self.store.set_embedding(node.id, pack_f32(vector), self.embedding_model)
+            for node, vector in zip(live, vectors, strict=True):
+                index.add(node.id, vector)
+
+    def _save_vectors_streamed(self) -> bool:
+        """Embed and store the missing vectors, then save the vector index straight from
+        the stored rows (`RowSpool`): the bytes `save_indexes` would write for an index
+        built from them, without the index in memory.  For `close`, which does not
+        keep the index.  Output: whether the copy was saved."""
+        store, model = self.store, self.embedding_model
+        if store.write_refusal() is not None:
+            return False  # (a read-only or full file: the next process builds the index)
+        missing = store.live_ids_without_embedding(model)
+        for start in range(0, len(missing), REEMBED_BATCH):
+            self._embed_batch(missing[start : start + REEMBED_BATCH])
+        with RowSpool(self.embedder.dimensions) as spool:
+            with store.read_snapshot():
+                generation = store.change_generation()
+                for page in store.embedding_pages(model, searchable_only=True):
+                    spool.add_many(page)
+                pending = store.live_ids_without_embedding(model)
+            header, count, sections = spool.sections(pending)
+            return store.save_derived_sections(
+                VECTORS_NAME, model, generation, _sectioned(header, count), sections
+            )
 
     def embed_missing(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """Store a vector of the current embedder for every live searchable node lacking
@@ -630,7 +657,7 @@ class Engine(Generic[StorageT, SnapshotT]):
                     VECTORS_NAME,
                     self.embedding_model,
                     self._generation,
-                    _sectioned(header, sections),
+                    _sectioned(header, len(sections)),
                     sections,
                 ):
                     self._vectors_saved_at = self._generation
@@ -742,7 +769,10 @@ class Engine(Generic[StorageT, SnapshotT]):
                 # Best effort, as every save: a file that stops taking writes (a full
                 # disk) leaves the build to the next process.
                 with contextlib.suppress(StoreError):
-                    self.vector_index()
+                    if self._vectors is None and not isinstance(self.store, VectorSearchStorage):
+                        self._save_vectors_streamed()
+                    else:
+                        self.vector_index()
                     self.text_index()
             saved_at = [
                 at

@@ -17,7 +17,7 @@ Rules of this module:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
@@ -93,7 +93,7 @@ class GraphStorage(Protocol):
         model: str,
         generation: int,
         header: bytes,
-        sections: Sequence[bytes | memoryview],
+        sections: Iterable[bytes | memoryview],
     ) -> bool: ...
 
     def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool: ...
@@ -147,6 +147,10 @@ class GraphStorage(Protocol):
     def iter_embeddings(
         self, model: str, *, live_only: bool = True, searchable_only: bool = False
     ) -> list[tuple[str, bytes]]: ...
+
+    def embedding_pages(
+        self, model: str, *, searchable_only: bool = ..., page: int = ...
+    ) -> Iterator[list[tuple[str, bytes]]]: ...
 
     def embedding_counts(self) -> dict[str, int]: ...
 

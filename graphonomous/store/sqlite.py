@@ -280,6 +280,9 @@ _ENTITY_NAME: Final = "json_extract(metadata, '$.entity_name')"
 # Rows of entity nodes / edges read per query by the memory view's whole-graph scans:
 # bounds the rows alive at once (a page of nodes with observations is a few MB at most).
 ENTITY_PAGE: Final = 2000
+# Rows per page of `embedding_pages`: 256 vectors are ~0.4 MB at d = 384, and a
+# keyset page costs one indexed seek (idx_embeddings_model).
+EMBEDDING_PAGE: Final = 256
 
 
 def _entity_condition(alias: str) -> str:
@@ -854,7 +857,7 @@ class Store(GraphQueries):
         model: str,
         generation: int,
         header: bytes,
-        sections: Sequence[bytes | memoryview],
+        sections: Iterable[bytes | memoryview],
     ) -> bool:
         """Save a derived index as a header row and one row per section (named
         ``name/0``, ``name/1``, ...), so a reader can take a few sections without
@@ -1174,6 +1177,27 @@ class Store(GraphQueries):
             sql += f" AND {_SEARCHABLE}"
         rows = self.query(sql + " ORDER BY e.node_id", (model, self.namespace))
         return [(row[0], bytes(row[1])) for row in rows]
+
+    def embedding_pages(
+        self, model: str, *, searchable_only: bool = False, page: int = EMBEDDING_PAGE
+    ) -> Iterator[list[tuple[str, bytes]]]:
+        """`iter_embeddings` of live nodes (same rows, same order) in pages of `page`
+        rows, each one keyset query (``node_id > last``): a caller streaming them holds
+        one page, not every vector.  Consistent across pages inside `read_snapshot`."""
+        sql = (
+            "SELECT e.node_id, e.embedding FROM node_embeddings e JOIN nodes n ON n.id = e.node_id "
+            f"WHERE e.model = ? AND {_IN_NS} AND n.forgotten_at IS NULL AND e.node_id > ?"
+        )
+        if searchable_only:
+            sql += f" AND {_SEARCHABLE}"
+        sql += " ORDER BY e.node_id LIMIT ?"
+        after = ""  # below every id
+        while True:
+            rows = self.query(sql, (model, self.namespace, after, page))
+            if not rows:
+                return
+            yield [(row[0], bytes(row[1])) for row in rows]
+            after = rows[-1][0]
 
     # -- edges -------------------------------------------------------------
 

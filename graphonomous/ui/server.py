@@ -408,6 +408,12 @@ ROUTES: Final[dict[tuple[str, str], tuple[Handler, bool]]] = {
         False,
     ),
     ("GET", "/api/stats"): (lambda s, g, q, b: views.stats_view(g), False),
+    ("GET", "/api/overview"): (
+        lambda s, g, q, b: views.overview_view(
+            g, _int_arg(q, "depth", views.DEFAULT_OVERVIEW_DEPTH)
+        ),
+        False,
+    ),
     ("POST", "/api/topology"): (lambda s, g, q, b: views.topology_view(b), False),
     ("POST", "/api/edges"): (lambda s, g, q, b: views.add_edge(g, b), True),
     ("POST", "/api/edges/delete"): (lambda s, g, q, b: views.delete_edges(g, b), True),

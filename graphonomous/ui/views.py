@@ -33,6 +33,17 @@ DEFAULT_SEARCH_LIMIT: Final = DEFAULT_LIMIT
 MAX_SEARCH_LIMIT: Final = 100
 DEFAULT_EXPAND_DEPTH: Final = 1
 MAX_EXPAND_DEPTH: Final = 3
+# The overview groups nodes by the folders of their files' paths, `depth` folders deep
+# (1: the top-level folders, what a large tree is first understood by).
+DEFAULT_OVERVIEW_DEPTH: Final = 1
+MAX_OVERVIEW_DEPTH: Final = 8
+# Groups one overview lists: a panel of 60 rows is still read at a glance; the rest
+# are counted in the message.
+MAX_OVERVIEW_GROUPS: Final = 60
+# Nodes read per `list_nodes` call by the overview (the facade's cap is 10,000).
+OVERVIEW_PAGE: Final = 5_000
+# The overview group of nodes not ingested from a file (remembered, learned, imported).
+NO_FILE_GROUP: Final = "(not from files)"
 
 
 def edges_among(graph: Graphonomous, node_ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -126,6 +137,83 @@ def stats_view(graph: Graphonomous) -> dict[str, Any]:
         "forgetting": graph.forgetting_config(),
         "memory_pressure": graph.memory_pressure(),
         "last_consolidation": log["runs"][0] if log["runs"] else None,
+    }
+
+
+def _folder(metadata: Mapping[str, Any], depth: int) -> str:
+    """The overview group of a node: the first `depth` folders of its file's path
+    (``.`` for a file at the root), `NO_FILE_GROUP` for a node not from a file."""
+    path = metadata.get("path")
+    if metadata.get("kind") not in ("file", "chunk") or not isinstance(path, str):
+        return NO_FILE_GROUP
+    return "/".join(path.split("/")[:-1][:depth]) or "."
+
+
+def overview_view(graph: Graphonomous, depth: int = DEFAULT_OVERVIEW_DEPTH) -> dict[str, Any]:
+    """The whole graph by folder, largest first: per group its nodes, files, edges inside
+    and across, and the κ, SCC count and routing of the group's own subgraph (the
+    topology engine on its nodes and inner edges).  At most `MAX_OVERVIEW_GROUPS`
+    groups; the rest are counted (`truncated`, `message`).  O(nodes + edges) plus one
+    analysis per group, over nodes read `OVERVIEW_PAGE` at a time."""
+    depth = check_int("depth", depth, 1, MAX_OVERVIEW_DEPTH)
+    group_of: dict[str, str] = {}
+    files: dict[str, int] = {}
+    offset = 0
+    while True:
+        page = graph.list_nodes(limit=OVERVIEW_PAGE, offset=offset)["nodes"]
+        for node in page:
+            metadata = node.get("metadata") or {}
+            group = group_of[node["id"]] = _folder(metadata, depth)
+            files[group] = files.get(group, 0) + (metadata.get("kind") == "file")
+        if len(page) < OVERVIEW_PAGE:
+            break
+        offset += OVERVIEW_PAGE
+    inner: dict[str, list[dict[str, str]]] = {group: [] for group in files}
+    crossing = dict.fromkeys(files, 0)
+    for edge in graph.graph_snapshot().edges:
+        source, target = group_of.get(edge.source_id), group_of.get(edge.target_id)
+        if source is None or target is None:
+            continue  # a node created after the pages were read
+        if source == target:
+            arc = {"source_id": edge.source_id, "target_id": edge.target_id}
+            inner[source].append({**arc, "relationship": edge.relationship})
+        else:
+            crossing[source] += 1
+            crossing[target] += 1
+    members: dict[str, list[str]] = {group: [] for group in files}
+    for node_id, group in group_of.items():
+        members[group].append(node_id)
+    groups = []
+    for group, ids in members.items():
+        topology = analyze_document({"nodes": ids, "edges": inner[group]})
+        groups.append(
+            {
+                "folder": group,
+                "node_count": len(ids),
+                "file_count": files[group],
+                "edge_count": len(inner[group]),
+                "crossing_edge_count": crossing[group],
+                "max_kappa": topology["max_kappa"],
+                "scc_count": topology["scc_count"],
+                "routing": topology["routing"],
+            }
+        )
+    groups.sort(key=lambda g: (-g["node_count"], g["folder"]))
+    shown = groups[:MAX_OVERVIEW_GROUPS]
+    truncated = len(groups) > len(shown)
+    rest = sum(g["node_count"] for g in groups[len(shown) :])
+    return {
+        "depth": depth,
+        "total": len(group_of),
+        "group_count": len(groups),
+        "groups": shown,
+        "truncated": truncated,
+        "message": (
+            f"showing the {len(shown)} largest of {len(groups):,} folders; the others "
+            f"hold {rest:,} node{'' if rest == 1 else 's'}"
+            if truncated
+            else None
+        ),
     }
 
 

@@ -49,6 +49,7 @@ export const api = {
   node: (id) => call('GET', `/api/node?${q({ id })}`),
   expand: (id, depth = 1) => call('GET', `/api/expand?${q({ id, depth })}`),
   stats: () => call('GET', '/api/stats'),
+  overview: (depth = 1) => call('GET', `/api/overview?${q({ depth })}`),
   topology: (doc) => call('POST', '/api/topology', doc),
   addEdge: (sourceId, targetId, relationship) => call('POST', '/api/edges', { source_id: sourceId, target_id: targetId, relationship }),
   deleteEdges: (edgeIds) => call('POST', '/api/edges/delete', { edge_ids: edgeIds }),

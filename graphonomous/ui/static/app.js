@@ -34,7 +34,28 @@ const app = {
   view: 'graph',
   lastSearch: null,
   frozen: false,
+  // The analysis behind the last search ({max_kappa, scc_count, signature}): the HUD shows
+  // it while the canvas still holds exactly that search's drawing, so the HUD and the search
+  // panel show one κ; any edit (an edge added or removed, an expand) hands the HUD back to
+  // the canvas's own analysis.
+  served: null,
 };
+
+/** What the κ of the drawing depends on: its nodes and its arcs (positions do not count). */
+function drawingSignature(plane) {
+  const arcs = plane.edges.map((e) => `${e.a}>${e.b}:${e.props.kind ?? ''}`).sort();
+  return `${plane.nodes.length}#${arcs.join('|')}`;
+}
+
+/** {maxKappa, sccCount, source} the HUD shows (see `app.served`). */
+function hudTopology() {
+  const served = app.served;
+  if (served && served.signature === drawingSignature(app.plane)) {
+    return { maxKappa: served.max_kappa, sccCount: served.scc_count, source: 'search' };
+  }
+  const topo = getTopology(app.plane);
+  return { maxKappa: topo.maxKappa, sccCount: topo.sccCount, source: 'canvas' };
+}
 
 // ── camera ──────────────────────────────────────────────────────────────────
 
@@ -94,13 +115,15 @@ function reportError(err) {
 }
 
 function updateHud() {
-  const topo = getTopology(app.plane);
+  const topo = hudTopology();
   const mode = topo.maxKappa > 0 ? 'DELIBERATION' : 'RETRIEVAL';
   $('hud-nodes').textContent = String(app.plane.nodes.length);
   $('hud-edges').textContent = String(app.plane.edges.length);
   $('hud-depth').textContent = '0';
   $('hud-zoom').textContent = app.plane.camera.zoom.toFixed(2);
   $('hud-kappa').textContent = String(topo.maxKappa);
+  $('hud-kappa').title = topo.source === 'search' ? 'κ of the search (retrieve_context topology)' : 'κ of the drawing';
+  $('hud-kappa').dataset.source = topo.source;
   $('hud-sccs').textContent = String(topo.sccCount);
   const modeEl = $('hud-mode');
   modeEl.textContent = mode;
@@ -165,6 +188,7 @@ async function removeArc(plan) {
 }
 
 function showView(result, view) {
+  app.served = null;
   clearPlane(app.plane);
   importView(app.plane, result.nodes, result.edges);
   settle(app.plane);
@@ -183,6 +207,8 @@ async function search(text) {
   if (!text.trim()) return loadGraph();
   const result = await api.search(text);
   showView(result, 'search');
+  const t = result.topology;
+  app.served = { max_kappa: t.max_kappa, scc_count: t.scc_count, signature: drawingSignature(app.plane) };
   app.lastSearch = result;
   renderSearchPanel(result);
   return result;
@@ -324,12 +350,40 @@ function renderSearchPanel(result) {
   }
   p.append(el('h3', 'Ranked'));
   const ol = el('ol', null, 'ranked');
+  const byId = new Map(result.nodes.map((n) => [n.id, n]));
   for (const r of result.results) {
-    const li = el('li', `${r.score.toFixed(3)} ${shortLabel(r.content)}`);
+    const node = byId.get(r.node_id);
+    const where = node ? provenance(node) : null;
+    const li = el('li', null, 'result');
+    li.dataset.testid = 'search-result';
+    li.append(el('span', r.score.toFixed(3), 'score'));
+    if (where && node?.metadata?.path) li.append(el('span', where, 'where'));
+    li.append(el('span', shortLabel(r.content), 'text'));
     li.onclick = () => select(r.node_id);
     ol.append(li);
   }
   p.append(ol);
+}
+
+async function showOverview() {
+  const o = await api.overview();
+  const p = panel('Overview by folder', 'overview');
+  row(p, 'nodes', o.total);
+  row(p, 'folders', o.group_count);
+  if (o.message) p.append(el('p', o.message, 'note'));
+  const table = el('table', null, 'overview');
+  const head = el('tr');
+  for (const h of ['folder', 'nodes', 'files', 'κ', 'SCCs', 'edges', 'across']) head.append(el('th', h));
+  table.append(head);
+  for (const g of o.groups) {
+    const tr = el('tr');
+    tr.dataset.testid = 'overview-group';
+    for (const v of [g.folder, g.node_count, g.file_count, g.max_kappa, g.scc_count, g.edge_count, g.crossing_edge_count]) tr.append(el('td', v));
+    tr.title = `${g.routing}: κ ${g.max_kappa} inside ${g.folder}`;
+    table.append(tr);
+  }
+  p.append(table);
+  return o;
 }
 
 async function showStats() {
@@ -461,6 +515,7 @@ $('search-form').addEventListener('submit', (ev) => {
 $('btn-all').onclick = () => loadGraph().catch(reportError);
 $('btn-fit').onclick = fit;
 $('btn-stats').onclick = () => showStats().catch(reportError);
+$('btn-overview').onclick = () => showOverview().catch(reportError);
 $('btn-consolidate').onclick = () => consolidate().catch(reportError);
 $('btn-save').onclick = saveCanvas;
 $('file-load').addEventListener('change', async (ev) => {
