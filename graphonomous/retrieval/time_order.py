@@ -67,7 +67,10 @@ def time_stage(run: Run, scope: TimeScope, limit: int, query: str) -> dict[str, 
         for node_id in ranked
         if node_id in nodes
         and nodes[node_id].node_type in STATE_TYPES
-        and run.graph.store.edges_of(node_id, "out", "supersedes")
+        and any(
+            link.outgoing and link.relationship == "supersedes"
+            for link in run.reader.links(node_id)
+        )
     )
     moved, marks = (
         ([], {}) if scope.past else newest_claims_first(ranked, scores, nodes, query, settled)
