@@ -585,7 +585,7 @@ def _announced(
     if _CHANGE_CUE.search(earlier):
         return None  # two reports of a change are two events, both true of their time
     subject = _subject(old)
-    if not subject or subject != _subject(new) or sum(subject.values()) < MIN_SHARED - 1:
+    if not subject or subject != _subject(new):
         return None
     if (WITHDRAWN_MARK in gone) != (WITHDRAWN_MARK in added) or not gone or not added:
         return None
