@@ -102,7 +102,7 @@ def pair_figures(split: str) -> dict[str, Any]:
     }
 
 
-def run_case(case: dict[str, Any]) -> dict[str, bool]:
+def run_case(case: dict[str, Any]) -> dict[str, bool | int]:
     clock = ManualClock(START)
     with Graphonomous(":memory:", clock=clock) as graph:
         old = graph.store_node(case["old"])["node"]["id"]
@@ -122,7 +122,7 @@ def _order(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def run_shared(cases: list[dict[str, Any]]) -> list[dict[str, bool]]:
+def run_shared(cases: list[dict[str, Any]]) -> list[dict[str, bool | int]]:
     """Every case in one memory over a month (module docstring); outcomes per case."""
     clock = ManualClock(START)
     firsts = sorted(
@@ -162,8 +162,10 @@ def run_shared(cases: list[dict[str, Any]]) -> list[dict[str, bool]]:
 
 def _outcome(
     graph: Graphonomous, question: str, old: str, new: str, before: str, linked: bool
-) -> dict[str, bool]:
-    ids = [r["node_id"] for r in graph.retrieve_context(question, limit=5)["results"]]
+) -> dict[str, bool | int]:
+    results = graph.retrieve_context(question, limit=5)["results"]
+    ids = [r["node_id"] for r in results]
+    doubted = [r["node_id"] for r in results if "possibly_outdated" in r["flags"]]
     past = graph.retrieve_context(question, limit=5, as_of=before)["results"]
     every = graph.retrieve_context(question, limit=10, include_superseded=True)
     ranked = [r["node_id"] for r in every["results"]]
@@ -174,6 +176,8 @@ def _outcome(
         "linked": linked,
         "superseded_hidden": old not in ids,
         "as_of_finds_old": old in [r["node_id"] for r in past],
+        "possibly_outdated_flags": len(doubted),
+        "possibly_outdated_on_superseded": doubted.count(old),
     }
 
 
@@ -196,15 +200,21 @@ def agent_pair_figures(name: str, split: str) -> dict[str, Any]:
     return {"update_rule": _scores(rule, actual), "contradiction_cues": _scores(cues, actual)}
 
 
+FLAG_COUNTS = ("possibly_outdated_flags", "possibly_outdated_on_superseded")
+
+
 def case_figures(
     split: str, memory: str = "isolated", name: str = "update_cases.jsonl"
 ) -> dict[str, Any]:
     cases = load(name, split)
     outcomes = run_shared(cases) if memory == "shared" else [run_case(case) for case in cases]
-    keys = list(outcomes[0]) if outcomes else []
+    keys = [key for key in (outcomes[0] if outcomes else []) if key not in FLAG_COUNTS]
     return {
         "cases": len(cases),
         **{key: round(sum(o[key] for o in outcomes) / len(outcomes), 3) for key in keys},
+        # possibly_outdated flags in the default top 5 of the questions, and how many
+        # of them sit on the statement the case's update replaced (the right one).
+        **{key: sum(int(o[key]) for o in outcomes) for key in FLAG_COUNTS},
         "missed_current_first": [
             c["id"] for c, o in zip(cases, outcomes, strict=True) if not o["current_first"]
         ],

@@ -4,14 +4,18 @@ Rules of this file: pure functions of two strings, no LLM, no tuned constant.
 A later statement *updates* an earlier one when both make the same claim about
 the same subject except for its value (SPEC "Updates"):
 
+0. A later statement that says it adds ("also", "as well", "too", "in
+   addition") never updates: both hold.
 1. Both are reduced to their *frame* (`frame`): lower-cased tokens that keep
-   values whole ("2.32.3", "#3178c6", "07:00", "case-insensitive"), without
-   function words, possessives and words that never carry the claim
-   (`NEUTRAL`: "also", "now", "by default", relation verbs that say the same
-   thing in other words), light suffixes folded; every withdrawing word
-   ("removed", "dropped", "not", …: `WITHDRAWN`) is one mark.  The *subject* is
-   what stands before the first predicate verb (`PREDICATE_VERBS`, else a word
-   in -s).
+   values whole ("2.32.3", "#3178c6", "07:00", "case-insensitive"; a date or a
+   clock time written in words is one token: "March 14" → 03-14, "6 pm" →
+   18:00; ordinal words are numbers: "third" → 3rd), without function words,
+   possessives and words that never carry the claim (`NEUTRAL`: "also", "now",
+   "by default", relation verbs that say the same thing in other words; the
+   change verbs of `_CHANGE_CUE`, which say *that* the value changed, not
+   what it is), light suffixes folded; every withdrawing word ("removed",
+   "dropped", "not", …: `WITHDRAWN`) is one mark.  The *subject* is what stands
+   before the first predicate verb (`PREDICATE_VERBS`, else a word in -s).
 2. The frames are compared as multisets.  The shared part must be at least
    `MIN_SHARED` tokens and at least as large as what differs (they are mostly
    the same statement).  Then one of:
@@ -33,6 +37,10 @@ the same subject except for its value (SPEC "Updates"):
      word changed on each side (the verb it replaces) and no number, or the
      later statement restates all of the earlier and withdraws it; never when
      the withdrawal is announced for later ("will be removed").
+   A change of words (not numbers, dates, codes) needs a value on one side at
+   least (`_names_among`: a name, an identifier, a colour or frequency word),
+   announced or not: "prefers water in the afternoon" / "now prefers coffee in
+   the morning" may be two habits.
    Everything else (another subject, another event, an added detail, a
    rephrasing) is not an update: both can be true.
 
@@ -152,6 +160,9 @@ WITHDRAWN_MARK: Final = "<withdrawn>"
 _HEDGE: Final = re.compile(
     r"\b(?:will|to be|plan(?:s|ned)?|future|eventually|may|might|should|soon)\b", re.I
 )
+# Words by which a later statement says it adds to what holds ("manages the Munich
+# office as well"): both hold, whatever else changed.
+_ADDS: Final = re.compile(r"\b(?:also|as well|too|in addition|additionally)\b", re.I)
 # Words by which a statement announces that it replaces an earlier one: then several
 # values of the one subject may change at once ("now runs PostgreSQL 17 on db-stg-3").
 _UPDATE_CUE: Final = re.compile(
@@ -197,6 +208,7 @@ PREDICATE_VERBS: Final = frozenset(
         "shows",
         "prints",
         "lives",
+        "sits",
         "points",
         "works",
         "costs",
@@ -322,13 +334,94 @@ def _stem(token: str) -> str:
     return fold(token)
 
 
+# A value written in several words is one value (rule 1 keeps values whole): a calendar
+# date ("March 14", "14th of March, 2025") becomes MM-DD or YYYY-MM-DD and a clock time
+# ("6 pm", "6:30 p.m.") HH:MM, so "March 14" / "April 2" is one value changed, as
+# "2025-03-14" / "2025-04-02" is.
+_MONTHS: Final = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH_NAME: Final = (
+    r"(?P<month>" + "|".join(_MONTHS) + r"|(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?)"
+)
+_DAY: Final = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR: Final = r"(?:,?\s+(?P<year>(?:19|20)\d\d))?"
+_DATE_MONTH_FIRST: Final = re.compile(
+    r"\b" + _MONTH_NAME + r"\s+" + _DAY + r"\b" + _YEAR + r"(?![\d:])", re.I
+)
+_DATE_DAY_FIRST: Final = re.compile(
+    r"\b" + _DAY + r"(?:\s+of)?\s+" + _MONTH_NAME + r"\b" + _YEAR, re.I
+)
+_CLOCK: Final = re.compile(
+    r"\b(?P<hour>1[0-2]|0?[1-9])(?::(?P<minute>[0-5]\d))?\s*(?P<half>[ap])(?:\.m\.|m\b)", re.I
+)
+# Ordinal words are numbers ("the third floor" / "the fifth floor" is one value
+# changed, as "level 2" / "level 4" is), written as numerals with their suffix.
+ORDINAL_WORDS: Final = {
+    word: f"{value}{suffix}"
+    for value, (word, suffix) in enumerate(
+        [
+            ("second", "nd"),
+            ("third", "rd"),
+            ("fourth", "th"),
+            ("fifth", "th"),
+            ("sixth", "th"),
+            ("seventh", "th"),
+            ("eighth", "th"),
+            ("ninth", "th"),
+            ("tenth", "th"),
+            ("eleventh", "th"),
+            ("twelfth", "th"),
+        ],
+        start=2,
+    )
+}
+
+
+def _date_token(match: re.Match[str]) -> str:
+    month = match.group("month").lower().rstrip(".")
+    number = next(i for i, name in enumerate(_MONTHS, 1) if name.startswith(month[:3]))
+    day = int(match.group("day"))
+    if not 1 <= day <= 31:
+        return match.group(0)
+    year = match.group("year")
+    return f"{year}-{number:02d}-{day:02d}" if year else f"{number:02d}-{day:02d}"
+
+
+def _clock_token(match: re.Match[str]) -> str:
+    hour = int(match.group("hour")) % 12 + (12 if match.group("half").lower() == "p" else 0)
+    return f"{hour:02d}:{match.group('minute') or '00'}"
+
+
+def whole_values(text: str) -> str:
+    """`text` with each date and clock time written in several words made one token.
+
+    >>> whole_values("The deadline moved from March 14 to the 2nd of April, 2025 at 6 pm.")
+    'The deadline moved from 03-14 to the 2025-04-02 at 18:00.'
+    """
+    text = _DATE_MONTH_FIRST.sub(_date_token, text)
+    text = _DATE_DAY_FIRST.sub(_date_token, text)
+    return _CLOCK.sub(_clock_token, text)
+
+
 def frame(text: str) -> Frame:
     """The claim-bearing tokens of `text`, in order (module docstring, rule 1).  O(len).
 
     >>> frame("Redis's daily CI workflow now runs at 07:00 UTC.").tokens
     ('redi', 'daily', 'ci', 'workflow', 'runs', '07:00', 'utc')
     """
-    text = _CONTRACTION.sub(" not", unicodedata.normalize("NFKC", text))
+    text = _CONTRACTION.sub(" not", whole_values(unicodedata.normalize("NFKC", text)))
     text = re.sub(r"['’]s\b", "", text)
     tokens: list[str] = []
     predicate_at: int | None = None
@@ -336,13 +429,14 @@ def frame(text: str) -> Frame:
     guessed: int | None = None
     for match in _TOKEN.finditer(text.lower()):
         word = match.group(0).rstrip(".:/-")
+        announcing = _CHANGE_CUE.fullmatch(word) is not None
         if predicate_at is None and word in PREDICATE_VERBS | ADDITIVE_VERBS:
             predicate_at = len(tokens)
         if guessed is None and tokens and _VERB_ENDING.match(word):
             guessed = len(tokens)
         additive = additive or word in ADDITIVE_VERBS
-        word = NUMBER_WORDS.get(word, _EQUIVALENT.get(word, word))
-        if word in NEUTRAL or (word in STOPWORDS and word not in WITHDRAWN):
+        word = NUMBER_WORDS.get(word) or ORDINAL_WORDS.get(word) or _EQUIVALENT.get(word, word)
+        if announcing or word in NEUTRAL or (word in STOPWORDS and word not in WITHDRAWN):
             continue
         tokens.append(WITHDRAWN_MARK if word in WITHDRAWN else _stem(word))
     start = predicate_at if predicate_at is not None else guessed
@@ -428,19 +522,22 @@ def detect_update(earlier: str, later: str) -> Update | None:
 
     Complexity: O(n + m) in the statements' lengths.
     """
+    if _ADDS.search(later) and not _ADDS.search(earlier):
+        return None  # the later statement adds to the earlier: both hold
     old, new = frame(earlier), frame(later)
     gone, added, shared = _difference(old, new)
-    if _one_word_claim(old, new, gone, added):
+    if _one_word_claim(old, new, gone, added) and _all_named((earlier, later), gone, added):
         return Update("substitution", gone[0], added[0])
+    announced = _announced(earlier, later, old, new, gone, added)
+    if announced is not None:
+        return announced
     if shared < MIN_SHARED:
         return None
     if shared == len(old.tokens) - len(gone) and len(gone) <= 1:
         extended = _restated_value(old, new, gone, added) or _withdrawal(later, gone, added, True)
         if extended is not None:
             return extended
-    announced = _announced(earlier, later, old, new, gone, added) or _named_replacement(
-        earlier, later, old, new
-    )
+    announced = _named_replacement(earlier, later, old, new)
     if announced is not None:
         return announced
     if shared <= len(gone) + len(added) - 1:
@@ -473,16 +570,20 @@ _MONTH: Final = re.compile(
     r"^(?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december)$"
 )
+# A calendar date as `whole_values` and ISO write it: YYYY-MM-DD or MM-DD.
+_CALENDAR_DATE: Final = re.compile(r"^(?:\d{4}-)?[01]\d-[0-3]\d$")
 _IDENTIFIER_VALUE: Final = re.compile(r"[a-z].*[\d./@]|[\d./@].*[a-z]")
 
 
 def value_kind(token: str) -> str:
     """The kind of value a frame token is, for telling one value's change from another
-    attribute's: hex, time, weekday, month, number, identifier (a host, a path, a URL:
+    attribute's: hex, time, weekday, month, date, number, identifier (a host, a path, a URL:
     letters with digits, dots, slashes) or word.
 
     >>> [value_kind(t) for t in ("#f05138", "07:00", "thursday", "2.3", "db-stg-3", "room")]
     ['hex', 'time', 'weekday', 'number', 'identifier', 'word']
+    >>> [value_kind(t) for t in ("2026-03-21", "03-21", "3rd")]
+    ['date', 'date', 'number']
     """
     if _HEX.match(token):
         return "hex"
@@ -492,6 +593,8 @@ def value_kind(token: str) -> str:
         return "weekday"
     if _MONTH.match(token):
         return "month"
+    if _CALENDAR_DATE.match(token):
+        return "date"
     if _NUMBERISH.match(token):
         return "number"
     return "identifier" if _IDENTIFIER_VALUE.search(token) else "word"
@@ -545,20 +648,51 @@ COLOUR_WORDS: Final = frozenset(
         "magenta",
     ]
 )
+# How often something happens, a closed class like the colours: a frequency word is a
+# value ("the invoices are paid monthly" / "quarterly"), never another thing of the
+# subject.  Stemmed as frame tokens are (`_stem`: "quarterly" → "quarterly").
+FREQUENCY_WORDS: Final = frozenset(
+    _stem(word)
+    for word in (
+        "hourly",
+        "nightly",
+        "daily",
+        "weekly",
+        "biweekly",
+        "fortnightly",
+        "monthly",
+        "bimonthly",
+        "quarterly",
+        "yearly",
+        "annually",
+        "biannually",
+    )
+)
 _NAMED_WORD: Final = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Za-z]*[A-Z]\w*|\b\w+(?:[_\-]\w+)+", re.M)
 
 
 def _names_among(text: str, changed: Sequence[str]) -> bool:
     """Whether a changed token is a name: written with a capital inside the sentence,
-    marked as an identifier (a digit, a dot, an underscore, a hyphen), or a colour word.
+    marked as an identifier (a digit, a dot, an underscore, a hyphen), a colour or a
+    frequency word.
     A state's value is named ("uses Opsgenie", "is case-insensitive", "in red"); a
     changed common noun names another thing of the same subject ("leads the payments
     team" / "the search team", "allergic to peanuts" / "to cats"), and both can hold."""
     text = _CONTRACTION.sub(" not", unicodedata.normalize("NFKC", text))
     named = {_stem(m.group(0).lower()) for m in _NAMED_WORD.finditer(text.strip())}
     return any(
-        token in named or token in COLOUR_WORDS or value_kind(token) != "word" for token in changed
+        token in named
+        or token in COLOUR_WORDS
+        or token in FREQUENCY_WORDS
+        or value_kind(token) != "word"
+        for token in changed
     )
+
+
+def _all_named(texts: tuple[str, str], gone: Sequence[str], added: Sequence[str]) -> bool:
+    """Whether both sides of a change give a value (`_names_among`): a changed common
+    word ("is protected" / "was renamed to main") is another claim of the subject."""
+    return _names_among(texts[0], gone) and _names_among(texts[1], added)
 
 
 def _announces(later: str) -> bool:
@@ -591,6 +725,8 @@ def _announced(
         return None
     if same_value(gone, added) or not _alike(gone, added):
         return None
+    if not (_names_among(earlier, gone) or _names_among(later, added)):
+        return None  # the cue changes a value; common words changed are another claim
     if _own_thing(old, new, gone, added, (earlier, later)):
         return None
     if not _units_agree(old, new, gone, added):
