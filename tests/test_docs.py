@@ -20,7 +20,8 @@
   README's commands parse too (they are not run: the README's own CI runs them).
 * Every relative link in docs/ and README.md names a file that exists (and, with
   ``#anchor``, a heading of that file); every ``§N`` of a page names a section of SPEC.md.
-* docs/api.md is exactly what scripts/gen_api_docs.py renders now.
+* docs/api.md is exactly what scripts/gen_api_docs.py renders now, docs/cli.md what
+  scripts/gen_cli_docs.py renders now (every command of the parser, with its flags).
 
 The checkers are plain functions so that they are tested to fail on a bad page too.
 """
@@ -521,6 +522,7 @@ def test_the_pages_exist() -> None:
         "contract-in-ci.md",
         "canvas.md",
         "api.md",
+        "cli.md",
         "troubleshooting.md",
     }
     assert expected <= names, sorted(expected - names)
@@ -582,9 +584,9 @@ def test_every_spec_section_reference_exists(page: Path) -> None:
     assert spec_section_problems(page) == []
 
 
-def _generator() -> ModuleType:
+def _generator(name: str = "gen_api_docs") -> ModuleType:
     spec = importlib.util.spec_from_file_location(
-        "gen_api_docs_under_test", ROOT / "scripts" / "gen_api_docs.py"
+        f"{name}_under_test", ROOT / "scripts" / f"{name}.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -607,6 +609,37 @@ def test_the_api_page_names_every_public_method() -> None:
     text = (DOCS / "api.md").read_text(encoding="utf-8")
     public = [n for n in vars(Graphonomous) if not n.startswith("_")]
     assert public and all(f"- `{name}" in text for name in public)
+
+
+def test_the_cli_page_is_what_the_generator_makes_now() -> None:
+    assert (DOCS / "cli.md").read_text(encoding="utf-8") == _generator("gen_cli_docs").render(), (
+        "docs/cli.md is stale: run python scripts/gen_cli_docs.py"
+    )
+
+
+def test_the_cli_generator_checks_the_page(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    generator = _generator("gen_cli_docs")
+    assert generator.OUTPUT == DOCS / "cli.md"
+    stale = tmp_path / "docs" / "cli.md"
+    monkeypatch.setattr(generator, "ROOT", tmp_path)
+    monkeypatch.setattr(generator, "OUTPUT", stale)
+    assert generator.main(["--check"]) == 1  # no page yet
+    assert generator.main([]) == 0 and generator.main(["--check"]) == 0
+    stale.write_text(stale.read_text(encoding="utf-8").replace("--limit", "--top"), "utf-8")
+    assert generator.main(["--check"]) == 1
+
+
+def test_the_cli_page_names_every_command_and_option() -> None:
+    from graphonomous.cli_help import walk
+
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    generator = _generator("gen_cli_docs")
+    for path, _ in generator.commands(build_parser()):
+        if path:
+            assert f"## `graphonomous {' '.join(path)}`" in text, path
+    for command, action in walk(build_parser()):
+        for option in action.option_strings:
+            assert f"`{option}" in text or f", {option}" in text, f"{command} {option}"
 
 
 # -- the checkers fail on bad pages ---------------------------------------------------
