@@ -10,6 +10,7 @@ import pytest
 from graphonomous import Graphonomous
 from graphonomous.ingest import scan_directory
 from graphonomous.learning import relation_links
+from graphonomous.retrieval import relations
 from graphonomous.retrieval.relations import (
     DIRECT_CONFIDENCE,
     HEDGED_CONFIDENCE,
@@ -341,3 +342,35 @@ def test_a_mathml_arrow_is_an_arrow_and_its_annotation_no_words() -> None:
     assert _triples(f"<b>more sweat </b>{arrow}<b> more cooling</b>") == [
         ("sweat", "causes", None, "cool")
     ]
+
+
+def test_no_word_is_in_two_word_lists() -> None:
+    homes: dict[str, str] = {}
+    twice = []
+    for name, words in relations.WORD_LISTS.items():
+        for word in words:
+            if word in homes and homes[word] != name:
+                twice.append((word, homes[word], name))
+            homes.setdefault(word, name)
+    assert twice == []
+
+
+def test_the_word_sets_are_unions_of_the_word_lists() -> None:
+    listed = {word for words in relations.WORD_LISTS.values() for word in words}
+    for name in (
+        "HEDGES",
+        "NEGATIONS",
+        "BETWEEN_WORDS",
+        "MODIFIERS",
+        "DETERMINERS",
+        "ARROW_CHANGE_WORDS",
+        "MEASURES",
+        "TRAILING_MEASURES",
+        "PREPOSITIONS",
+        "ADVERBS",
+        "COVARIATION_OPENERS",
+        "TEND",
+    ):
+        assert getattr(relations, name) <= listed, name
+    cue_words = {cue.words[0] for cue in relations.CUES if len(cue.words) == 1}
+    assert cue_words - {relations.ARROW} <= listed

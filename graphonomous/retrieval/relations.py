@@ -81,60 +81,64 @@ MAX_MENTION_WORDS: Final = 3
 # A mention key shorter than this is an abbreviation fragment or a symbol, not a quantity.
 MIN_KEY_CHARS: Final = 3
 
+# Every word of this file's word lists has one home: a list below, or a named tuple that
+# two sets read (`WORD_LISTS` names them; a test checks that no word is in two).
+# Verbs of change that are cues when transitive ("births increase the population") and
+# change verbs when intransitive ("as births increase, ..."): read by `_cues` and `_UP`.
+_TRANSITIVE_UP: Final = ("increases", "increase")
+_TRANSITIVE_DOWN: Final = ("decreases", "decrease")
 # A cue word is never part of a mention, so a verb that is as often a noun ("limit",
-# "block", "slow") is a cue only in its third-person form, or not at all.
+# "block", "slow") is a cue only in its third-person form, or not at all ("lower", a
+# comparative as well, is a cue by its home `_LOWER`).
 _POSITIVE_VERBS: Final = (
-    "raises raise increases increase causes cause drives drive triggers trigger "
+    "raises raise causes cause drives drive triggers trigger "
     "produces produce amplifies amplify boosts boost stimulates stimulate promotes promote "
     "activates activate enhances enhance induces induce accelerates accelerate"
 )
 _NEGATIVE_VERBS: Final = (
-    "reduces reduce decreases decrease lowers lower suppresses suppress inhibits inhibit "
+    "reduces reduce lowers suppresses suppress inhibits inhibit "
     "prevents prevent dampens dampen limits slows counteracts counteract"
 )
+# "X requires Y": the subject rests on the object.
+_REQUIRE: Final = ("requires", "require")
 # "feeds back into the temperature": the subject acts back on the object, sign unsaid.
-_FEEDBACK: Final = (("feeds", "feed"), ("into", "to", "on", "onto"))
+_FEEDBACK: Final = (("feeds", "feed"), ("into", "to", "on"))
 # An arrow between two mentions ("A -> B", "A → B"; "-->" is a diagram's arrow too).
 ARROW: Final = "→"
 _ARROWS: Final = re.compile(r"-{1,2}>|⟶|→")
+# Comparatives say which way a quantity moved, not which quantity it is: dropped from a
+# key (`MODIFIERS`), a change word at an arrow's end (`ARROW_CHANGE_WORDS`); the amount
+# comparatives stand where an article does too (`DETERMINERS`).
+_AMOUNT_COMPARATIVES: Final = ("more", "less", "fewer")
+# "lower" is a plural verb too ("foxes lower the count"): a negative cue (`_cues`).
+_LOWER: Final = "lower"
+_SIZE_COMPARATIVES: Final = ("higher", _LOWER, "greater", "smaller", "larger")
+# Participles of movement: the same two uses as the comparatives ("increased demand").
+_INCREASED: Final = "increased"  # also a passive cue ("is increased by"): `_PASSIVE_UP`
+_MOVED: Final = ("decreased", "rising", "falling")
+# Participles of state: dropped from a key, but no change word at an arrow ("reduced" /
+# "oxidised" name a redox state in chemistry: "→ reduced DCPIP").
+_REDUCED: Final = "reduced"  # also a passive cue ("is reduced by"): `_PASSIVE_DOWN`
+_STATES: Final = ("growing", "declining", "elevated")
+# Levels and quantifiers make an arrow a change ("high prices → ...") and stay in a key;
+# the quantifiers stand where an article does (`DETERMINERS`).
+_LEVELS: Final = ("high", "low")
+_QUANTIFIERS: Final = ("much", "many")
 # An arrow between two plain nouns is mostly a path ("nostril → nasal cavity", "receptor →
 # sensory neurone") or a conversion, not a cause: in a hand-labelled sample of 24 arrows 9
 # were causes, all of them with a change word at one end ("fewer prey → fewer predators",
-# "high prices → ...").  So an arrow states a cause only with one of these at an end;
-# not "reduced" / "oxidised": in chemistry they name a redox state ("→ reduced DCPIP").
+# "high prices → ...").  So an arrow states a cause only with one of these at an end.
 ARROW_CHANGE_WORDS: Final = frozenset(
-    (
-        "higher",
-        "lower",
-        "more",
-        "less",
-        "fewer",
-        "greater",
-        "smaller",
-        "larger",
-        "high",
-        "low",
-        "much",
-        "many",
-        "increased",
-        "decreased",
-        "rising",
-        "falling",
-    )
+    (*_AMOUNT_COMPARATIVES, *_SIZE_COMPARATIVES, _INCREASED, *_MOVED, *_LEVELS, *_QUANTIFIERS)
 )
 # A line holding one of these around an arrow is an equation or a reaction, no cause.
 _EQUATION_MARKS: Final = frozenset("+=")
+# Passive cues "B is <participle> by A": the cause stands after the cue.
+_PASSIVE_UP: Final = ("caused", "driven", "triggered", "produced", "raised")
+_PASSIVE_DOWN: Final = ("suppressed", "inhibited", "prevented")
 _PASSIVE: Final = {
-    "caused": POSITIVE,
-    "driven": POSITIVE,
-    "triggered": POSITIVE,
-    "produced": POSITIVE,
-    "raised": POSITIVE,
-    "increased": POSITIVE,
-    "reduced": NEGATIVE,
-    "suppressed": NEGATIVE,
-    "inhibited": NEGATIVE,
-    "prevented": NEGATIVE,
+    **dict.fromkeys((*_PASSIVE_UP, _INCREASED), POSITIVE),
+    **dict.fromkeys((*_PASSIVE_DOWN, _REDUCED), NEGATIVE),
 }
 
 
@@ -149,8 +153,12 @@ class Cue:
 
 
 def _cues() -> tuple[Cue, ...]:
-    cues = [Cue((verb,), CAUSES, POSITIVE, False) for verb in _POSITIVE_VERBS.split()]
-    cues += [Cue((verb,), CAUSES, NEGATIVE, False) for verb in _NEGATIVE_VERBS.split()]
+    up, down = (
+        (*_POSITIVE_VERBS.split(), *_TRANSITIVE_UP),
+        (*_NEGATIVE_VERBS.split(), _LOWER, *_TRANSITIVE_DOWN),
+    )
+    cues = [Cue((verb,), CAUSES, POSITIVE, False) for verb in up]
+    cues += [Cue((verb,), CAUSES, NEGATIVE, False) for verb in down]
     cues += [Cue((verb, "to"), CAUSES, POSITIVE, False) for verb in ("leads", "lead")]
     cues += [Cue((verb, "in"), CAUSES, POSITIVE, False) for verb in ("results", "result")]
     cues += [
@@ -161,7 +169,7 @@ def _cues() -> tuple[Cue, ...]:
         cues += [Cue((be, verb, "by"), CAUSES, sign, True) for verb, sign in _PASSIVE.items()]
     for verb in ("depends", "depend", "relies", "rely"):
         cues.append(Cue((verb, "on"), DEPENDS_ON, None, False))
-    cues += [Cue((verb,), DEPENDS_ON, None, False) for verb in ("requires", "require")]
+    cues += [Cue((verb,), DEPENDS_ON, None, False) for verb in _REQUIRE]
     cues += [
         Cue((verb, "back", to), CAUSES, None, False) for verb in _FEEDBACK[0] for to in _FEEDBACK[1]
     ]
@@ -173,22 +181,21 @@ def _cues() -> tuple[Cue, ...]:
 CUES: Final = _cues()
 _CUE_HEADS: Final = frozenset(cue.words[0] for cue in CUES)
 
-HEDGES: Final = frozenset(
-    [
-        "may",
-        "might",
-        "could",
-        "can",
-        "possibly",
-        "probably",
-        "likely",
-        "perhaps",
-        "often",
-        "sometimes",
-        "tends",
-        "tend",
-    ]
+# "tends to raise": the only "to" allowed before a cue ("want to raise" has no subject).
+TEND: Final = frozenset({"tend", "tends"})
+_HEDGE_WORDS: Final = (
+    "may",
+    "might",
+    "could",
+    "can",
+    "possibly",
+    "probably",
+    "likely",
+    "perhaps",
+    "often",
+    "sometimes",
 )
+HEDGES: Final = TEND | frozenset(_HEDGE_WORDS)
 NEGATIONS: Final = frozenset(
     [
         "not",
@@ -211,56 +218,36 @@ NEGATIONS: Final = frozenset(
         "couldn't",
     ]
 )
-# "tends to raise": the only "to" allowed before a cue ("want to raise" has no subject).
-TEND: Final = frozenset({"tend", "tends"})
 # Words allowed between a mention and its cue besides hedges and negations (which are
 # read for what they say): adverbs of degree and sequence, auxiliaries.
-BETWEEN_WORDS: Final = HEDGES | frozenset(
-    [
-        "also",
-        "directly",
-        "indirectly",
-        "further",
-        "strongly",
-        "weakly",
-        "slightly",
-        "greatly",
-        "usually",
-        "generally",
-        "typically",
-        "in",
-        "turn",
-        "then",
-        "thereby",
-        "therefore",
-        "thus",
-        "eventually",
-        "ultimately",
-        "does",
-        "do",
-        "did",
-    ]
+_BETWEEN_ONLY: Final = (
+    "also",
+    "directly",
+    "indirectly",
+    "further",
+    "strongly",
+    "weakly",
+    "slightly",
+    "greatly",
+    "usually",
+    "generally",
+    "typically",
+    "in",
+    "turn",
+    "then",
+    "thereby",
+    "therefore",
+    "thus",
+    "eventually",
+    "ultimately",
+    "does",
+    "do",
+    "did",
 )
-# Comparatives that say which way a quantity moved, not which quantity it is.
+BETWEEN_WORDS: Final = HEDGES | frozenset(_BETWEEN_ONLY)
+# Words that say which way a quantity moved, not which quantity it is.
 MODIFIERS: Final = frozenset(
-    [
-        "higher",
-        "lower",
-        "more",
-        "less",
-        "fewer",
-        "greater",
-        "smaller",
-        "larger",
-        "increased",
-        "decreased",
-        "rising",
-        "falling",
-        "growing",
-        "declining",
-        "reduced",
-        "elevated",
-    ]
+    (*_AMOUNT_COMPARATIVES, *_SIZE_COMPARATIVES, _INCREASED, *_MOVED, _REDUCED, *_STATES)
 )
 
 # Prepositions `entities.FUNCTION_WORDS` lacks: they end a mention ("oscillations around").
@@ -289,39 +276,33 @@ PREPOSITIONS: Final = frozenset(
     ]
 )
 # What may stand between a cue and its object: articles, demonstratives, quantifiers.
-DETERMINERS: Final = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "this",
-        "these",
-        "those",
-        "its",
-        "their",
-        "his",
-        "her",
-        "our",
-        "your",
-        "my",
-        "some",
-        "any",
-        "more",
-        "less",
-        "fewer",
-        "much",
-        "many",
-        "all",
-        "both",
-        "each",
-        "every",
-        "several",
-        "most",
-        "few",
-        "another",
-        "such",
-    ]
+_ARTICLES: Final = (
+    "the",
+    "a",
+    "an",
+    "this",
+    "these",
+    "those",
+    "its",
+    "their",
+    "his",
+    "her",
+    "our",
+    "your",
+    "my",
+    "some",
+    "any",
+    "all",
+    "both",
+    "each",
+    "every",
+    "several",
+    "most",
+    "few",
+    "another",
+    "such",
 )
+DETERMINERS: Final = frozenset((*_ARTICLES, *_AMOUNT_COMPARATIVES, *_QUANTIFIERS))
 # Adverbs name no thing: "-ly" adverbs by their endings (nouns such as "supply" or
 # "family" do not end so), and a few others.
 ADVERBS: Final = frozenset(["always", "afterwards", "meanwhile", "already", "still", "soon"])
@@ -333,30 +314,28 @@ _CODE_LINE: Final = re.compile(
     r"(?:if|elif|else|for|while|with|try|except|finally)\b.*:\s*$|[\w.\[\]]+\s*[-+*/]?=[^=])",
     re.MULTILINE,
 )
+# Measures read before their quantity ("the amount of eggs") and after it ("egg amount").
+_MEASURE_NOUNS: Final = ("amount", "number", "level")
 # Quantities named by their measure: "the amount of eggs" is about eggs.
-MEASURES: Final = frozenset(("amount", "number", "quantity", "level", "size", "volume"))
+_LEADING_MEASURES: Final = ("quantity", "size", "volume")
+MEASURES: Final = frozenset((*_MEASURE_NOUNS, *_LEADING_MEASURES))
 # A measure after its quantity ("the rabbit population", "glucose levels") names the
 # quantity as much as "the number of rabbits" does: dropped from the key's end.
-TRAILING_MEASURES: Final = frozenset(
-    (
-        "amount",
-        "number",
-        "numbers",
-        "level",
-        "levels",
-        "concentration",
-        "concentrations",
-        "population",
-        "populations",
-        "count",
-    )
+_TRAILING_ONLY: Final = (
+    "numbers",
+    "levels",
+    "concentration",
+    "concentrations",
+    "population",
+    "populations",
+    "count",
 )
+TRAILING_MEASURES: Final = frozenset((*_MEASURE_NOUNS, *_TRAILING_ONLY))
 # Verbs of change in "as X increases, Y decreases" (not cues on their own: "prices rise"
 # says nothing about a cause).
-_UP: Final = ("increases", "increase", "rises", "rise", "grows", "grow", "goes up", "go up")
-_DOWN: Final = (
-    "decreases",
-    "decrease",
+_UP_ONLY: Final = ("rises", "rise", "grows", "grow", "goes up", "go up")
+_UP: Final = (*_TRANSITIVE_UP, *_UP_ONLY)
+_DOWN_ONLY: Final = (
     "falls",
     "fall",
     "declines",
@@ -368,12 +347,46 @@ _DOWN: Final = (
     "goes down",
     "go down",
 )
+_DOWN: Final = (*_TRANSITIVE_DOWN, *_DOWN_ONLY)
 _CHANGE_PHRASES: Final = tuple((tuple(p.split()), 1) for p in _UP) + tuple(
     (tuple(p.split()), -1) for p in _DOWN
 )
 CHANGES: Final = frozenset(words[0] for words, _sign in _CHANGE_PHRASES)
 # "as", "when", "if", "whenever" open a covariation ("as X increases, Y ...").
 COVARIATION_OPENERS: Final = frozenset(("as", "when", "whenever", "if"))
+# Every word list's home, by name: no word is in two (a test checks), so a word's role
+# is changed in one place; the sets above are unions of these.
+WORD_LISTS: Final[Mapping[str, tuple[str, ...]]] = {
+    "transitive change verbs": (*_TRANSITIVE_UP, *_TRANSITIVE_DOWN),
+    "positive verbs": tuple(_POSITIVE_VERBS.split()),
+    "negative verbs": tuple(_NEGATIVE_VERBS.split()),
+    "dependency verbs": _REQUIRE,
+    "feedback verbs": _FEEDBACK[0],
+    "feedback particles": _FEEDBACK[1],
+    "amount comparatives": _AMOUNT_COMPARATIVES,
+    "size comparatives": _SIZE_COMPARATIVES,
+    "increased": (_INCREASED,),
+    "moved": _MOVED,
+    "reduced": (_REDUCED,),
+    "states": _STATES,
+    "levels": _LEVELS,
+    "quantifiers": _QUANTIFIERS,
+    "passive up": _PASSIVE_UP,
+    "passive down": _PASSIVE_DOWN,
+    "tend": tuple(TEND),
+    "hedges": _HEDGE_WORDS,
+    "negations": tuple(NEGATIONS),
+    "between": _BETWEEN_ONLY,
+    "prepositions": tuple(PREPOSITIONS),
+    "articles": _ARTICLES,
+    "adverbs": tuple(ADVERBS),
+    "measure nouns": _MEASURE_NOUNS,
+    "leading measures": _LEADING_MEASURES,
+    "trailing measures": _TRAILING_ONLY,
+    "up": _UP_ONLY,
+    "down": _DOWN_ONLY,
+    "covariation openers": tuple(COVARIATION_OPENERS),
+}
 # Markup is no part of a sentence's words: a MathML annotation (editor metadata such as
 # {"fontFamily": ...}; the arrow in <mo>→</mo> stays), HTML tags, a wiki link's target
 # ("[[Page|shown]]" reads "shown"), TeX between $...$ (its symbols are no mentions).
