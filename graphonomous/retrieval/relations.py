@@ -133,6 +133,58 @@ ARROW_CHANGE_WORDS: Final = frozenset(
 )
 # A line holding one of these around an arrow is an equation or a reaction, no cause.
 _EQUATION_MARKS: Final = frozenset("+=")
+# The forms of "be" that open a passive or a conversion ("is caused by", "is converted into").
+_BE: Final = ("is", "are", "was", "were", "be", "been")
+# Conversions: one substance is made into another, a causal "produces" link (positive):
+# "ATP is converted back into ADP" (the subject becomes the object), "RuBP is regenerated
+# from GALP" (the object becomes the subject).  Composition ("membranes are formed from a
+# bilayer", "proteins are made from amino acids") is no conversion, so "formed" / "made"
+# are no conversion cues.
+_CONVERTED_INTO: Final = ("converted", "converted back", "turned", "turned back", "broken down")
+_REMADE_FROM: Final = (
+    "regenerated",
+    "recycled",
+    "reformed",
+    "re-formed",
+    "resynthesised",
+    "resynthesized",
+)
+# Participle chains: ", thereby raising X", "..., leading to Z": a gerund after a comma or
+# "thereby" / "thus" continues its clause, so the clause's subject acts on X.  Elsewhere a
+# gerund is mostly an adjective ("increasing pressure") and no cue.
+_PARTICIPLES_UP: Final = (
+    "raising",
+    "increasing",
+    "causing",
+    "triggering",
+    "producing",
+    "boosting",
+    "stimulating",
+    "promoting",
+    "leading to",
+    "resulting in",
+)
+_PARTICIPLES_DOWN: Final = (
+    "reducing",
+    "decreasing",
+    "lowering",
+    "suppressing",
+    "inhibiting",
+    "preventing",
+    "limiting",
+    "slowing",
+)
+# Adverbs that mark a participle chain (", thereby raising"); also allowed between a
+# mention and its cue ("X thereby raises Y", `BETWEEN_WORDS`).
+_CHAIN_ADVERBS: Final = ("thereby", "thus")
+# Pronouns that stand for the subject of the sentence before ("... . They eat more deer"):
+# only these, only as a sentence's subject, only for the sentence just before in one node.
+# "this" / "these" are determiners too ("these molecules": `DETERMINERS`).
+_DEMONSTRATIVES: Final = ("this", "these")
+PRONOUNS: Final = frozenset(("it", "they", *_DEMONSTRATIVES))
+# Words after which a sentence's opening run of content words is its subject ("Atheroma
+# is ...", "Warmer air will ..."), besides the forms of "be", hedges, cues and change verbs.
+_AUXILIARIES: Final = ("has", "have", "had", "will", "would", "must", "should")
 # Passive cues "B is <participle> by A": the cause stands after the cue.
 _PASSIVE_UP: Final = ("caused", "driven", "triggered", "produced", "raised")
 _PASSIVE_DOWN: Final = ("suppressed", "inhibited", "prevented")
@@ -165,8 +217,9 @@ def _cues() -> tuple[Cue, ...]:
         Cue(("because", "of"), CAUSES, POSITIVE, True),
         Cue(("due", "to"), CAUSES, POSITIVE, True),
     ]
-    for be in ("is", "are", "was", "were", "be", "been"):
+    for be in _BE:
         cues += [Cue((be, verb, "by"), CAUSES, sign, True) for verb, sign in _PASSIVE.items()]
+        cues += _conversions(be)
     for verb in ("depends", "depend", "relies", "rely"):
         cues.append(Cue((verb, "on"), DEPENDS_ON, None, False))
     cues += [Cue((verb,), DEPENDS_ON, None, False) for verb in _REQUIRE]
@@ -178,7 +231,29 @@ def _cues() -> tuple[Cue, ...]:
     return tuple(sorted(cues, key=lambda cue: -len(cue.words)))
 
 
+def _conversions(be: str) -> list[Cue]:
+    """The conversion cues after one form of "be" (`_CONVERTED_INTO`, `_REMADE_FROM`).
+
+    >>> [" ".join(c.words) for c in _conversions("is")][:2]
+    ['is converted into', 'is converted to']
+    """
+    cues = [
+        Cue((be, *verb.split(), to), CAUSES, POSITIVE, False)
+        for verb in _CONVERTED_INTO
+        for to in ("into", "to")
+    ]
+    return cues + [Cue((be, verb, "from"), CAUSES, POSITIVE, True) for verb in _REMADE_FROM]
+
+
+def _participles() -> tuple[Cue, ...]:
+    up = [Cue(tuple(p.split()), CAUSES, POSITIVE, False) for p in _PARTICIPLES_UP]
+    down = [Cue(tuple(p.split()), CAUSES, NEGATIVE, False) for p in _PARTICIPLES_DOWN]
+    return tuple(sorted(up + down, key=lambda cue: -len(cue.words)))
+
+
 CUES: Final = _cues()
+PARTICIPLE_CUES: Final = _participles()
+_PARTICIPLE_HEADS: Final = frozenset(cue.words[0] for cue in PARTICIPLE_CUES)
 _CUE_HEADS: Final = frozenset(cue.words[0] for cue in CUES)
 
 # "tends to raise": the only "to" allowed before a cue ("want to raise" has no subject).
@@ -235,16 +310,18 @@ _BETWEEN_ONLY: Final = (
     "in",
     "turn",
     "then",
-    "thereby",
     "therefore",
-    "thus",
     "eventually",
     "ultimately",
     "does",
     "do",
     "did",
 )
-BETWEEN_WORDS: Final = HEDGES | frozenset(_BETWEEN_ONLY)
+BETWEEN_WORDS: Final = HEDGES | frozenset((*_BETWEEN_ONLY, *_CHAIN_ADVERBS))
+# A participle chain's marks (one must stand before the gerund) and the words that may
+# stand with them (", and thereby", ", in turn").
+_CHAIN_MARKS: Final = frozenset((",", *_CHAIN_ADVERBS))
+_CHAIN_WORDS: Final = _CHAIN_MARKS | {"and"} | frozenset(_BETWEEN_ONLY)
 # Words that say which way a quantity moved, not which quantity it is.
 MODIFIERS: Final = frozenset(
     (*_AMOUNT_COMPARATIVES, *_SIZE_COMPARATIVES, _INCREASED, *_MOVED, _REDUCED, *_STATES)
@@ -280,8 +357,6 @@ _ARTICLES: Final = (
     "the",
     "a",
     "an",
-    "this",
-    "these",
     "those",
     "its",
     "their",
@@ -302,7 +377,7 @@ _ARTICLES: Final = (
     "another",
     "such",
 )
-DETERMINERS: Final = frozenset((*_ARTICLES, *_AMOUNT_COMPARATIVES, *_QUANTIFIERS))
+DETERMINERS: Final = frozenset((*_ARTICLES, *_DEMONSTRATIVES, *_AMOUNT_COMPARATIVES, *_QUANTIFIERS))
 # Adverbs name no thing: "-ly" adverbs by their endings (nouns such as "supply" or
 # "family" do not end so), and a few others.
 ADVERBS: Final = frozenset(["always", "afterwards", "meanwhile", "already", "still", "soon"])
@@ -354,6 +429,10 @@ _CHANGE_PHRASES: Final = tuple((tuple(p.split()), 1) for p in _UP) + tuple(
 CHANGES: Final = frozenset(words[0] for words, _sign in _CHANGE_PHRASES)
 # "as", "when", "if", "whenever" open a covariation ("as X increases, Y ...").
 COVARIATION_OPENERS: Final = frozenset(("as", "when", "whenever", "if"))
+# After these a sentence's opening run of content words is its subject (`_AUXILIARIES`).
+_SUBJECT_MARKS: Final = (
+    frozenset((*_BE, *_AUXILIARIES)) | HEDGES | frozenset(cue.words[0] for cue in CUES) | CHANGES
+)
 # Every word list's home, by name: no word is in two (a test checks), so a word's role
 # is changed in one place; the sets above are unions of these.
 WORD_LISTS: Final[Mapping[str, tuple[str, ...]]] = {
@@ -361,6 +440,15 @@ WORD_LISTS: Final[Mapping[str, tuple[str, ...]]] = {
     "positive verbs": tuple(_POSITIVE_VERBS.split()),
     "negative verbs": tuple(_NEGATIVE_VERBS.split()),
     "dependency verbs": _REQUIRE,
+    "be": _BE,
+    "conversions into": _CONVERTED_INTO,
+    "conversions from": _REMADE_FROM,
+    "participles up": _PARTICIPLES_UP,
+    "participles down": _PARTICIPLES_DOWN,
+    "chain adverbs": _CHAIN_ADVERBS,
+    "demonstratives": _DEMONSTRATIVES,
+    "pronouns": ("it", "they"),
+    "auxiliaries": _AUXILIARIES,
     "feedback verbs": _FEEDBACK[0],
     "feedback particles": _FEEDBACK[1],
     "amount comparatives": _AMOUNT_COMPARATIVES,
@@ -396,8 +484,13 @@ _TAGS: Final = re.compile(
 # Emphasis and code marks around a word are no part of it: `eggs`, *eggs*, "eggs".
 _MARKUP: Final = re.compile(r"[`*\"“”]|(?<![\w'’])['‘’]|['‘’](?![\w])|(?<!\w)_|_(?!\w)")
 
-# A sentence ends at . ! ? ; or a blank line; a single line break is a wrapped line.
-_SENTENCE: Final = re.compile(r"(?:[^.!?;\n]|\n(?![ \t]*\n))+(?:[.!?;]+|\n[ \t]*\n|$)")
+# A sentence ends at . ! ? ; a blank line, or before a list item's line ("* ", "+ ", "- ",
+# "1. "): notes without full stops are one statement a line, not one run-on sentence; any
+# other single line break is a wrapped line.
+_ITEM: Final = r"\n[ \t]*(?:[*+•-]|\d+[.)])[ \t]"
+_SENTENCE: Final = re.compile(
+    rf"(?:[^.!?;\n]|\n(?![ \t]*\n)(?!{_ITEM[2:]}))+(?:[.!?;]+|\n[ \t]*\n|$|(?={_ITEM}))"
+)
 _TOKEN: Final = re.compile(r"[A-Za-z0-9][\w'’-]*|[^\sA-Za-z0-9]")
 
 
@@ -462,8 +555,8 @@ def _mention(tokens: list[str], end: int) -> list[str] | None:
     the noun before it ("vasodilation of arterioles", "intake of dietary fibres"): the
     mention is the whole "X of Y"."""
     words, start = _run_left(tokens, end)
-    if not words:
-        return None
+    if not words or (start >= 1 and tokens[start - 1].lower() in NEGATIONS):
+        return None  # "no longer produce", "no antibodies raise": a negated subject
     before = start - 1
     if before >= 1 and tokens[before].lower() in DETERMINERS:
         before -= 1
@@ -531,12 +624,22 @@ class _Found:
     cue: str
     tail: list[str]  # the mention that ends the relation ("which" after it refers to it)
     object_end: int  # the token index after `tail`
+    agent: list[str]  # the clause's subject as written (a participle chain's subject)
+
+
+@dataclass(frozen=True)
+class _Opening:
+    """Where a sentence's first word is and the subject it opens with (`_leading_subject`)."""
+
+    first: int
+    subject: list[str] | None
 
 
 def _subject(
-    tokens: list[str], lowered: list[str], at: int, previous: _Found | None
+    tokens: list[str], lowered: list[str], at: int, previous: _Found | None, opening: _Opening
 ) -> list[str] | None:
-    """The mention left of a cue at `at`; ", which" refers to the object just before it."""
+    """The mention left of a cue at `at`; ", which" refers to the object just before it; a
+    pronoun that opens the sentence stands for the sentence before's subject (`opening`)."""
     end = at - 1
     while end >= 0 and (
         lowered[end] in BETWEEN_WORDS | NEGATIONS
@@ -553,6 +656,8 @@ def _subject(
         and previous.object_end == end - 1
     ):
         return previous.tail
+    if end == opening.first and lowered[end] in PRONOUNS and not _determines(tokens, end):
+        return opening.subject
     return _mention(tokens, end)
 
 
@@ -571,10 +676,14 @@ def _arrow_states_cause(lowered: list[str], at: int, words: list[str]) -> bool:
 
 
 def _cue_relation(
-    tokens: list[str], lowered: list[str], at: int, cue: Cue, previous: _Found | None
+    tokens: list[str],
+    lowered: list[str],
+    at: int,
+    cue: Cue,
+    context: tuple[_Found | None, _Opening],
 ) -> _Found | None:
     """The relation a cue at token `at` states, or None (see the module rules)."""
-    subject = _subject(tokens, lowered, at, previous)
+    subject = _subject(tokens, lowered, at, *context)
     found = _phrase(tokens, lowered, at + len(cue.words))
     if subject is None or found is None:
         return None
@@ -582,7 +691,7 @@ def _cue_relation(
     if cue.words == (ARROW,) and not _arrow_states_cause(lowered, at, subject + words):
         return None  # a path, a reaction or an equation, no cause (module rules)
     cause, effect = (words, subject) if cue.reversed else (subject, words)
-    return _Found(cause, effect, cue.kind, cue.polarity, " ".join(cue.words), words, end)
+    return _Found(cause, effect, cue.kind, cue.polarity, " ".join(cue.words), words, end, subject)
 
 
 def _change(lowered: list[str], index: int) -> tuple[int, int] | None:
@@ -616,14 +725,104 @@ def _covariation(tokens: list[str], lowered: list[str], at: int) -> _Found | Non
         return None
     polarity = POSITIVE if answered[0] == sign else NEGATIVE
     cue = f"{lowered[at]} ... {' '.join(lowered[index : answered[1]])}"
-    return _Found(cause, effect, CAUSES, polarity, cue, effect, answered[1])
+    return _Found(cause, effect, CAUSES, polarity, cue, effect, answered[1], effect)
 
 
-def _sentence_relations(sentence: str) -> list[tuple[_Found, bool]]:
-    """(relation, hedged) for every relation one sentence states, in reading order."""
+def _leading_subject(
+    tokens: list[str], lowered: list[str], antecedent: list[str] | None
+) -> _Opening:
+    """The subject a sentence opens with: its first run of content words when a verb
+    follows it ("be", an auxiliary, a hedge, a cue or a change verb), or without its last
+    word when that word is a verb before an article ("The atheroma narrows the lumen");
+    an opening pronoun stands for `antecedent`.  Without a parser the subject is known
+    only there, so elsewhere None (no pronoun or participle is read against a guess).
+
+    >>> words = "The atheroma narrows the lumen".split()
+    >>> _leading_subject(words, [w.lower() for w in words], None).subject
+    ['atheroma']
+    >>> _leading_subject(["They", "eat"], ["they", "eat"], ["wolves"]).subject
+    ['wolves']
+    """
+    first = 0
+    while first < len(tokens) and not tokens[first][:1].isalpha():
+        first += 1  # list bullets and numbers
+    if first < len(tokens) and lowered[first] in PRONOUNS and not _determines(tokens, first):
+        return _Opening(first, antecedent)
+    index = first
+    while index < len(tokens) and lowered[index] in DETERMINERS:
+        index += 1
+    words: list[str] = []
+    while index < len(tokens) and _is_content(tokens[index]) and len(words) <= MAX_MENTION_WORDS:
+        words.append(tokens[index])
+        index += 1
+    after = lowered[index] if index < len(tokens) else ""
+    if words and len(words) <= MAX_MENTION_WORDS and after in _SUBJECT_MARKS:
+        return _Opening(first, words)
+    if len(words) >= 2 and after in _ARTICLES:
+        return _Opening(first, words[:-1])
+    return _Opening(first, None)
+
+
+def _determines(tokens: list[str], index: int) -> bool:
+    """ "These molecules": a demonstrative before a content word is its determiner."""
+    return (
+        tokens[index].lower() in _DEMONSTRATIVES
+        and index + 1 < len(tokens)
+        and _is_content(tokens[index + 1])
+    )
+
+
+def _chained(lowered: list[str], at: int) -> bool:
+    """A gerund at `at` continues its clause: a comma, "thereby" or "thus" before it
+    (with "and", "in turn", ... among them) and a clause before those.
+
+    >>> _chained("x narrows y , thereby".split() + ["raising"], 5)
+    True
+    >>> _chained("increasing".split(), 0)
+    False
+    """
+    index = at - 1
+    marked = False
+    while index >= 0 and lowered[index] in _CHAIN_WORDS:
+        marked = marked or lowered[index] in _CHAIN_MARKS
+        index -= 1
+    return marked and index >= 0
+
+
+def _participle(
+    tokens: list[str], lowered: list[str], at: int, agent: list[str] | None
+) -> _Found | None:
+    """ ", thereby raising X": the clause's subject `agent` acts on X (module rules).
+
+    >>> [(r.subject, r.cue, r.object) for r in extract_relations(
+    ...     "The atheroma narrows the lumen, thereby raising blood pressure.")]
+    [('atheroma', 'raising', 'blood pressure')]
+    >>> extract_relations("Risk factors: smoking, increasing age.")
+    []
+    """
+    if agent is None or not _chained(lowered, at):
+        return None
+    for cue in PARTICIPLE_CUES:
+        if tuple(lowered[at : at + len(cue.words)]) == cue.words:
+            found = _phrase(tokens, lowered, at + len(cue.words))
+            if found is None:
+                return None
+            words, end = found
+            return _Found(
+                agent, words, cue.kind, cue.polarity, " ".join(cue.words), words, end, agent
+            )
+    return None
+
+
+def _sentence_relations(
+    sentence: str, antecedent: list[str] | None
+) -> tuple[list[tuple[_Found, bool]], list[str] | None]:
+    """(relation, hedged) for every relation one sentence states, in reading order, and
+    the subject the sentence opens with (the antecedent of a pronoun opening the next)."""
     plain = _MARKUP.sub(" ", _TAGS.sub(" ", _ARROWS.sub(f" {ARROW} ", sentence)))
     tokens = _TOKEN.findall(plain)
     lowered = [token.lower() for token in tokens]
+    opening = _leading_subject(tokens, lowered, antecedent)
     found: list[tuple[_Found, bool]] = []
     previous: _Found | None = None
     for at, word in enumerate(lowered):
@@ -631,11 +830,14 @@ def _sentence_relations(sentence: str) -> list[tuple[_Found, bool]]:
         if word in COVARIATION_OPENERS:
             relation = _covariation(tokens, lowered, at)
         elif word in _CUE_HEADS and (cue := _match_cue(lowered, at)) is not None:
-            relation = _cue_relation(tokens, lowered, at, cue, previous)
+            relation = _cue_relation(tokens, lowered, at, cue, (previous, opening))
+        elif word in _PARTICIPLE_HEADS:
+            agent = previous.agent if previous is not None else opening.subject
+            relation = _participle(tokens, lowered, at, agent)
         if relation is not None:
             found.append((relation, any(w in HEDGES for w in lowered[:at])))
             previous = relation
-    return found
+    return found, opening.subject
 
 
 def _code_free(text: str) -> str:
@@ -651,12 +853,14 @@ def extract_relations(text: str) -> list[Relation]:
     """
     out: list[Relation] = []
     text = _code_free(text)
+    antecedent: list[str] | None = None
     for offset, sentence in _sentences(text):
+        stated, antecedent = _sentence_relations(sentence, antecedent)
         if sentence.rstrip().endswith("?"):
             continue
         first_line = text.count("\n", 0, offset + len(sentence) - len(sentence.lstrip()))
         last_line = first_line + sentence.strip().count("\n")
-        for found, hedged in _sentence_relations(sentence):
+        for found, hedged in stated:
             cause_key, effect_key = _key(found.cause), _key(found.effect)
             if min(len(cause_key), len(effect_key)) < MIN_KEY_CHARS or cause_key == effect_key:
                 continue
