@@ -25,6 +25,14 @@ Rules of this file:
     ("we left because it rained"), so it makes no relation;
   - dependency (`depends_on`): depends on, relies on, requires — the subject
     rests on the object;
+  - conversions (`causes`, polarity ``positive``): "X is converted (back) into Y",
+    "is turned into", "is broken down into" and, reversed, "Y is regenerated / recycled /
+    reformed / resynthesised from X" — one substance is made into the other (a
+    "produces" link); composition ("formed from", "made from") is none;
+  - participle chains (`causes`, the gerund's polarity): after a comma, "thereby" or
+    "thus", "raising X", "reducing X", "leading to X", ... continue the clause, so the
+    clause's subject (the previous relation's subject in the sentence, else the sentence's
+    opening subject, `_leading_subject`) acts on X; no subject known, no relation;
   - feedback (`causes`, no polarity): "feeds back into / to / on" — the subject acts
     back on the object, the sign unsaid;
   - arrows (`causes`, no polarity): "more A -> more B", "fewer A → B", chains
@@ -34,8 +42,14 @@ Rules of this file:
     arrow between plain nouns is mostly a path ("nostril → nasal cavity") or a
     conversion.  Both mentions must be words (letters only): "2H2 + O2 → 2H2O" is a
     reaction; a line with "+" or "=" is an equation and makes no arrow relation.
-  Past tense and gerunds ("increased", "increasing") are no cues: they are
-  mostly adjectives ("increased pressure").
+  Past tense and gerunds outside a participle chain ("increased", "increasing") are
+  no cues: they are mostly adjectives ("increased pressure").
+* A pronoun (`PRONOUNS`: it, they, this, these) opening a sentence stands for the
+  opening subject of the sentence just before it in the same text ("Wolves are
+  predators. They reduce the deer population."); anywhere else a pronoun is no mention
+  — the subject is known without a parser only there.  A sentence ends at . ! ? ; a
+  blank line or a list item's line.  A subject right after a negation ("no longer
+  produce") is no mention.
 * Negation between the mentions ("does not cause", "never raises", "causes no")
   → no relation.  A hedge ("may", "might", "could", "can", "possibly",
   "probably", "likely", "often", "sometimes", "tends to") anywhere in the
@@ -65,7 +79,8 @@ from .entities import FUNCTION_WORDS, entity_key
 
 # The saved copy's layout (`RelationIndex.dump`, kept by the engine like the BM25 index).
 # /2: keys drop a trailing measure; a saved /1 copy is rebuilt, never read with old keys.
-_DUMP_FORMAT: Final = "graphonomous-relations/2"
+# /3: pronouns, participle chains, conversions, list-item sentences: a /2 copy is rebuilt.
+_DUMP_FORMAT: Final = "graphonomous-relations/3"
 CAUSES: Final = "causes"
 DEPENDS_ON: Final = "depends_on"
 POSITIVE: Final = "positive"
