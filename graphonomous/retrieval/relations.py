@@ -196,7 +196,8 @@ _CHAIN_ADVERBS: Final = ("thereby", "thus")
 # only these, only as a sentence's subject, only for the sentence just before in one node.
 # "this" / "these" are determiners too ("these molecules": `DETERMINERS`).
 _DEMONSTRATIVES: Final = ("this", "these")
-PRONOUNS: Final = frozenset(("it", "they", *_DEMONSTRATIVES))
+_PERSONAL_PRONOUNS: Final = ("it", "they")
+PRONOUNS: Final = frozenset((*_PERSONAL_PRONOUNS, *_DEMONSTRATIVES))
 # Words after which a sentence's opening run of content words is its subject ("Atheroma
 # is ...", "Warmer air will ..."), besides the forms of "be", hedges, cues and change verbs.
 _AUXILIARIES: Final = ("has", "have", "had", "will", "would", "must", "should")
@@ -462,7 +463,7 @@ WORD_LISTS: Final[Mapping[str, tuple[str, ...]]] = {
     "participles down": _PARTICIPLES_DOWN,
     "chain adverbs": _CHAIN_ADVERBS,
     "demonstratives": _DEMONSTRATIVES,
-    "pronouns": ("it", "they"),
+    "pronouns": _PERSONAL_PRONOUNS,
     "auxiliaries": _AUXILIARIES,
     "feedback verbs": _FEEDBACK[0],
     "feedback particles": _FEEDBACK[1],
