@@ -10,6 +10,7 @@ import pytest
 from graphonomous import Graphonomous
 from graphonomous.ingest import scan_directory
 from graphonomous.learning import relation_links
+from graphonomous.retrieval import relations
 from graphonomous.retrieval.relations import (
     DIRECT_CONFIDENCE,
     HEDGED_CONFIDENCE,
@@ -341,3 +342,159 @@ def test_a_mathml_arrow_is_an_arrow_and_its_annotation_no_words() -> None:
     assert _triples(f"<b>more sweat </b>{arrow}<b> more cooling</b>") == [
         ("sweat", "causes", None, "cool")
     ]
+
+
+def test_no_word_is_in_two_word_lists() -> None:
+    homes: dict[str, str] = {}
+    twice = []
+    for name, words in relations.WORD_LISTS.items():
+        for word in words:
+            if word in homes and homes[word] != name:
+                twice.append((word, homes[word], name))
+            homes.setdefault(word, name)
+    assert twice == []
+
+
+def test_the_word_sets_are_unions_of_the_word_lists() -> None:
+    listed = {word for words in relations.WORD_LISTS.values() for word in words}
+    for name in (
+        "HEDGES",
+        "NEGATIONS",
+        "BETWEEN_WORDS",
+        "MODIFIERS",
+        "DETERMINERS",
+        "ARROW_CHANGE_WORDS",
+        "MEASURES",
+        "TRAILING_MEASURES",
+        "PREPOSITIONS",
+        "ADVERBS",
+        "COVARIATION_OPENERS",
+        "TEND",
+    ):
+        assert getattr(relations, name) <= listed, name
+    cue_words = {cue.words[0] for cue in relations.CUES if len(cue.words) == 1}
+    assert cue_words - {relations.ARROW} <= listed
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # a pronoun opening a sentence: the sentence before's subject
+            "Heat raises pressure. It also causes leaks.",
+            [
+                ("heat", "causes", "positive", "pressure"),
+                ("heat", "causes", "positive", "leak"),
+            ],
+        ),
+        (
+            "Wolves are predators. They reduce the deer population.",
+            [("wolve", "causes", "negative", "deer")],
+        ),
+        (
+            "The wall is one cell thick; this reduces the diffusion distance.",
+            [("wall", "causes", "negative", "diffusion distance")],
+        ),
+        (  # a demonstrative before a noun is its determiner, no pronoun
+            "Wolves are predators. These animals reduce grass.",
+            [("animal", "causes", "negative", "grass")],
+        ),
+    ],
+)
+def test_a_pronoun_stands_for_the_subject_of_the_sentence_before(
+    text: str, expected: list[tuple[str, ...]]
+) -> None:
+    assert _triples(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It raises the price.",  # no sentence before
+        "Heat is high. Nothing happens then. It causes leaks.",  # not the sentence just before
+        "Heat is high. Pressure builds and it causes leaks.",  # not the sentence's subject
+        "Heat is high. He causes leaks.",  # only it / they / this / these
+        "Heat is high. They do not cause leaks.",  # negation kept
+        "As heat rises. It causes leaks.",  # the sentence before opens with no subject
+    ],
+)
+def test_no_pronoun_is_read_without_its_antecedent(text: str) -> None:
+    assert [t for t in _triples(text) if t[3] == "leak"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "The atheroma narrows the lumen, thereby raising blood pressure.",
+            [("atheroma", "causes", "positive", "blood pressure")],
+        ),
+        (
+            "Warmer air can hold more moisture, leading to changes in rainfall.",
+            [("warmer air", "causes", "positive", "change")],
+        ),
+        (  # after a relation: its subject is the clause's
+            "Blood clots reduce blood flow, therefore reducing respiration.",
+            [
+                ("blood clot", "causes", "negative", "blood flow"),
+                ("blood clot", "causes", "negative", "respiration"),
+            ],
+        ),
+        (
+            "Fertilisers can leach into waterways, causing eutrophication.",
+            [("fertiliser", "causes", "positive", "eutrophication")],
+        ),
+    ],
+)
+def test_a_participle_chain_attaches_to_the_clause_subject(
+    text: str, expected: list[tuple[str, ...]]
+) -> None:
+    assert _triples(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Risk factors: smoking, increasing age.",  # a list, no clause subject
+        "Increasing age is common.",  # a gerund that is an adjective
+        "In spring, leading to floods.",  # no subject before the comma
+        "The atheroma narrows the lumen, and raising it is hard.",  # no chain mark
+    ],
+)
+def test_no_participle_chain_without_its_mark_and_subject(text: str) -> None:
+    assert [t for t in _triples(text) if t[0] in ("atheroma", "age", "risk factor")] == []
+    assert all(
+        r.cue not in ("increasing", "leading to", "raising") for r in extract_relations(text)
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("RuBP is regenerated from GALP.", [("galp", "causes", "positive", "rubp")]),
+        ("ATP can then be regenerated from ADP.", [("adp", "causes", "positive", "atp")]),
+        ("ATP is converted back into ADP.", [("atp", "causes", "positive", "adp")]),
+        ("Starch is broken down into maltose.", [("starch", "causes", "positive", "maltose")]),
+    ],
+)
+def test_conversions_are_causal_produces_links(text: str, expected: list[tuple[str, ...]]) -> None:
+    assert _triples(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Membranes are formed from phospholipids.",  # composition, no conversion
+        "Proteins are made from amino acids.",
+        "ATP is not converted into ADP.",
+        "Is RuBP regenerated from GALP?",
+    ],
+)
+def test_composition_and_negated_conversions_are_no_relation(text: str) -> None:
+    assert extract_relations(text) == []
+
+
+def test_a_list_item_is_a_sentence_and_a_negated_subject_no_mention() -> None:
+    assert _triples("* Heat raises pressure\n* Rain falls") == [
+        ("heat", "causes", "positive", "pressure")
+    ]
+    assert extract_relations("The cells can no longer produce ATP.") == []
