@@ -20,6 +20,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"  # before NumPy (or torch) is imported: one thread each
 
 import argparse  # noqa: E402
+import importlib.metadata  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
@@ -75,6 +76,7 @@ def main() -> int:
         "texts": len(texts),
         "text_source": source,
         "threads": 1,
+        "numpy_version": importlib.metadata.version("numpy"),
         "numpy_load_s": round(time.perf_counter() - started, 2),
         "numpy_texts_per_s": round(timed(embedder.embed, texts, args.repeats), 1),
     }
@@ -83,6 +85,8 @@ def main() -> int:
         from sentence_transformers import SentenceTransformer
 
         torch.set_num_threads(1)
+        for package in ("sentence-transformers", "torch"):
+            report[f"{package.replace('-', '_')}_version"] = importlib.metadata.version(package)
         started = time.perf_counter()
         model = SentenceTransformer(str(directory), device="cpu")
         report["sentence_transformers_load_s"] = round(time.perf_counter() - started, 2)
