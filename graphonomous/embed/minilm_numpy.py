@@ -1,7 +1,8 @@
 """all-MiniLM-L6-v2's forward pass in NumPy, from its ``model.safetensors`` (no torch).
 
-Used once, to distil a static table (`graphonomous.embed.distill`); never on
-the query path.  The architecture is BERT (Devlin et al., NAACL 2019) as in
+Used by the ``minilm`` embedder (`graphonomous.embed.minilm`, which batches
+and pools the texts) and once, to distil a static table
+(`graphonomous.embed.distill`).  The architecture is BERT (Devlin et al., NAACL 2019) as in
 the model's ``config.json``: word + position + token-type embeddings,
 LayerNorm (eps 1e-12), then ``num_hidden_layers`` post-norm blocks of
 multi-head self-attention and a GELU feed-forward; the sentence vector is
