@@ -160,7 +160,7 @@ MAIN: Final[list[tuple[str, dict[str, Any]]]] = [
 
 # Calls where server-memory keeps repeats within one call (names, relations,
 # observations), accepts an empty name or drops an unknown key: recorded so the
-# difference stays visible (SPEC "memory-compat", differences).
+# difference stays visible (spec/memory-compat.md §3, differences).
 REPEATS: Final[list[tuple[str, dict[str, Any]]]] = [
     ("create_entities", {"entities": [_e("Zed", "person", "a"), _e("Zed", "robot", "b")]}),
     ("create_entities", {"entities": [_e("Yan", "person", "x", "x")]}),

@@ -490,10 +490,18 @@ def link_problems(page: Path, text: str | None = None) -> list[str]:
 
 def spec_section_problems(page: Path, text: str | None = None) -> list[str]:
     """Every `§N`, `§Na` or `§N.M` of a docs page names a numbered section of SPEC.md
-    (`## N.`, or `### N.M` / a `### M.` inside `## N.`)."""
+    (`## N.`, or `### N.M` / a `### M.` inside `## N.`); one written after a subsystem
+    page (`spec/NAME.md §N`, the page maybe a link) names a `## N.` of that page."""
     text = page.read_text(encoding="utf-8") if text is None else text
     spec = (ROOT / "SPEC.md").read_text(encoding="utf-8")
     problems: list[str] = []
+    for name, number in re.findall(r"spec/([\w-]+\.md)\)? §(\d+)", text):
+        home = ROOT / "spec" / name
+        if not home.exists() or not re.search(
+            rf"^## {number}\. ", home.read_text(encoding="utf-8"), re.M
+        ):
+            problems.append(f"{page.name}: spec/{name} §{number} names no section of that page")
+    text = re.sub(r"spec/[\w-]+\.md\)? §\d+", "", text)
     for ref in sorted(set(re.findall(r"§(\d+[a-z]?(?:\.\d+[a-z]?)?)", text))):
         top, _, sub = ref.partition(".")
         section = re.search(rf"^## {re.escape(top)}\. .*?(?=^## |\Z)", spec, re.M | re.S)
@@ -701,6 +709,10 @@ def test_the_checkers_catch_a_bad_page(tmp_path: Path) -> None:
         "bad.md: link to index.md#no-such-heading (no such heading)"
     ]
     assert spec_section_problems(page, text) == ["bad.md: §99 names no section of SPEC.md"]
+    assert spec_section_problems(page, "spec/pulse.md §2, [spec/nope.md](../spec/nope.md) §1, spec/pulse.md §99") == [
+        "bad.md: spec/nope.md §1 names no section of that page",
+        "bad.md: spec/pulse.md §99 names no section of that page",
+    ]
 
 
 def test_commands_are_found_in_console_blocks_chains_and_continuations() -> None:

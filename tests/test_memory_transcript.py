@@ -7,14 +7,14 @@ fixture names the package version and the date).  Every reply of the ``main`` an
 ``structuredContent``, ``isError``) compared as parsed JSON, and the text of
 ``content[0]`` byte for byte.
 
-Normalised, and only this: our reads add ``_meta`` (provenance, SPEC "memory-compat"),
+Normalised, and only this: our reads add ``_meta`` (provenance, spec/memory-compat.md §5),
 which the real server has no counterpart for; it is dropped before comparing.
 
 The memory file the real server left after the ``file`` session (dangling relations
 included), imported with ``graphonomous import-memory``, must read back as that
 session's last read_graph.
 
-The ``repeats`` session records where we differ on purpose (SPEC "memory-compat",
+The ``repeats`` session records where we differ on purpose (spec/memory-compat.md §3,
 differences): a name, relation or observation repeated within one call is kept once,
 and an empty name or an unknown key is refused (an isError result naming the field).
 Those replies must equal the real ones with the repeats and the refused entities

@@ -167,6 +167,19 @@ def test_cleaned_sections_carry_no_narrative_markers() -> None:
     assert not problems, "narrative in a cleaned section of SPEC.md:\n" + "\n".join(problems)
 
 
+def test_the_subsystem_pages_carry_no_narrative_markers() -> None:
+    """The pages under spec/ are normative like SPEC.md, each cleaned as a whole."""
+    pages = sorted((ROOT / "spec").glob("*.md"))
+    assert pages, "spec/ holds the subsystem pages"
+    problems = [
+        f'spec/{page.name}: {name}: "{found.group(0)}"'
+        for page in pages
+        for name, pattern in MARKERS.items()
+        for found in re.finditer(pattern, page.read_text(encoding="utf-8"), re.I)
+    ]
+    assert not problems, "narrative in a page under spec/:\n" + "\n".join(problems)
+
+
 def test_every_marker_is_caught_and_scoping_holds() -> None:
     text = (
         "# T\n\n## 1. One\n\nSession 9 went well. Status after session 10: fine.\n"

@@ -8,7 +8,7 @@ as a file) so that the version, the telemetry event names and the timer
 settings come from the code they describe.
 
 Every claim is meant to be true of this package; the reasons are in the
-comments next to each value and in the PULSE part of SPEC.md.  Where the
+comments next to each value and in spec/pulse.md §1.  Where the
 server could not honour a field (timeouts, a policy engine, a sync
 cross-loop connection) the field is left out or set to null rather than
 invented.

@@ -1,6 +1,6 @@
 """server-memory's entities and relations as a view over our graph.
 
-Mapping (SPEC "memory-compat"):
+Mapping (spec/memory-compat.md §2):
 
 * entity → one live node of the default agent, ``node_type`` semantic, with
   ``metadata.entity_name``, ``metadata.entity_type`` and
@@ -842,7 +842,7 @@ class MemoryView:
             return self._subgraph([entity for entity in found if entity is not None])
 
     def provenance(self, names: Sequence[str]) -> list[dict[str, Any]]:
-        """Where each named entity came from (SPEC "memory-compat", provenance):
+        """Where each named entity came from (spec/memory-compat.md §5, provenance):
         ``[{name, node_id, source, created_at, updated_at}]`` in the order given, unknown
         names left out.  ``source`` is the import file's path for ``import-memory``, else
         the memory tool that wrote it (``create_entities``).  O(len(names)) lookups."""
@@ -885,8 +885,8 @@ class MemoryView:
         name that is an entity neither in the graph nor in the file are kept
         dangling, as server-memory keeps them, and reported with their line
         numbers and the missing names.
-        Re-importing a file changes nothing.  Returns counts (SPEC
-        memory-compat).  O(lines) indexed reads plus embedding the new and
+        Re-importing a file changes nothing.  Returns counts
+        (spec/memory-compat.md §5).  O(lines) indexed reads plus embedding the new and
         changed nodes.
         """
         with self._writing():
