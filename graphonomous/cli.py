@@ -1710,7 +1710,7 @@ class _OnlyCommand:
 _VALUE_OPTIONS = ("--db", "--embedder", "--project")
 _TOKENS_HELP = (
     "HTTP access control: a JSON file of token hashes, each with its principal, namespaces "
-    "and rights (default: $GRAPHONOMOUS_TOKENS_FILE; docs/team-server.md)"
+    "and rights (default: $GRAPHONOMOUS_TOKENS_FILE; docs/team-server-postgresql.md)"
 )
 
 

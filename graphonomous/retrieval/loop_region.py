@@ -55,11 +55,11 @@ on itself) are 2–5 long; a radius of 4 would see cycles of 9 at the price of o
 more layer, which on a code tree mostly reaches the same hubs again."""
 
 LOOP_MAX_NODES: Final = 400
-"""Most nodes the walk collects (results included).  Tarjan is O(V + E); κ of an SCC
-of 400 nodes is a few to tens of ms with flows (SPEC §5.8: 100 nodes 6–19 ms, 1,000
-nodes 270–624 ms on dense unions of Hamiltonian cycles), so 400 keeps the topology of
-a retrieval well below its other stages while covering a radius-3 neighbourhood of ten
-results of typical degree (10 × (3 + 3²) ≈ 120 ordinary nodes; hubs are what hit it)."""
+"""Most nodes the walk collects (results included).  Tarjan is O(V + E) and κ of an SCC
+grows with its size (SPEC §5.8 states the target; `benchmarks/bench_topology.py`
+measures it), so a cap of 400 bounds the topology of a retrieval while covering a
+radius-3 neighbourhood of ten results of typical degree (10 × (3 + 3²) ≈ 120 ordinary
+nodes; hubs are what hit it)."""
 
 ANCHOR_SHARE: Final = 0.5
 """A result scoring under half the best is the list's tail (a ten-result answer from a small
