@@ -582,7 +582,12 @@ def test_every_python_block_runs(page: Path, tmp_path: Path) -> None:
     assert python_problems(page, tmp_path) == []
 
 
-@pytest.mark.parametrize("page", [*PAGES, ROOT / "README.md"], ids=lambda p: p.name)
+SPEC_PAGES = [ROOT / "SPEC.md", *sorted((ROOT / "spec").glob("*.md"))]
+
+
+@pytest.mark.parametrize(
+    "page", [*PAGES, ROOT / "README.md", *SPEC_PAGES], ids=lambda p: p.relative_to(ROOT).as_posix()
+)
 def test_every_relative_link_names_a_file(page: Path) -> None:
     assert link_problems(page) == []
 

@@ -111,7 +111,8 @@ def _pages() -> dict[str, str]:
 
 def test_the_subsystem_pages_exist() -> None:
     names = {page.name for page in PAGES}
-    assert {"memory-compat.md", "pulse.md", "canvas.md", "contract-ci.md"} <= names, names
+    expected = {"memory-compat.md", "pulse.md", "canvas.md", "contract-ci.md", "ingestion.md"}
+    assert expected | {"postgresql.md"} <= names, names
 
 
 def test_every_page_is_linked_from_spec_and_back() -> None:
@@ -135,15 +136,23 @@ def test_bare_references_in_a_page_name_its_own_headings() -> None:
 
 
 def test_the_moved_sections_are_summaries_that_link_their_page() -> None:
-    """SPEC §16, §17 and §19 have no subsections left, so `§16.N` cannot resolve; each
-    names its page."""
+    """SPEC §13, §16, §17 and §19 have no subsections left, so `§16.N` cannot resolve;
+    each names its page, and so do §3.3 and §6.10."""
     spec = SPEC.read_text(encoding="utf-8")
-    for number, page in (("16", "memory-compat.md"), ("17", "pulse.md"), ("19", "canvas.md")):
+    moved = (("13", "ingestion.md"), ("16", "memory-compat.md"), ("17", "pulse.md"), ("19", "canvas.md"))
+    for number, page in moved:
         section = re.search(rf"^## {number}\. .*?(?=^## |\Z)", spec, re.M | re.S)
         assert section is not None, number
         assert f"](spec/{page})" in section.group(0), number
         assert not re.search(r"^###", section.group(0), re.M), number
         assert not has_section(spec, f"{number}.1"), number
+    for ref, page in (("3.3", "postgresql.md"), ("6.10", "contract-ci.md")):
+        head = re.search(rf"^### {re.escape(ref)}[. ].*?(?=^##|\Z)", spec, re.M | re.S)
+        if head is None:  # `### 10.` inside `## 6.`
+            section = re.search(r"^## 6\. .*?(?=^## |\Z)", spec, re.M | re.S)
+            assert section is not None
+            head = re.search(r"^### 10\. .*?(?=^##|\Z)", section.group(0), re.M | re.S)
+        assert head is not None and f"](spec/{page})" in head.group(0), ref
 
 
 def test_the_checkers_catch_bad_references() -> None:

@@ -4,7 +4,7 @@ Every text file becomes a file node plus chunk nodes (heading-aware for
 Markdown, definition-aware for Python, paragraph-aware otherwise), linked by
 `part_of` / `follows`; imports and document links between files become
 `depends_on` / `derived_from` edges between file nodes.  Re-scans are
-incremental and keep node ids stable.  SPEC.md ("Ingestion") is normative.
+incremental and keep node ids stable.  spec/ingestion.md is normative.
 """
 
 from __future__ import annotations

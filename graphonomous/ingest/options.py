@@ -22,7 +22,7 @@ DEFAULT_POLL_INTERVAL_MS: Final = 1_000
 DEFAULT_INGEST_ON_START: Final = False
 DEFAULT_MAX_FILE_SIZE_BYTES: Final = 1_000_000
 # The preview read (binary sniff), not a cut: a text file up to
-# max_file_size_bytes is always ingested whole (SPEC "Ingestion").
+# max_file_size_bytes is always ingested whole (spec/ingestion.md).
 DEFAULT_MAX_READ_BYTES: Final = 16_384
 # Hex digits of the options fingerprint kept per file (64 bits: a collision
 # between two option sets of one user is not a practical concern).
