@@ -714,7 +714,9 @@ def test_the_checkers_catch_a_bad_page(tmp_path: Path) -> None:
         "bad.md: link to index.md#no-such-heading (no such heading)"
     ]
     assert spec_section_problems(page, text) == ["bad.md: §99 names no section of SPEC.md"]
-    assert spec_section_problems(page, "spec/pulse.md §2, [spec/nope.md](../spec/nope.md) §1, spec/pulse.md §99") == [
+    assert spec_section_problems(
+        page, "spec/pulse.md §2, [spec/nope.md](../spec/nope.md) §1, spec/pulse.md §99"
+    ) == [
         "bad.md: spec/nope.md §1 names no section of that page",
         "bad.md: spec/pulse.md §99 names no section of that page",
     ]

@@ -37,10 +37,12 @@ _BARE_REF = re.compile(rf"(?<!SPEC )(?<!SPEC\.md )(?<!\.md\) )(?<!\.md )§({_NUM
 
 def has_section(document: str, ref: str) -> bool:
     """Whether ``ref`` ("N", "N.M" or "N.M.K", each part maybe with a letter) names a
-    heading of ``document``: `## N.` (or `# N.`) at the top; then inside it `### M.`,
-    `### N.M` or `### M.K`-style numbering; then `#### M.K`. O(len(document))."""
+    heading of ``document``: `## N.` (or `# N.`) at the top; then, inside it, `### M.` or
+    `### N.M`; then, inside that, `#### M.K`. O(len(document))."""
     parts = ref.split(".")
-    top = re.search(rf"^#{{1,2}} {re.escape(parts[0])}\. .*?(?=^#{{1,2}} |\Z)", document, re.M | re.S)
+    top = re.search(
+        rf"^#{{1,2}} {re.escape(parts[0])}\. .*?(?=^#{{1,2}} |\Z)", document, re.M | re.S
+    )
     if top is None:
         return False
     section = top.group(0)
@@ -48,7 +50,9 @@ def has_section(document: str, ref: str) -> bool:
         return True
     sub = parts[1]
     head = re.search(
-        rf"^### (?:{re.escape(parts[0])}\.)?{re.escape(sub)}[. ].*?(?=^### |\Z)", section, re.M | re.S
+        rf"^### (?:{re.escape(parts[0])}\.)?{re.escape(sub)}[. ].*?(?=^### |\Z)",
+        section,
+        re.M | re.S,
     )
     if head is None:
         return False
@@ -85,7 +89,9 @@ def bare_reference_problems(name: str, text: str) -> list[str]:
 
 def link_problems(spec: str, names: list[str]) -> list[str]:
     """Every page is linked from SPEC.md and links back to it."""
-    problems = [f"SPEC.md does not link spec/{name}" for name in names if f"](spec/{name})" not in spec]
+    problems = [
+        f"SPEC.md does not link spec/{name}" for name in names if f"](spec/{name})" not in spec
+    ]
     for name in names:
         if "](../SPEC.md)" not in (PAGES_DIR / name).read_text(encoding="utf-8"):
             problems.append(f"spec/{name} does not link ../SPEC.md")
@@ -139,7 +145,12 @@ def test_the_moved_sections_are_summaries_that_link_their_page() -> None:
     """SPEC §13, §16, §17 and §19 have no subsections left, so `§16.N` cannot resolve;
     each names its page, and so do §3.3 and §6.10."""
     spec = SPEC.read_text(encoding="utf-8")
-    moved = (("13", "ingestion.md"), ("16", "memory-compat.md"), ("17", "pulse.md"), ("19", "canvas.md"))
+    moved = (
+        ("13", "ingestion.md"),
+        ("16", "memory-compat.md"),
+        ("17", "pulse.md"),
+        ("19", "canvas.md"),
+    )
     for number, page in moved:
         section = re.search(rf"^## {number}\. .*?(?=^## |\Z)", spec, re.M | re.S)
         assert section is not None, number
