@@ -451,3 +451,46 @@ def test_values_written_in_words(earlier: str, later: str, old: str, new: str) -
 )
 def test_not_updates(earlier: str, later: str) -> None:
     assert detect_update(earlier, later) is None
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "old", "new"),
+    [
+        (
+            "Deploys go through Jenkins.",
+            "Deploys go through ArgoCD, not Jenkins.",
+            "jenkin",
+            "argocd",
+        ),
+        (  # "has to be" is an obligation now, not a plan
+            "Markup and escape can be imported from jinja2.",
+            "Markup and escape have to be imported from MarkupSafe, not jinja2.",
+            "jinja2",
+            "markupsaf",
+        ),
+    ],
+)
+def test_a_named_exclusion_updates(earlier: str, later: str, old: str, new: str) -> None:
+    update = detect_update(earlier, later)
+    assert update is not None
+    assert (update.old, update.new) == (old, new)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # the excluded value was never the earlier one's: a restatement
+        ("The service is written in Go.", "The service is written in Go, not Rust."),
+        # common words only: perhaps two habits
+        ("Alice prefers tea.", "Alice prefers coffee, not tea."),
+        # the same value said the other way round
+        (
+            "Flask 3.2 changed the default redirect status from 302 to 303.",
+            "Flask 3.2's redirect() returns 303 instead of 302 by default.",
+        ),
+        # announced for later
+        ("Deploys go through Jenkins.", "Deploys will go through ArgoCD, not Jenkins."),
+    ],
+)
+def test_a_contrast_that_restates_is_no_update(earlier: str, later: str) -> None:
+    assert detect_update(earlier, later) is None

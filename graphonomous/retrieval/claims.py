@@ -33,10 +33,15 @@ the same subject except for its value (SPEC "Updates"):
      value (a number, version, date, colour code) and gives one value of that
      kind in its place, plus detail ("jemalloc 5.2.1" / "jemalloc 5.3.0, fixing
      hangs");
+   - **contrast** — the later statement names what it excludes ("via ArgoCD,
+     not Jenkins", "instead of", "rather than", "in place of"): an update
+     exactly when the excluded value is the earlier one's and the later gives
+     another in its place ("in Go, not Rust" after "in Go" restates it);
    - **withdrawal** — a withdrawing mark on one side only, at most one other
      word changed on each side (the verb it replaces) and no number, or the
      later statement restates all of the earlier and withdraws it; never when
-     the withdrawal is announced for later ("will be removed").
+     the withdrawal is announced for later ("will be removed"; "has to be" is
+     an obligation, not a plan).
    A change of words (not numbers, dates, codes) needs a value on one side at
    least (`_names_among`: a name, an identifier, a colour or frequency word),
    announced or not: "prefers water in the afternoon" / "now prefers coffee in
@@ -156,9 +161,12 @@ WITHDRAWN: Final = frozenset(
 )
 # Every withdrawing word is one token in a frame: "removed" and "dropped" say the same.
 WITHDRAWN_MARK: Final = "<withdrawn>"
-# A withdrawal announced for later is not a withdrawal yet.
+# A withdrawal announced for later is not a withdrawal yet ("will be removed", "is to
+# be dropped"); "has to be" / "needs to be" is an obligation now, not a plan.
 _HEDGE: Final = re.compile(
-    r"\b(?:will|to be|plan(?:s|ned)?|future|eventually|may|might|should|soon)\b", re.I
+    r"\b(?:will|(?<!has\s)(?<!have\s)(?<!need\s)(?<!needs\s)to be|plan(?:s|ned)?|future|"
+    r"eventually|may|might|should|soon)\b",
+    re.I,
 )
 # Words by which a later statement says it adds to what holds ("manages the Munich
 # office as well"): both hold, whatever else changed.
@@ -181,6 +189,11 @@ _CHANGE_CUE: Final = re.compile(
 )
 # "... from V1 to V2": the later statement names the value it replaces.
 _FROM_TO: Final = re.compile(r"\bfrom\s+(\S+(?:\s\S+)?)\s+to\s+(\S+(?:\s\S+)?)", re.I)
+# "... V2, not V1" / "V2 instead of V1" / "V2 rather than V1": the later statement names
+# the value it replaces by contrast (the new value first).
+_CONTRAST: Final = re.compile(
+    r"(?:,\s+not|\binstead\s+of|\brather\s+than|\bin\s+place\s+of)\s+(\S+(?:\s\S+)?)", re.I
+)
 # Verbs after which a sentence states its value: the subject is what comes before
 # the first of them.  Common state verbs of technical and personal facts.
 PREDICATE_VERBS: Final = frozenset(
@@ -526,6 +539,9 @@ def detect_update(earlier: str, later: str) -> Update | None:
         return None  # the later statement adds to the earlier: both hold
     old, new = frame(earlier), frame(later)
     gone, added, shared = _difference(old, new)
+    contrast = _CONTRAST.search(later)
+    if contrast is not None:
+        return _contrasted(earlier, later, old, contrast.group(1), added)
     if _one_word_claim(old, new, gone, added) and _all_named((earlier, later), gone, added):
         return Update("substitution", gone[0], added[0])
     announced = _announced(earlier, later, old, new, gone, added)
@@ -754,6 +770,29 @@ def _named_replacement(earlier: str, later: str, old: Frame, new: Frame) -> Upda
     if sum(((held - Counter(was)) & rest).values()) < MIN_SHARED:
         return None
     return Update("substitution", " ".join(was), " ".join(becomes))
+
+
+def _contrasted(
+    earlier: str, later: str, old: Frame, excluded: str, added: list[str]
+) -> Update | None:
+    """A later statement that names what it excludes ("go through ArgoCD, not Jenkins",
+    "by email rather than by post") updates the earlier one exactly when the excluded
+    value is the earlier one's and the later gives another value of its kind in its
+    place; a contrast with a value the earlier never gave ("in Go, not Rust") restates
+    it.  Never when the change is announced for later (`_HEDGE`)."""
+    was = [t for t in frame(excluded).tokens if t != WITHDRAWN_MARK]
+    held = Counter(old.tokens)
+    if not was or any(held[t] == 0 for t in was) or _HEDGE.search(later):
+        return None
+    becomes = [t for t in added if t != WITHDRAWN_MARK and t not in was]
+    if not becomes or len(old.tokens) - len(was) < MIN_SHARED - 1:
+        return None
+    # Two names need no common kind (the contrast pairs them); else values of one kind.
+    if _all_named((earlier, later), was, becomes) or (
+        _alike(was, becomes) and _names_among(later, becomes)
+    ):
+        return Update("substitution", " ".join(was), " ".join(becomes))
+    return None
 
 
 def _one_word_claim(old: Frame, new: Frame, gone: list[str], added: list[str]) -> bool:
