@@ -27,6 +27,7 @@ import math
 from collections.abc import Iterable
 from typing import Any, Final
 
+from .model import NUL_MESSAGE as NUL_MESSAGE
 from .model import GraphonomousError, ValidationError
 
 # The largest integer JSON peers agree on (IEEE-754 doubles are exact up to here).
@@ -103,14 +104,13 @@ def first_problem(value: Any, field: str) -> str | None:
 
 # NUL (U+0000) in text: SQLite would store it, PostgreSQL refuses it in text and jsonb
 # columns.  One behaviour on both backends: refused before the write, naming the field
-# (a ValidationError: CLI exit 2, an MCP isError result).
-NUL_MESSAGE: Final = (
-    "contains a NUL character (U+0000), which is not stored (PostgreSQL cannot hold it); remove it"
-)
+# (a ValidationError: CLI exit 2, an MCP isError result).  The message lives in model
+# (check_id refuses NUL in ids with it).
 
 
-def _nul_at(value: Any, path: str) -> str | None:
-    """The path of the first text holding NUL in `value` (a key counts), else None."""
+def nul_path(value: Any, path: str) -> str | None:
+    """The path (``path.key[2]``) of the first text holding NUL in `value` (a key
+    counts), else None."""
     if isinstance(value, str):
         return path if "\x00" in value else None
     items: Iterable[tuple[str, Any]] = ()
@@ -122,7 +122,7 @@ def _nul_at(value: Any, path: str) -> str | None:
     elif isinstance(value, (list, tuple)):
         items = ((f"{path}[{index}]", item) for index, item in enumerate(value))
     for where, item in items:
-        found = _nul_at(item, where)
+        found = nul_path(item, where)
         if found is not None:
             return found
     return None
@@ -130,7 +130,7 @@ def _nul_at(value: Any, path: str) -> str | None:
 
 def refuse_nul(column: str, value: Any) -> None:
     """Raise ValidationError naming the field when `value` (a column's) holds NUL."""
-    where = _nul_at(value, column)
+    where = nul_path(value, column)
     if where is not None:
         raise ValidationError(where, NUL_MESSAGE)
 

@@ -408,11 +408,22 @@ def check_namespace(field_name: str, value: object) -> str:
     return value
 
 
+# Why text holding NUL (U+0000) is refused (hygiene.refuse_nul, check_id): PostgreSQL
+# cannot hold it in text, so neither backend stores it.
+NUL_MESSAGE: Final = (
+    "contains a NUL character (U+0000), which is not stored (PostgreSQL cannot hold it); remove it"
+)
+
+
 def check_id(field_name: str, value: object) -> str:
+    """A non-empty id of at most MAX_ID_CHARS characters without NUL (no stored id holds
+    one, and PostgreSQL refuses it even in a lookup)."""
     if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS:
         raise ValidationError(
             field_name, f"must be a non-empty string of at most {MAX_ID_CHARS} characters"
         )
+    if "\x00" in value:
+        raise ValidationError(field_name, NUL_MESSAGE)
     return value
 
 

@@ -14,7 +14,9 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-from graphonomous.contract import check_document, run_check
+import pytest
+
+from graphonomous.contract import check_document, run_check, sources
 from graphonomous.contract.report import MAX_FINDINGS_PER_DOCUMENT
 from graphonomous.contract.run import check_inputs
 from graphonomous.contract.sources import collect
@@ -106,4 +108,97 @@ def test_a_large_jsonl_file_is_checked_in_less_memory_than_its_size(tmp_path: Pa
         tracemalloc.stop()
     assert len(report.results) == lines and report.invalid_count == 5
     assert all(result.document.value is None for result in report.results)
+    assert peak < size / 2, (peak, size)
+
+
+# -- a top-level JSON array: streamed element by element ------------------------------
+
+
+def _message_pair(
+    ident: int, document: dict[str, Any], tool: str = "analyze_topology"
+) -> list[dict[str, Any]]:
+    call = {"name": tool, "arguments": {}}
+    result = {"structuredContent": document, "content": [{"type": "text", "text": "ok"}]}
+    return [
+        {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": call},
+        {"jsonrpc": "2.0", "id": ident, "result": result},
+    ]
+
+
+def _analyze(document: dict[str, Any]) -> dict[str, Any]:
+    return {**document, "recommendation": "r"}
+
+
+def _from_file_and_stdin(path: Path, mode: str, fmt: str | None) -> tuple[Any, Any]:
+    """(code, output) of the file (streamed) and of its text on stdin (read whole), the
+    stdin report's source name replaced by the file's."""
+    outputs = []
+    for operand, stdin in ((str(path), ""), ("-", path.read_text(encoding="utf-8"))):
+        stdout, stderr = io.StringIO(), io.StringIO()
+        code = run_check(
+            [operand], io.StringIO(stdin), stdout, stderr, input_mode=mode, report_format=fmt
+        )
+        text = stdout.getvalue() + stderr.getvalue()
+        outputs.append((code, text if operand != "-" else text.replace("stdin", str(path))))
+    return outputs[0], outputs[1]
+
+
+ARRAYS: dict[str, str] = {
+    "transcript": json.dumps(
+        [m for i in range(6) for m in _message_pair(i, _analyze(broken_topology(i % 2)))],
+        indent=1,
+    ),
+    "transcript on one line": json.dumps(
+        [m for i in range(4) for m in _message_pair(i, _analyze(broken_topology(1)))]
+    ),
+    "repeated keys past the cap": "[\n"
+    + ",\n".join(['{"a": 1, "a": 2, "b": {"c": 1, "c": 2}}'] * (MAX_FINDINGS_PER_DOCUMENT // 2 + 7))
+    + "\n]",
+    "mixed messages and documents": json.dumps([*_message_pair(0, PREVIEW), PREVIEW]),
+    "empty": "  [ ]\n",
+    "trailing comma": "[1, 2,]",
+    "extra data": "[1] [2]",
+    "NaN inside": "[1, NaN]",
+    "unclosed": '[{"a": 1}',
+}
+
+
+def test_a_streamed_array_reports_what_its_whole_text_reports(tmp_path: Path) -> None:
+    for name, text in ARRAYS.items():
+        path = tmp_path / "array.json"
+        path.write_text(text, encoding="utf-8")
+        for mode in ("auto", "json", "mcp"):
+            for fmt in (None, "json", "sarif", "github"):
+                streamed, whole = _from_file_and_stdin(path, mode, fmt)
+                assert streamed == whole, (name, mode, fmt)
+    path.write_text(ARRAYS["repeated keys past the cap"], encoding="utf-8")
+    report = json.loads(run(str(path), fmt="json")[1])
+    (document,) = report["documents"]
+    assert document["violation_count"] == 1 + 2 * (MAX_FINDINGS_PER_DOCUMENT // 2 + 7)
+    assert len(document["violations"]) == MAX_FINDINGS_PER_DOCUMENT
+
+
+def test_a_large_array_file_is_checked_in_less_memory_than_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sources, "READ_CHARS", 1 << 16)  # steps small beside the file
+    path = tmp_path / "session.json"
+    padded = {**PREVIEW, "description": "κ: 0→1 " + "x" * 2_000}
+    pairs = 2_500
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write("[")
+        for ident in range(pairs):
+            document = {**padded, "kappa_delta": "1"} if ident % 500 == 7 else padded
+            pair = _message_pair(ident, document, "preview_edge_impact")
+            text = ",\n".join(json.dumps(m, indent=1) for m in pair)
+            handle.write(("" if ident == 0 else ",\n") + text)
+        handle.write("]\n")
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        report = check_inputs(collect([str(path)], "auto", "auto", io.StringIO("")))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(report.results) == pairs and report.invalid_count == 5
     assert peak < size / 2, (peak, size)

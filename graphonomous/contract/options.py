@@ -24,6 +24,10 @@ SCHEMA_KINDS: Final = ("topology", "analyze_topology", "preview", "retrieve_cont
 FIXTURE_MODES: Final = ("exact", "semantic")
 FIXTURE_FORMATS: Final = ("text", "json", "junit", "github")
 DEFAULT_TIMEOUT_S: Final = 30.0
+# Violations kept (located, listed) per document: a document past this is broken
+# wholesale, the first ones by path show how, and `omitted` counts the rest; what
+# a run holds then grows with the number of documents, not with how broken each is.
+MAX_FINDINGS_PER_DOCUMENT: Final = 200
 
 # Makes one subcommand parser: (name, help) -> parser (the caller adds --db/--json).
 SubcommandFactory = Callable[[str, str], argparse.ArgumentParser]

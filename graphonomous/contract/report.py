@@ -35,6 +35,7 @@ from typing import Any, Final
 from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
+from graphonomous.contract.options import MAX_FINDINGS_PER_DOCUMENT as MAX_FINDINGS_PER_DOCUMENT
 from graphonomous.contract.options import REPORT_FORMATS as REPORT_FORMATS
 from graphonomous.contract.positions import json_pointer
 from graphonomous.contract.schema import Violation
@@ -45,10 +46,6 @@ SUITE_NAME: Final = "graphonomous contract check"
 SARIF_VERSION: Final = "2.1.0"
 SARIF_SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
 UNUSABLE_RULE: Final = "unusable-input"
-# Violations kept (located, listed) per document: a document past this is broken
-# wholesale, the first ones by path show how, and `omitted` counts the rest; what
-# a run holds then grows with the number of documents, not with how broken each is.
-MAX_FINDINGS_PER_DOCUMENT: Final = 200
 # Characters XML 1.0 cannot carry at all (file names are the only way in).
 _XML_INVALID: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 

@@ -84,7 +84,7 @@ def check_inputs(inputs: Inputs) -> RunReport:
         for violation in violations[:MAX_FINDINGS_PER_DOCUMENT]:
             line, column = document.locate(violation.path)
             findings.append(Finding(violation, line, column, json_pointer(violation.path)))
-        omitted = max(0, len(violations) - MAX_FINDINGS_PER_DOCUMENT)
+        omitted = max(0, len(violations) - MAX_FINDINGS_PER_DOCUMENT) + document.dropped
         document.release()
         results.append(DocumentResult(document, chosen, findings, omitted))
     # Read after the stream ended: reading a file adds its problems as it goes.

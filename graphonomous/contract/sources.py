@@ -40,8 +40,15 @@ from typing import Any, Final, TextIO
 
 from graphonomous.contract.checker import is_contract_document
 from graphonomous.contract.options import INPUT_MODES as INPUT_MODES
+from graphonomous.contract.options import MAX_FINDINGS_PER_DOCUMENT
 from graphonomous.contract.positions import TextIndex, locate, nearest_offset
-from graphonomous.contract.schema import Violation, index_path, key_path, parse_json
+from graphonomous.contract.schema import (
+    Violation,
+    index_path,
+    key_path,
+    parse_json,
+    path_sort_key,
+)
 
 JSONL_SUFFIXES: Final = (".jsonl", ".ndjson")
 DOCUMENT_SUFFIXES: Final = (".json", *JSONL_SUFFIXES)
@@ -66,19 +73,37 @@ MACHINE_KINDS: Final[Mapping[tuple[str, str], str]] = {
 
 
 class _Positions:
-    """Lazy offsets and line index of one text (computed only if a violation needs a line)."""
+    """Lazy offsets and line index of one text (computed only if a violation needs a line).
 
-    def __init__(self, text: str, first_line: int) -> None:
+    The text starts at line `first_line`, column `first_column` of its file; `prefix` is
+    its path in the file's value (an element of a streamed array: ``$[3]``), stripped
+    from the paths asked for.
+    """
+
+    def __init__(
+        self, text: str, first_line: int, first_column: int = 1, prefix: str = "$"
+    ) -> None:
         self.text = text
         self.first_line = first_line
+        self.first_column = first_column
+        self.prefix = prefix
         self._offsets: dict[str, int] | None = None
         self._index: TextIndex | None = None
 
     def line_column(self, text_path: str) -> tuple[int, int]:
+        if self.prefix != "$":
+            inside = text_path.startswith(self.prefix)
+            text_path = "$" + text_path[len(self.prefix) :] if inside else "$"
+        line, column = self._local(text_path)
+        if line == 1:
+            column += self.first_column - 1
+        return line + self.first_line - 1, column
+
+    def _local(self, text_path: str) -> tuple[int, int]:
         if text_path == "$" and self._offsets is None:  # the root: no scan needed
             start = len(self.text) - len(self.text.lstrip(" \t\n\r"))
             prefix = self.text[:start]
-            return self.first_line + prefix.count("\n"), start - (prefix.rfind("\n") + 1) + 1
+            return 1 + prefix.count("\n"), start - (prefix.rfind("\n") + 1) + 1
         if self._offsets is None:
             try:
                 self._offsets = locate(self.text)
@@ -87,8 +112,19 @@ class _Positions:
             self._index = TextIndex(self.text)
         assert self._index is not None
         offset = nearest_offset(self._offsets, text_path)
-        line, column = self._index.line_column(offset if offset is not None else 0)
-        return line + self.first_line - 1, column
+        return self._index.line_column(offset if offset is not None else 0)
+
+
+class _Placed(_Positions):
+    """Positions known in advance (a streamed array checked as one document): the
+    root's, and those of the violations kept, found while its elements were read."""
+
+    def __init__(self, root: tuple[int, int], places: dict[str, tuple[int, int]]) -> None:
+        super().__init__("", root[0], root[1])
+        self.places = places
+
+    def line_column(self, text_path: str) -> tuple[int, int]:
+        return self.places.get(text_path, (self.first_line, self.first_column))
 
 
 @dataclass
@@ -112,6 +148,7 @@ class Document:
     embedded: bool = False
     part: bool = False  # one of several documents of its file (a JSON Lines line, a response)
     line: int = 1
+    dropped: int = 0  # violations found while reading and counted, not kept (past the cap)
 
     def release(self) -> None:
         """Drop the value and the text once checked: a report keeps where, not what."""
@@ -268,6 +305,11 @@ def _read_file(
                     )
                     yield from _drain(inputs)
             return
+        if name != "-" and chosen in ("json", "mcp") and _holds_array(name):
+            streamed = _stream_array(name, source, kind, mode, inputs)
+            if streamed is not None:
+                yield from streamed
+                return
         text = stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         inputs.problems.append(InputProblem(source, f"cannot read {source}: {exc}"))
@@ -277,6 +319,207 @@ def _read_file(
     else:
         _read_lines(source, text, kind, chosen, mode, inputs)
     yield from _drain(inputs)
+
+
+# --------------------------------------------------------------------------
+# A top-level JSON array, streamed element by element
+# --------------------------------------------------------------------------
+# A file holding one JSON array (a transcript saved as one array, or an array checked
+# as one document) is read in steps of this many characters: what is held is one
+# element plus one step, never the whole text.
+READ_CHARS: Final = 1 << 20
+_JSON_SPACE: Final = " \t\n\r"
+
+
+class _NotStreamable(Exception):
+    """The text is not one well-formed JSON array: read it whole (the exact error)."""
+
+
+def _holds_array(name: str) -> bool:
+    """Whether the file's first non-blank character opens an array."""
+    try:
+        with open(name, encoding="utf-8", newline="") as handle:
+            while chunk := handle.read(4096):
+                stripped = chunk.lstrip(_JSON_SPACE)
+                if stripped:
+                    return stripped[0] == "["
+    except UnicodeDecodeError:
+        pass  # the whole read reports it, naming the byte
+    return False
+
+
+class _ArrayReader:
+    """The elements of the JSON array one text file holds, read incrementally.
+
+    `elements` yields (value, element text, line, column) per element, the line and
+    column (1-based, code points) of its first character.  Anything but one
+    well-formed array (strict: no NaN) raises _NotStreamable, so that the caller
+    reads the text whole and reports exactly what it always did.
+    """
+
+    def __init__(self, handle: TextIO) -> None:
+        self.handle = handle
+        self.buffer = ""
+        self.pos = 0
+        self.eof = False
+        self.line = 1
+        self.newline = -1  # buffer index of the last newline before `pos` (may be < 0)
+        self.decoder = json.JSONDecoder(parse_constant=_no_constant)
+        self.opened = (1, 1)  # where the array's "[" is
+
+    def _fill(self, at_least: int = 0) -> None:
+        self.buffer = self.buffer[self.pos :]
+        self.newline -= self.pos
+        self.pos = 0
+        chunk = self.handle.read(max(at_least, READ_CHARS))
+        self.eof = not chunk
+        self.buffer += chunk
+
+    def _advance(self, to: int) -> None:
+        found = self.buffer.count("\n", self.pos, to)
+        if found:
+            self.line += found
+            self.newline = self.buffer.rindex("\n", self.pos, to)
+        self.pos = to
+
+    def _next_char(self) -> str:
+        """The next non-blank character ("" at the end of the text), not consumed."""
+        while True:
+            end = len(self.buffer)
+            while self.pos < end and self.buffer[self.pos] in _JSON_SPACE:
+                self._advance(self.pos + 1)
+            if self.pos < end or self.eof:
+                return self.buffer[self.pos] if self.pos < end else ""
+            self._fill()
+
+    def _element(self) -> tuple[Any, str]:
+        while True:
+            try:
+                value, end = self.decoder.raw_decode(self.buffer, self.pos)
+                if end < len(self.buffer) or self.eof:  # a number may go on past the step
+                    text = self.buffer[self.pos : end]
+                    self._advance(end)
+                    return value, text
+            except json.JSONDecodeError:
+                if self.eof:
+                    raise _NotStreamable from None
+            except (ValueError, RecursionError):
+                raise _NotStreamable from None
+            self._fill(2 * (len(self.buffer) - self.pos))
+
+    def elements(self) -> Iterator[tuple[Any, str, int, int]]:
+        if self._next_char() != "[":
+            raise _NotStreamable
+        self.opened = (self.line, self.pos - self.newline)
+        self._advance(self.pos + 1)
+        if self._next_char() == "]":
+            self._advance(self.pos + 1)
+        else:
+            while True:
+                if self._next_char() in ("", "]", ","):
+                    raise _NotStreamable
+                line, column = self.line, self.pos - self.newline
+                value, text = self._element()
+                yield value, text, line, column
+                after = self._next_char()
+                self._advance(self.pos + 1)
+                if after == "]":
+                    break
+                if after != ",":
+                    raise _NotStreamable
+        if self._next_char() != "":
+            raise _NotStreamable
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _elements(
+    name: str, reader: list[_ArrayReader] | None = None
+) -> Iterator[tuple[Any, str, int, int]]:
+    """The elements of the array file `name` holds (universal newlines, as a whole read
+    has); a text that does not decode raises _NotStreamable (the whole read names the
+    byte).  `reader`, when given, receives the reader (for its `opened`)."""
+    with open(name, encoding="utf-8") as handle:
+        array = _ArrayReader(handle)
+        if reader is not None:
+            reader.append(array)
+        try:
+            yield from array.elements()
+        except UnicodeDecodeError:
+            raise _NotStreamable from None
+
+
+@dataclass
+class _ArrayScan:
+    """What one read of a streamed array found: its length, whether every element is a
+    JSON-RPC message, its root's place and the repeated keys kept (placed) and dropped."""
+
+    count: int = 0
+    jsonrpc: bool = True
+    root: tuple[int, int] = (1, 1)
+    duplicates: list[Violation] = field(default_factory=list)
+    places: dict[str, tuple[int, int]] = field(default_factory=dict)
+    dropped: int = 0
+
+
+def _read_array_once(name: str) -> _ArrayScan:
+    """Read the whole array once (raises _NotStreamable): see _ArrayScan.  Keeps the
+    first MAX_FINDINGS_PER_DOCUMENT repeated keys in path order, counts the rest."""
+    scan = _ArrayScan()
+    reader: list[_ArrayReader] = []
+    for index, (value, text, line, column) in enumerate(_elements(name, reader)):
+        scan.count += 1
+        scan.jsonrpc = scan.jsonrpc and isinstance(value, dict) and "jsonrpc" in value
+        repeated = sorted(parse_json(text)[1], key=lambda v: path_sort_key(v.path))
+        room = max(0, MAX_FINDINGS_PER_DOCUMENT - len(scan.duplicates))
+        prefix = index_path("$", index)
+        positions = _Positions(text, line, column, prefix)
+        for violation in repeated[:room]:
+            path = prefix + violation.path[1:]
+            scan.duplicates.append(Violation(path, violation.message, violation.rule))
+            scan.places[path] = positions.line_column(path)
+        scan.dropped += max(0, len(repeated) - room)
+    scan.root = reader[0].opened
+    return scan
+
+
+def _stream_array(
+    name: str, source: str, kind: str, mode: str, inputs: Inputs
+) -> Iterator[Document] | None:
+    """The documents of a file holding one JSON array, as `_read_json` finds them in its
+    whole text, in bounded memory; None when the text is not one well-formed array."""
+    try:
+        scan = _read_array_once(name)
+    except _NotStreamable:
+        return None
+    if mode == "mcp" and not (scan.jsonrpc and scan.count):
+        inputs.problems.append(InputProblem(source, _NOT_JSONRPC))
+        return iter(())
+    if mode == "json" or not (scan.jsonrpc and scan.count):
+        value = [None] * scan.count  # the checks read an array's length, not its items
+        positions = _Placed(scan.root, scan.places)
+        document = Document(source, value, kind, scan.duplicates, positions)
+        document.dropped = scan.dropped
+        inputs.found.append(document)
+        return _drain(inputs)
+    return _stream_transcript(name, source, inputs)
+
+
+def _stream_transcript(name: str, source: str, inputs: Inputs) -> Iterator[Document]:
+    """The second read of an array of JSON-RPC messages: each message fed in turn."""
+    transcript = Transcript(source, inputs)
+    try:
+        for index, (_, text, line, column) in enumerate(_elements(name)):
+            value, repeated = parse_json(text)
+            prefix = index_path("$", index)
+            duplicates = [Violation(prefix + v.path[1:], v.message, v.rule) for v in repeated]
+            positions = _Positions(text, line, column, prefix)
+            transcript._message(value, prefix, duplicates, positions)
+            yield from _drain(inputs)
+    except _NotStreamable:
+        inputs.problems.append(InputProblem(source, f"{source} changed while it was read"))
 
 
 def _drain(inputs: Inputs) -> Iterator[Document]:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from ..embed import exact_score
+from ..hygiene import refuse_nul
 from ..model import (
     NODE_TYPES,
     RESTS_ON_BACKWARD,
@@ -443,6 +444,13 @@ def _require_live(store: Store, ids: Sequence[str], field: str) -> None:
             raise ValidationError(field, f"no live node with id {node_id!r}")
 
 
+def _check_reason(reason: object) -> None:
+    """A revision's `reason` is the caller's text, stored verbatim: a string without NUL."""
+    if not isinstance(reason, str):
+        raise ValidationError("reason", "must be a string")
+    refuse_nul("reason", reason)
+
+
 def expand(
     graph: GraphEngine,
     content: str,
@@ -463,6 +471,7 @@ def expand(
     transaction.  Complexity: one embedding, one index search.
     """
     check_choice("node_type", node_type, NODE_TYPES)
+    _check_reason(reason)
     explicit = sorted(set(check_id_list("contradicts", contradicts or [])))
     node = _new_belief(graph, content, node_type, confidence, metadata, source)
     (vector,) = graph.embed_texts([node.content])
@@ -522,6 +531,7 @@ def revise(
     the newest belief of a chain instead).
     """
     check_id("old_id", old_id)
+    _check_reason(reason)
     if (new_content is None) == (new_id is None):
         raise ValidationError("new_content", "give exactly one of new_content or new_id")
     if confidence is not None:
@@ -609,6 +619,7 @@ def contract(graph: GraphEngine, node_id: str, *, reason: str = "") -> dict[str,
     "confidence_after", "propagated", "revision_id"}``.
     """
     check_id("node_id", node_id)
+    _check_reason(reason)
     with graph.lock, graph.store.transaction():
         node = graph.store.require_node(node_id)
         now = graph.now()
@@ -675,8 +686,7 @@ def belief_revise(graph: GraphEngine, action: str, **arguments: Any) -> dict[str
                 name, f"is not used by action {action} (it takes: {', '.join(sorted(allowed))})"
             )
     reason = given.pop("reason", "")
-    if not isinstance(reason, str):
-        raise ValidationError("reason", "must be a string")
+    _check_reason(reason)
     if action == "expand":
         if "content" not in given:
             raise ValidationError("content", "is required by action expand")

@@ -469,7 +469,10 @@ def record_revision(
     details: dict[str, Any],
     now: str,
 ) -> str:
-    """Append one row to ``revisions`` (belief-change provenance); returns its id."""
+    """Append one row to ``revisions`` (belief-change provenance); returns its id.
+    `reason` is stored verbatim, so NUL in it is refused (`details` is JSON text,
+    where NUL is the escape ``\\u0000``: kept on both backends)."""
+    refuse_nul("reason", reason)
     revision_id = new_id()
     execute(
         store,

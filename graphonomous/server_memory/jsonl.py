@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..hygiene import HostileInput, loads_strict
+from ..hygiene import NUL_MESSAGE, HostileInput, loads_strict, nul_path
 from ..model import GraphonomousError
 
 ENTITY_FIELDS: Final = ("name", "entityType", "observations")
@@ -85,10 +85,10 @@ def parse_line(number: int, line: str) -> tuple[str, dict[str, Any]] | None:
         observations = item["observations"]
         if not isinstance(observations, list) or not all(isinstance(o, str) for o in observations):
             raise MemoryFileError(number, "observations must be a list of strings")
-        return "entity", {key: item[key] for key in ENTITY_FIELDS}
+        return "entity", _stored(number, item, ENTITY_FIELDS)
     if kind == "relation":
         _check_fields(number, item, RELATION_FIELDS)
-        return "relation", {key: item[key] for key in RELATION_FIELDS}
+        return "relation", _stored(number, item, RELATION_FIELDS)
     raise MemoryFileError(number, f'"type" must be "entity" or "relation"; got {json.dumps(kind)}')
 
 
@@ -112,6 +112,16 @@ def _as_file(kind: str, batch: list[tuple[int, dict[str, Any]]]) -> MemoryFile:
     if kind == "entity":
         return MemoryFile(batch, [])
     return MemoryFile([], [(number, {k: str(v) for k, v in r.items()}) for number, r in batch])
+
+
+def _stored(number: int, item: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """The fields of `item` that are stored; NUL in one is refused naming it (SPEC
+    "Input hygiene": PostgreSQL cannot hold it, so neither backend stores it)."""
+    record = {key: item[key] for key in names}
+    where = nul_path(record, "$")
+    if where is not None:
+        raise MemoryFileError(number, f"{where[2:]}: {NUL_MESSAGE}")
+    return record
 
 
 def _check_fields(number: int, item: Mapping[str, Any], names: Sequence[str]) -> None:

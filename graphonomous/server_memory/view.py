@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
+from ..hygiene import refuse_nul
 from ..model import (
     DEFAULT_AGENT_ID,
     MAX_CONTENT_CHARS,
@@ -718,6 +719,7 @@ class MemoryView:
         repeated observations are kept once.  One transaction.
         Complexity: O(n) plus embedding the new nodes.
         """
+        refuse_nul("entities", list(entities))  # names, types and observations are stored
         with self._writing():
             change = _Change()
             self._plan_entities(entities, change)
@@ -731,6 +733,7 @@ class MemoryView:
         no entity is kept dangling (as server-memory keeps it) until both names are
         entities.  O(n) indexed reads plus one write transaction.
         """
+        refuse_nul("relations", list(relations))  # a dangling relation keeps its names as text
         with self._writing():
             change = _Change()
             created = self._plan_relations(relations, change)
@@ -741,6 +744,7 @@ class MemoryView:
         """Append observations to existing entities: ``[{entityName, contents}]`` →
         ``[{entityName, addedObservations}]`` (only the new ones; each once).
         An unknown entity name is a MemoryToolError and nothing changes."""
+        refuse_nul("observations", list(observations))
         with self._writing():
             change = _Change()
             names = [item["entityName"] for item in observations]

@@ -40,7 +40,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..model import DEFAULT_NAMESPACE, canonical_json
+from ..hygiene import nul_path
+from ..model import DEFAULT_NAMESPACE, NUL_MESSAGE, canonical_json
 from .migrate import counter, set_counter, table_names
 from .schema import JSON_COLUMNS
 from .sqlite import Store
@@ -72,6 +73,11 @@ APPEND_ONLY_MATCH: Final = ("at", "action", "subject_id", "details")
 NAMESPACE_COLUMN: Final = "namespace"
 # The table keyed by its namespace (its `id` is the namespace name).
 NAMESPACE_KEYED: Final = "forgetting_config"
+# Tables whose writers refuse NUL in every column, JSON ones included (hygiene.refuse_nul:
+# PostgreSQL reads their JSON as jsonb, which cannot hold \u0000).  Elsewhere a JSON
+# column keeps NUL as its escape \u0000 (an audit entry's or revision's details), and a
+# text column never holds NUL on either backend.
+NUL_REFUSED_TABLES: Final = frozenset({"nodes", "edges", "goals", "outcomes"})
 # SQLite INTEGER is a signed 64-bit value.
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
@@ -220,7 +226,9 @@ def _value_problem(layout: Layout, column: Column, value: Any) -> str | None:
     if value is None:
         return "must not be null" if column.required else None
     if (layout.name, column.name) in JSON_COLUMNS:
-        return None  # any JSON value (the caller checked the line's hygiene)
+        # any JSON value (the caller checked the line's hygiene)
+        refused = layout.name in NUL_REFUSED_TABLES and nul_path(value, "$") is not None
+        return NUL_MESSAGE if refused else None
     if column.kind == "INTEGER":
         if isinstance(value, bool) or not isinstance(value, int):
             return "must be an integer"
@@ -230,6 +238,8 @@ def _value_problem(layout: Layout, column: Column, value: Any) -> str | None:
         return None if numeric else "must be a number"
     if not isinstance(value, str):
         return "must be a string"
+    if "\x00" in value and column.kind != "BLOB":
+        return NUL_MESSAGE
     if column.kind == "BLOB":
         try:
             base64.b64decode(value, validate=True)

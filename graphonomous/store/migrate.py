@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from ..model import NUL_MESSAGE
 from . import pgvector
 from .open import open_store
 from .postgres import is_postgres_url, redact
@@ -208,6 +209,23 @@ def _open(argument: str, where: str, *, must_exist: bool) -> Store:
         raise MigrateError(argument, str(exc)) from exc
 
 
+def _refuse_nul(tables: Sequence[Table], source: Snapshot) -> None:
+    """MigrateError naming the first table, row and column of `source` whose text holds
+    NUL (written by a SQLite store before NUL was refused): PostgreSQL cannot hold it, and
+    a copy without it would lose what the user stored.  O(cells)."""
+    for table in tables:
+        for row in source.rows[table.name]:
+            for name, value in zip(table.columns, row, strict=True):
+                if isinstance(value, str) and "\x00" in value:
+                    key = dict(zip(table.columns, row, strict=True))
+                    shown = "/".join(str(key[column]) for column in table.key)
+                    raise MigrateError(
+                        "SRC",
+                        f"{table.name} {shown!r}: column {name} {NUL_MESSAGE} in SRC "
+                        "before migrating to PostgreSQL",
+                    )
+
+
 def _insert(table: Table, count: int) -> str:
     """One multi-row INSERT of `count` rows (one statement: PostgreSQL's per-statement
     write-counter trigger fires once per batch, not once per row)."""
@@ -292,6 +310,8 @@ def _copy(src: Store, dst: Store, tables: Sequence[Table], *, replace: bool) -> 
         return _report("up_to_date", src, dst, tables, wanted, source.counters)
     if refusal is not None:
         raise MigrateError("DST", refusal)
+    if _on_postgres(dst):
+        _refuse_nul(tables, source)
     try:
         with dst.transaction():
             # Decided again under the write lock: another writer may have come first.

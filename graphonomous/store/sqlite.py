@@ -234,6 +234,13 @@ def _chunks(items: Sequence[str], size: int = SQL_VARIABLE_CHUNK) -> Iterator[Se
         yield items[start : start + size]
 
 
+def _stored_names(names: Iterable[str]) -> list[str]:
+    """The distinct `names` that could be stored, sorted: a name holding NUL is refused
+    at every write (hygiene.refuse_nul), so it names nothing and is not sent (PostgreSQL
+    refuses NUL even as a lookup parameter; SQLite would find nothing)."""
+    return sorted({name for name in names if "\x00" not in name})
+
+
 def _placeholders(count: int) -> str:
     return ", ".join("?" * count)
 
@@ -1420,7 +1427,7 @@ class Store(GraphQueries):
         """name → the entity node of each given name that has one: the oldest live node of
         `agent_id` whose metadata.entity_name is that string (idx_nodes_entity_name).
         Names without an entity are left out.  O(len(names) · log V)."""
-        unique = sorted(set(names))
+        unique = _stored_names(names)
         found: dict[str, Node] = {}
         for chunk in _chunks(unique, SQL_VARIABLE_CHUNK - 2):
             rows = self.query(
@@ -1516,7 +1523,7 @@ class Store(GraphQueries):
             rows = self.query(f"{select} ORDER BY stamp", [self.namespace, agent_id])
             return [(row[0], row[1], row[2], row[3]) for row in rows]
         found: dict[str, tuple[str, str, str, str]] = {}
-        for chunk in _chunks(sorted(set(names)), SQL_VARIABLE_CHUNK // 2 - 1):
+        for chunk in _chunks(_stored_names(names), SQL_VARIABLE_CHUNK // 2 - 1):
             marks = _placeholders(len(chunk))
             rows = self.query(
                 f"{select} AND (from_name IN ({marks}) OR to_name IN ({marks}))",
@@ -1552,7 +1559,7 @@ class Store(GraphQueries):
         (server-memory's delete_entities removes the relations of a name; an erase of an
         entity removes them too); returns how many went."""
         removed = 0
-        for chunk in _chunks(sorted(set(names)), SQL_VARIABLE_CHUNK // 2 - 1):
+        for chunk in _chunks(_stored_names(names), SQL_VARIABLE_CHUNK // 2 - 1):
             marks = _placeholders(len(chunk))
             cursor = self.execute(
                 "DELETE FROM memory_dangling_relations WHERE namespace = ? AND agent_id = ? "
