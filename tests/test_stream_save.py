@@ -144,3 +144,36 @@ def test_pending_vectors_are_embedded_in_batches(
         monkeypatch.setattr(engine_core.Engine, "embed_texts", spy)
         assert len(graph.vector_index()) == 10
     assert batches and max(batches) <= 4 and sum(batches) >= 10
+
+
+def test_stored_vectors_are_the_index_vectors_without_loading_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "few.db"
+    with Graphonomous(db) as graph:
+        graph.apply_batch(_ops(6))
+    loads: list[int] = []
+    vector_index = engine_core.Engine.vector_index
+
+    def spy(self: engine_core.Engine) -> VectorIndex:  # type: ignore[type-arg]
+        loads.append(1)
+        return vector_index(self)
+
+    with Graphonomous(db) as graph:
+        monkeypatch.setattr(engine_core.Engine, "vector_index", spy)
+        found = graph.stored_vectors(["n004", "n001", "absent"])
+        assert loads == [] and sorted(found) == ["n001", "n004"]
+        index = graph.vector_index()
+        assert found == {node_id: index.get(node_id) for node_id in ("n001", "n004")}
+        assert graph.stored_vectors(["n002"]) == {"n002": index.get("n002")}  # loaded: read
+
+
+def test_stored_vectors_of_a_node_lacking_one_embed_it_through_the_index(
+    tmp_path: Path,
+) -> None:
+    with Graphonomous(tmp_path / "deferred.db") as graph:
+        graph.apply_batch(_ops(3), defer_embeddings=True)
+        found = graph.stored_vectors(["n000", "n002"])
+        index = graph.vector_index()
+        assert found == {node_id: index.get(node_id) for node_id in ("n000", "n002")}
+        assert found["n000"] is not None

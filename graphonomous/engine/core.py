@@ -41,7 +41,7 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 from .. import telemetry
 from ..clock import Clock, SystemClock
 from ..embed import Embedder, VectorIndex, pack_f32, unpack_f32
-from ..embed.index import RowSpool
+from ..embed.index import RowSpool, normalized_f32
 from ..embed.vectors import StaleDumpError
 from ..index import Bm25Index
 from ..store import GraphStorage, StoreError, VectorSearchStorage
@@ -397,6 +397,27 @@ class Engine(Generic[StorageT, SnapshotT]):
             not reusable or self._changes_after(generation_saved) > RESAVE_AFTER_CHANGES
         ):
             self.save_indexes()
+
+    def stored_vectors(self, node_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The vector-index vector (`VectorIndex.get`) of each id among `node_ids` the
+        index holds, without loading the index when it is not loaded: the stored
+        rows of these ids are read and normalised as the index would.  A live
+        searchable id lacking a vector of this model loads the index (which embeds
+        it), as `vector_index` would.  For callers needing a few vectors (ingestion's
+        back-references) that should not hold every vector.  O(len(node_ids) * d)."""
+        with self.lock:
+            if self._vectors is None and not isinstance(self.store, VectorSearchStorage):
+                rows = self.store.index_rows(node_ids, self.embedding_model)
+                if all(blob is not None for _, _, indexed, blob in rows if indexed):
+                    dims = self.embedder.dimensions
+                    return {
+                        node_id: normalized_f32(blob, dims)
+                        for node_id, _, indexed, blob in rows
+                        if indexed and blob is not None
+                    }
+            index = self.vector_index()
+            found = {node_id: index.get(node_id) for node_id in node_ids}
+            return {node_id: vector for node_id, vector in found.items() if vector is not None}
 
     def _note_missing_vectors(self) -> None:
         """Say once per engine, on stderr (logging) and as a telemetry event, that nodes
