@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from graphonomous import Graphonomous
-from graphonomous.embed import VectorIndex, numpy_available, pack_f32
+from graphonomous.embed import HashingEmbedder, VectorIndex, numpy_available, pack_f32
 from graphonomous.embed import index as index_module
 from graphonomous.embed.index import RowSpool
 from graphonomous.engine import core as engine_core
+from graphonomous.index import Bm25Index
 from graphonomous.store import sqlite as sqlite_module
 
 BACKENDS = ["pure", "numpy"] if numpy_available() else ["pure"]
@@ -177,3 +178,32 @@ def test_stored_vectors_of_a_node_lacking_one_embed_it_through_the_index(
         index = graph.vector_index()
         assert found == {node_id: index.get(node_id) for node_id in ("n000", "n002")}
         assert found["n000"] is not None
+
+
+def test_a_bulk_writers_close_drops_embedder_caches_per_batch_and_saves_current_copies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The close-time embedding holds one batch's embedder caches; the BM25 copy is
+    saved after the vectors were written (its generation is current: the next process
+    applies no change) and holds what an index built from the rows holds."""
+    monkeypatch.setattr(engine_core, "RESAVE_AFTER_CHANGES", 5)
+    monkeypatch.setattr(engine_core, "REEMBED_BATCH", 4)
+    releases: list[int] = []
+    monkeypatch.setattr(
+        HashingEmbedder, "release_caches", lambda self: releases.append(len(releases))
+    )
+    db = tmp_path / "bulk.db"
+    with Graphonomous(db) as graph:
+        graph.apply_batch(_ops(11), defer_embeddings=True)
+    assert len(releases) == 3  # 11 nodes in batches of 4
+    monkeypatch.undo()
+    with Graphonomous(db) as graph:
+        store = graph.store
+        saved = store.load_derived("bm25", "")
+        assert saved is not None and saved[0] == store.change_generation()
+        built = Bm25Index()
+        built.add_many(store.live_texts())
+        assert saved[1] == built.dump()
+        assert list(store.iter_live_texts()) == store.live_texts()
+        found = graph.retrieve_context("lakes paragraph 3", effort=0)
+        assert "n003" in [r["node_id"] for r in found["results"]]

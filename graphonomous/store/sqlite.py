@@ -280,6 +280,12 @@ _ENTITY_NAME: Final = "json_extract(metadata, '$.entity_name')"
 # Rows of entity nodes / edges read per query by the memory view's whole-graph scans:
 # bounds the rows alive at once (a page of nodes with observations is a few MB at most).
 ENTITY_PAGE: Final = 2000
+# Every live searchable node's (id, content), oldest first: what the BM25 index holds.
+_LIVE_TEXTS_SQL: Final = (
+    "SELECT n.id, n.content FROM nodes n "
+    f"WHERE {_IN_NS} AND n.forgotten_at IS NULL AND {_SEARCHABLE} "
+    "ORDER BY n.created_at, n.id"
+)
 # Rows per page of `embedding_pages`: 256 vectors are ~0.4 MB at d = 384, and a
 # keyset page costs one indexed seek (idx_embeddings_model).
 EMBEDDING_PAGE: Final = 256
@@ -756,13 +762,17 @@ class Store(GraphQueries):
     def live_texts(self) -> list[tuple[str, str]]:
         """(id, content) of every live searchable node (no retrieval aid), oldest first:
         what the BM25 index holds."""
-        rows = self.query(
-            "SELECT n.id, n.content FROM nodes n "
-            f"WHERE {_IN_NS} AND n.forgotten_at IS NULL AND {_SEARCHABLE} "
-            "ORDER BY n.created_at, n.id",
-            (self.namespace,),
-        )
-        return [(row[0], row[1]) for row in rows]
+        return list(self.iter_live_texts())
+
+    def iter_live_texts(self) -> Iterator[tuple[str, str]]:
+        """`live_texts` (same rows, same order) row by row from one statement: a caller
+        indexing them holds one text at a time, not every text.  The store's lock is
+        held until the iterator is exhausted or closed: consume it inside one
+        `read_snapshot`, with no other thread waiting on the store meanwhile."""
+        with self._lock:
+            cursor = self._conn.execute(_LIVE_TEXTS_SQL, (self.namespace,))
+            for row in cursor:
+                yield row[0], row[1]
 
     def live_ids_without_embedding(self, model: str) -> list[str]:
         """Ids of live searchable nodes that have no vector of `model` (to embed), by id."""
