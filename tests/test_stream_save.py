@@ -207,3 +207,13 @@ def test_a_bulk_writers_close_drops_embedder_caches_per_batch_and_saves_current_
         assert list(store.iter_live_texts()) == store.live_texts()
         found = graph.retrieve_context("lakes paragraph 3", effort=0)
         assert "n003" in [r["node_id"] for r in found["results"]]
+
+
+def test_derived_parts_are_stored_as_their_concatenation(tmp_path: Path) -> None:
+    with Graphonomous(tmp_path / "parts.db") as graph:
+        store = graph.store
+        parts: list[bytes | memoryview] = [b"head", memoryview(bytearray(b"\x00\x01" * 5)), b""]
+        assert store.save_derived_parts("probe", "m", 3, parts)
+        assert store.load_derived("probe", "m") == (3, b"head" + b"\x00\x01" * 5)
+        assert store.save_derived_parts("probe", "m", 4, [b"x"])  # replaces the copy
+        assert store.load_derived("probe", "m") == (4, b"x")

@@ -715,8 +715,8 @@ class Engine(Generic[StorageT, SnapshotT]):
                 else:
                     ok = False
             if self._text is not None:
-                data = self._text.dump()
-                if self.store.save_derived(TEXT_NAME, "", self._generation, data):
+                parts = self._text.dump_parts()
+                if self.store.save_derived_parts(TEXT_NAME, "", self._generation, parts):
                     self._text_saved_at = self._generation
                 else:
                     ok = False

@@ -50,7 +50,7 @@ from itertools import accumulate
 from typing import Final, TypeAlias
 
 from ..embed import tokenize
-from ..embed.vectors import pack_sections, unpack_sections
+from ..embed.vectors import section_parts, unpack_sections
 from .maxscore import Scoring, Term, norms_of
 from .maxscore import top_k as maxscore_top_k
 from .stem import light_stem
@@ -604,6 +604,12 @@ class Bm25Index:
 
     def dump(self) -> bytes:
         """The whole index as bytes (`load` restores it exactly).  O(size)."""
+        return b"".join(self.dump_parts())
+
+    def dump_parts(self) -> list[bytes | memoryview]:
+        """`dump` as pieces to store one after another (their concatenation is `dump`):
+        a saver writing them in turn holds the index's flat arrays, not also their
+        joined copy.  O(size)."""
         self._materialize()
         lengths = array(_SLOT, (len(a) for a in self._post_docs))
         docs = array(_SLOT)
@@ -627,9 +633,9 @@ class Bm25Index:
             "df_histogram": sorted(self._df_histogram.items()),
         }
         parts = [lengths, docs, tfs, self._doc_len, term_counts, doc_terms]
-        # Byte views of the arrays, not `tobytes` copies: the join below is the one copy
-        # (a close-time save of a 72K-document index held three copies of its postings).
-        return pack_sections(header, [memoryview(part).cast("B") for part in parts])
+        # Byte views of the arrays, not `tobytes` copies (a close-time save of a
+        # 72K-document index held three copies of its postings).
+        return section_parts(header, [memoryview(part).cast("B") for part in parts])
 
     @classmethod
     def load(cls, data: bytes) -> Bm25Index | None:

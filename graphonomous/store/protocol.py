@@ -100,6 +100,10 @@ class GraphStorage(Protocol):
 
     def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool: ...
 
+    def save_derived_parts(
+        self, name: str, model: str, generation: int, parts: Sequence[bytes | memoryview]
+    ) -> bool: ...
+
     # -- nodes ------------------------------------------------------------------------------
     def insert_node(self, node: Node) -> None: ...
 

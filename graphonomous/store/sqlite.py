@@ -890,6 +890,33 @@ class Store(GraphQueries):
         name = self.derived_name(name)
         return self._save_rows(name, model, generation, [(name, model, generation, data)])
 
+    def save_derived_parts(
+        self, name: str, model: str, generation: int, parts: Sequence[bytes | memoryview]
+    ) -> bool:
+        """`save_derived` of the concatenation of `parts` (the same stored value), written
+        into the row part by part (incremental blob I/O) instead of joined first, so the
+        caller's pieces are the one copy held (a joined value, then SQLite's copy of it
+        while inserting, were two more).  A connection without blob I/O (PostgreSQL)
+        saves the joined value."""
+        blobopen = getattr(self._conn, "blobopen", None)
+        if blobopen is None:
+            return self.save_derived(name, model, generation, b"".join(parts))
+        name = self.derived_name(name)
+        total = sum(memoryview(part).nbytes for part in parts)
+
+        def fill() -> None:
+            cursor = self._conn.execute(
+                "INSERT INTO derived_indexes (name, model, generation, data) "
+                "VALUES (?, ?, ?, zeroblob(?))",
+                (name, model, generation, total),
+            )
+            assert cursor.lastrowid is not None
+            with blobopen("derived_indexes", "data", cursor.lastrowid) as blob:
+                for part in parts:
+                    blob.write(part)
+
+        return self._save_rows(name, model, generation, [], fill)
+
     def _stale_copy(self, generation: int) -> bool:
         """Whether a copy reflecting `generation` may hold what a GDPR erase removed
         since: a resync marker (`erase_change_traces`) lies after it, or the log no
@@ -905,11 +932,16 @@ class Store(GraphQueries):
         return newest > generation and (marker or floor > generation + 1)
 
     def _save_rows(
-        self, name: str, model: str, generation: int, rows: Iterable[tuple[str, str, int, bytes]]
+        self,
+        name: str,
+        model: str,
+        generation: int,
+        rows: Iterable[tuple[str, str, int, bytes]],
+        fill: Callable[[], None] | None = None,
     ) -> bool:
-        """Replace `name` of `model` and its sections by `rows` in one cache write
-        (another model's copy of `name` stays); a copy stale past an erase is dropped
-        (False, nothing written)."""
+        """Replace `name` of `model` and its sections by `rows` (and what `fill` writes in
+        the same transaction) in one cache write (another model's copy of `name`
+        stays); a copy stale past an erase is dropped (False, nothing written)."""
         try:
             with self._lock:
                 if self._conn.in_transaction:
@@ -932,6 +964,8 @@ class Store(GraphQueries):
                             "VALUES (?, ?, ?, ?)",
                             rows,
                         )
+                        if fill is not None:
+                            fill()
                         self._conn.execute("COMMIT")
                     except BaseException:
                         _rollback(self._conn)
