@@ -21,6 +21,7 @@ from graphonomous.embed import index as index_module
 from graphonomous.embed.index import RowSpool
 from graphonomous.engine import core as engine_core
 from graphonomous.index import Bm25Index
+from graphonomous.index import bm25 as bm25_module
 from graphonomous.store import sqlite as sqlite_module
 
 BACKENDS = ["pure", "numpy"] if numpy_available() else ["pure"]
@@ -213,7 +214,24 @@ def test_derived_parts_are_stored_as_their_concatenation(tmp_path: Path) -> None
     with Graphonomous(tmp_path / "parts.db") as graph:
         store = graph.store
         parts: list[bytes | memoryview] = [b"head", memoryview(bytearray(b"\x00\x01" * 5)), b""]
-        assert store.save_derived_parts("probe", "m", 3, parts)
+        assert store.save_derived_parts("probe", "m", 3, 14, iter(parts))
         assert store.load_derived("probe", "m") == (3, b"head" + b"\x00\x01" * 5)
-        assert store.save_derived_parts("probe", "m", 4, [b"x"])  # replaces the copy
+        assert store.save_derived_parts("probe", "m", 4, 1, iter([b"x"]))  # replaces it
         assert store.load_derived("probe", "m") == (4, b"x")
+        for size in (0, 2):  # parts longer or shorter than said: refused, nothing written
+            with pytest.raises(ValueError, match="parts"):
+                store.save_derived_parts("probe", "m", 5, size, iter([b"y"]))
+        assert store.load_derived("probe", "m") == (4, b"x")
+
+
+def test_bm25_dump_pieces_join_to_the_dump(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bm25_module, "_DUMP_PIECE_BYTES", 64)  # many pieces
+    index = Bm25Index()
+    index.add_many((f"d{i}", f"lakes rivers {i} add_column word{i % 7}") for i in range(300))
+    index.remove("d5")
+    size, pieces = index.dump_parts()
+    got = list(pieces)
+    assert len(got) > 10 and sum(map(len, got)) == size
+    assert b"".join(got) == index.dump()
+    loaded = Bm25Index.load(b"".join(got))
+    assert loaded is not None and loaded.dump() == index.dump()

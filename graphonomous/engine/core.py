@@ -715,8 +715,8 @@ class Engine(Generic[StorageT, SnapshotT]):
                 else:
                     ok = False
             if self._text is not None:
-                parts = self._text.dump_parts()
-                if self.store.save_derived_parts(TEXT_NAME, "", self._generation, parts):
+                size, parts = self._text.dump_parts()
+                if self.store.save_derived_parts(TEXT_NAME, "", self._generation, size, parts):
                     self._text_saved_at = self._generation
                 else:
                     ok = False

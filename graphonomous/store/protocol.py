@@ -101,7 +101,12 @@ class GraphStorage(Protocol):
     def save_derived(self, name: str, model: str, generation: int, data: bytes) -> bool: ...
 
     def save_derived_parts(
-        self, name: str, model: str, generation: int, parts: Sequence[bytes | memoryview]
+        self,
+        name: str,
+        model: str,
+        generation: int,
+        size: int,
+        parts: Iterable[bytes | memoryview],
     ) -> bool: ...
 
     # -- nodes ------------------------------------------------------------------------------

@@ -891,29 +891,43 @@ class Store(GraphQueries):
         return self._save_rows(name, model, generation, [(name, model, generation, data)])
 
     def save_derived_parts(
-        self, name: str, model: str, generation: int, parts: Sequence[bytes | memoryview]
+        self,
+        name: str,
+        model: str,
+        generation: int,
+        size: int,
+        parts: Iterable[bytes | memoryview],
     ) -> bool:
-        """`save_derived` of the concatenation of `parts` (the same stored value), written
-        into the row part by part (incremental blob I/O) instead of joined first, so the
-        caller's pieces are the one copy held (a joined value, then SQLite's copy of it
-        while inserting, were two more).  A connection without blob I/O (PostgreSQL)
-        saves the joined value."""
+        """`save_derived` of the concatenation of `parts` (`size` bytes in all; the same
+        stored value), written into the row part by part (incremental blob I/O) as
+        they are taken, never joined: the caller's current piece is the one copy held
+        (a joined value, then SQLite's copy of it while inserting, were two more).  A
+        connection without blob I/O (PostgreSQL) saves the joined value.  Raises
+        ValueError (nothing written) when the parts do not add up to `size`."""
         blobopen = getattr(self._conn, "blobopen", None)
         if blobopen is None:
             return self.save_derived(name, model, generation, b"".join(parts))
         name = self.derived_name(name)
-        total = sum(memoryview(part).nbytes for part in parts)
 
         def fill() -> None:
             cursor = self._conn.execute(
                 "INSERT INTO derived_indexes (name, model, generation, data) "
                 "VALUES (?, ?, ?, zeroblob(?))",
-                (name, model, generation, total),
+                (name, model, generation, size),
             )
             assert cursor.lastrowid is not None
+            written = 0
             with blobopen("derived_indexes", "data", cursor.lastrowid) as blob:
                 for part in parts:
+                    length = memoryview(part).nbytes
+                    if written + length > size:
+                        break
                     blob.write(part)
+                    written += length
+                else:
+                    if written == size:
+                        return
+            raise ValueError(f"parts: they do not add up to size {size}")
 
         return self._save_rows(name, model, generation, [], fill)
 
