@@ -177,6 +177,11 @@ class Graphonomous:
         """The similarity index of live nodes, current with the database (see Engine)."""
         return self.engine.vector_index()
 
+    def stored_vectors(self, node_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The similarity index's vector of each id it holds, without loading every
+        vector when the index is not loaded (see Engine.stored_vectors)."""
+        return self.engine.stored_vectors(node_ids)
+
     def embed_texts(self, texts: Sequence[str]) -> list[list[float]]:
         """Vectors of texts, rounded through float32 like stored vectors."""
         return self.engine.embed_texts(texts)

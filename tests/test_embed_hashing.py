@@ -211,3 +211,13 @@ def test_paraphrases_score_higher_than_unrelated_text() -> None:
         others = [dot(vectors[first], vectors[t]) for t in texts if t not in (first, second)]
         assert paraphrase > max(others), (first, paraphrase, max(others))
         assert paraphrase > 0.6
+
+
+def test_released_caches_change_no_vector() -> None:
+    embedder = HashingEmbedder()
+    texts = [GOLDEN_SENTENCE, "lakes and rivers of the north", "add_column __init__ x"]
+    before = embedder.embed(texts)
+    assert feature_slot.cache_info().currsize > 0 and _word_slots.cache_info().currsize > 0
+    embedder.release_caches()
+    assert feature_slot.cache_info().currsize == 0 and _word_slots.cache_info().currsize == 0
+    assert embedder.embed(texts) == before

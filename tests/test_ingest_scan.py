@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from graphonomous import Graphonomous
+from graphonomous.embed import exact_score
 from graphonomous.ingest import ScanOptions, format_scan, scan_directory, sources
 from graphonomous.ingest import scan as scan_module
 from graphonomous.model import Node
@@ -588,6 +589,33 @@ def test_a_dag_of_imports_routes_fast(graph: Graphonomous, tmp_path: Path) -> No
     scan_directory(graph, tmp_path)
     ids = [n.id for n in file_nodes(graph).values()]
     assert analyze(graph.store.list_edges_between(ids), emit_telemetry=False)["routing"] == "fast"
+
+
+def test_back_references_read_their_endpoints_vectors_only(
+    graph: Graphonomous, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The re-link never loads the whole vector index (a scan of 100K files would hold
+    every vector); the similarity equals the index's."""
+    body = "def parse_orders(rows):\n    return [row for row in rows if row.valid]\n"
+    write(tmp_path, "alpha.py", "import beta\n\n" + body)
+    write(tmp_path, "beta.py", body)
+    loads: list[int] = []
+    engine_type = type(graph.engine)
+    vector_index = engine_type.vector_index
+    monkeypatch.setattr(
+        engine_type, "vector_index", lambda self: loads.append(1) or vector_index(self)
+    )
+    scan_directory(graph, tmp_path)
+    assert loads == []
+    monkeypatch.undo()
+    files = file_nodes(graph)
+    alpha, beta = files["alpha.py"].id, files["beta.py"].id
+    back = graph.store.find_edge(beta, alpha, "supports")
+    assert back is not None
+    index = graph.vector_index()
+    u, v = index.get(beta), index.get(alpha)
+    assert u is not None and v is not None
+    assert back.metadata["similarity"] == round(exact_score(u, v), 6)
 
 
 def test_similar_files_get_a_semantic_back_reference(graph: Graphonomous, tmp_path: Path) -> None:

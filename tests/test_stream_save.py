@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 
 from graphonomous import Graphonomous
-from graphonomous.embed import VectorIndex, numpy_available, pack_f32
+from graphonomous.embed import HashingEmbedder, VectorIndex, numpy_available, pack_f32
 from graphonomous.embed import index as index_module
 from graphonomous.embed.index import RowSpool
 from graphonomous.engine import core as engine_core
+from graphonomous.index import Bm25Index
+from graphonomous.index import bm25 as bm25_module
 from graphonomous.store import sqlite as sqlite_module
 
 BACKENDS = ["pure", "numpy"] if numpy_available() else ["pure"]
@@ -144,3 +146,92 @@ def test_pending_vectors_are_embedded_in_batches(
         monkeypatch.setattr(engine_core.Engine, "embed_texts", spy)
         assert len(graph.vector_index()) == 10
     assert batches and max(batches) <= 4 and sum(batches) >= 10
+
+
+def test_stored_vectors_are_the_index_vectors_without_loading_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "few.db"
+    with Graphonomous(db) as graph:
+        graph.apply_batch(_ops(6))
+    loads: list[int] = []
+    vector_index = engine_core.Engine.vector_index
+
+    def spy(self: engine_core.Engine) -> VectorIndex:  # type: ignore[type-arg]
+        loads.append(1)
+        return vector_index(self)
+
+    with Graphonomous(db) as graph:
+        monkeypatch.setattr(engine_core.Engine, "vector_index", spy)
+        found = graph.stored_vectors(["n004", "n001", "absent"])
+        assert loads == [] and sorted(found) == ["n001", "n004"]
+        index = graph.vector_index()
+        assert found == {node_id: index.get(node_id) for node_id in ("n001", "n004")}
+        assert graph.stored_vectors(["n002"]) == {"n002": index.get("n002")}  # loaded: read
+
+
+def test_stored_vectors_of_a_node_lacking_one_embed_it_through_the_index(
+    tmp_path: Path,
+) -> None:
+    with Graphonomous(tmp_path / "deferred.db") as graph:
+        graph.apply_batch(_ops(3), defer_embeddings=True)
+        found = graph.stored_vectors(["n000", "n002"])
+        index = graph.vector_index()
+        assert found == {node_id: index.get(node_id) for node_id in ("n000", "n002")}
+        assert found["n000"] is not None
+
+
+def test_a_bulk_writers_close_drops_embedder_caches_per_batch_and_saves_current_copies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The close-time embedding holds one batch's embedder caches; the BM25 copy is
+    saved after the vectors were written (its generation is current: the next process
+    applies no change) and holds what an index built from the rows holds."""
+    monkeypatch.setattr(engine_core, "RESAVE_AFTER_CHANGES", 5)
+    monkeypatch.setattr(engine_core, "REEMBED_BATCH", 4)
+    releases: list[int] = []
+    monkeypatch.setattr(
+        HashingEmbedder, "release_caches", lambda self: releases.append(len(releases))
+    )
+    db = tmp_path / "bulk.db"
+    with Graphonomous(db) as graph:
+        graph.apply_batch(_ops(11), defer_embeddings=True)
+    assert len(releases) == 3  # 11 nodes in batches of 4
+    monkeypatch.undo()
+    with Graphonomous(db) as graph:
+        store = graph.store
+        saved = store.load_derived("bm25", "")
+        assert saved is not None and saved[0] == store.change_generation()
+        built = Bm25Index()
+        built.add_many(store.live_texts())
+        assert saved[1] == built.dump()
+        assert list(store.iter_live_texts()) == store.live_texts()
+        found = graph.retrieve_context("lakes paragraph 3", effort=0)
+        assert "n003" in [r["node_id"] for r in found["results"]]
+
+
+def test_derived_parts_are_stored_as_their_concatenation(tmp_path: Path) -> None:
+    with Graphonomous(tmp_path / "parts.db") as graph:
+        store = graph.store
+        parts: list[bytes | memoryview] = [b"head", memoryview(bytearray(b"\x00\x01" * 5)), b""]
+        assert store.save_derived_parts("probe", "m", 3, 14, iter(parts))
+        assert store.load_derived("probe", "m") == (3, b"head" + b"\x00\x01" * 5)
+        assert store.save_derived_parts("probe", "m", 4, 1, iter([b"x"]))  # replaces it
+        assert store.load_derived("probe", "m") == (4, b"x")
+        for size in (0, 2):  # parts longer or shorter than said: refused, nothing written
+            with pytest.raises(ValueError, match="parts"):
+                store.save_derived_parts("probe", "m", 5, size, iter([b"y"]))
+        assert store.load_derived("probe", "m") == (4, b"x")
+
+
+def test_bm25_dump_pieces_join_to_the_dump(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bm25_module, "_DUMP_PIECE_BYTES", 64)  # many pieces
+    index = Bm25Index()
+    index.add_many((f"d{i}", f"lakes rivers {i} add_column word{i % 7}") for i in range(300))
+    index.remove("d5")
+    size, pieces = index.dump_parts()
+    got = list(pieces)
+    assert len(got) > 10 and sum(map(len, got)) == size
+    assert b"".join(got) == index.dump()
+    loaded = Bm25Index.load(b"".join(got))
+    assert loaded is not None and loaded.dump() == index.dump()

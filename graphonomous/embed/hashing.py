@@ -166,5 +166,13 @@ class HashingEmbedder:
             raise ValidationError("texts", "expected a sequence of strings, got one string")
         return [to_float32(l2_normalize(hashed_vector(text, self.dimensions))) for text in texts]
 
+    def release_caches(self) -> None:
+        """Drop the memoised feature hashes (`feature_slot`, `_word_slots`; tens of MB
+        when full) after a bulk embedding: pure functions, so no result changes and
+        the next texts refill them.  The caches are the module's, shared by every
+        hashing embedder of the process.  O(cache size)."""
+        feature_slot.cache_clear()
+        _word_slots.cache_clear()
+
     def __repr__(self) -> str:
         return f"HashingEmbedder(dimensions={self.dimensions})"

@@ -153,8 +153,21 @@ def pack_sections(header: Mapping[str, object], blobs: Sequence[bytes | memoryvi
     Layout: 8-byte little-endian header length, the UTF-8 JSON header (with
     the section lengths added as ``"blobs"``), then the sections.  O(size).
     """
-    meta = json.dumps({**header, "blobs": [len(blob) for blob in blobs]}).encode("utf-8")
-    return b"".join([len(meta).to_bytes(8, "little"), meta, *blobs])
+    return b"".join(section_parts(header, blobs))
+
+
+def section_parts(
+    header: Mapping[str, object], blobs: Sequence[bytes | memoryview]
+) -> list[bytes | memoryview]:
+    """The pieces whose concatenation is `pack_sections` (the sections themselves, not
+    copied): a writer that stores them one by one never holds the joined value."""
+    return [section_head(header, [memoryview(blob).nbytes for blob in blobs]), *blobs]
+
+
+def section_head(header: Mapping[str, object], sizes: Sequence[int]) -> bytes:
+    """The bytes of `pack_sections` before its sections, for sections of `sizes` bytes."""
+    meta = json.dumps({**header, "blobs": list(sizes)}).encode("utf-8")
+    return len(meta).to_bytes(8, "little") + meta
 
 
 def unpack_sections(data: bytes) -> tuple[dict[str, Any], list[memoryview]] | None:

@@ -45,12 +45,12 @@ import functools
 import math
 import sys
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Final, TypeAlias
 
 from ..embed import tokenize
-from ..embed.vectors import pack_sections, unpack_sections
+from ..embed.vectors import section_head, unpack_sections
 from .maxscore import Scoring, Term, norms_of
 from .maxscore import top_k as maxscore_top_k
 from .stem import light_stem
@@ -111,6 +111,10 @@ _SLOT: Final = "I"
 # /2: the df histogram is saved (a /1 copy is rebuilt once and saved again);
 # /3: documents' identifier parts are indexed (an older copy is rebuilt).
 _DUMP_FORMAT: Final = "graphonomous-bm25/3"
+# Bytes per piece of `Bm25Index.dump_parts`: one piece is what a saver holds at a time;
+# 1 MB keeps that small next to an index of tens of MB while a write call moves many
+# short postings at once.
+_DUMP_PIECE_BYTES: Final = 1 << 20
 # Stands for "still in the loaded dump" in the postings and document-term lists:
 # `load` slices a term's postings (or a document's terms) out of the dump's
 # flat arrays only when something reads them, so a fresh process answering one
@@ -135,6 +139,20 @@ class _Saved:
         self.post_start = array("q", accumulate(lengths, initial=0))
         self.doc_terms = doc_terms
         self.doc_start = array("q", accumulate(term_counts, initial=0))
+
+
+def _pieces(head: bytes, groups: Sequence[Sequence[array[int]]]) -> Iterator[bytes]:
+    """`head`, then every array's bytes of every group in order, in pieces of about
+    `_DUMP_PIECE_BYTES` (many short postings coalesced; a long one is one piece)."""
+    buffer = bytearray(head)
+    for group in groups:
+        for values in group:
+            buffer += memoryview(values).cast("B")
+            if len(buffer) >= _DUMP_PIECE_BYTES:
+                yield bytes(buffer)
+                buffer.clear()
+    if buffer:
+        yield bytes(buffer)
 
 
 class Bm25Index:
@@ -604,18 +622,26 @@ class Bm25Index:
 
     def dump(self) -> bytes:
         """The whole index as bytes (`load` restores it exactly).  O(size)."""
+        return b"".join(self.dump_parts()[1])
+
+    def dump_parts(self) -> tuple[int, Iterator[bytes]]:
+        """`dump` as its size and its bytes in pieces of about `_DUMP_PIECE_BYTES`
+        (their concatenation is `dump`), read from the postings and document-term
+        arrays as the pieces are taken: a saver writing them in turn holds one piece,
+        not a flat copy of the postings nor the joined value.  The index must not
+        change until the pieces are taken (the engine holds its lock).  O(size)."""
         self._materialize()
         lengths = array(_SLOT, (len(a) for a in self._post_docs))
-        docs = array(_SLOT)
-        tfs = array(_SLOT)
-        for posting_docs, posting_tfs in zip(self._post_docs, self._post_tfs, strict=True):
-            docs.extend(posting_docs)
-            tfs.extend(posting_tfs)
         term_counts = array(_SLOT, (0 if a is None else len(a) for a in self._doc_terms))
-        doc_terms = array(_SLOT)
-        for slots in self._doc_terms:
-            if slots is not None:
-                doc_terms.extend(slots)
+        doc_terms = [a for a in self._doc_terms if a is not None]
+        groups: list[Sequence[array[int]]] = [
+            [lengths],
+            self._post_docs,
+            self._post_tfs,
+            [self._doc_len],
+            [term_counts],
+            doc_terms,
+        ]
         header = {
             "format": _DUMP_FORMAT,
             "byteorder": sys.byteorder,
@@ -626,10 +652,9 @@ class Bm25Index:
             "total_len": self._total_len,
             "df_histogram": sorted(self._df_histogram.items()),
         }
-        parts = [lengths, docs, tfs, self._doc_len, term_counts, doc_terms]
-        # Byte views of the arrays, not `tobytes` copies: the join below is the one copy
-        # (a close-time save of a 72K-document index held three copies of its postings).
-        return pack_sections(header, [memoryview(part).cast("B") for part in parts])
+        sizes = [sum(len(a) for a in group) * lengths.itemsize for group in groups]
+        head = section_head(header, sizes)
+        return len(head) + sum(sizes), _pieces(head, groups)
 
     @classmethod
     def load(cls, data: bytes) -> Bm25Index | None:

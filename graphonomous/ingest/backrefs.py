@@ -33,20 +33,31 @@ def _is_backref(metadata: dict[str, Any]) -> bool:
     return metadata.get("origin") == ORIGIN and metadata.get("role") == ROLE_BACKREF
 
 
+def _is_reference_add(op: dict[str, Any]) -> bool:
+    """An operation adding one of ingestion's reference edges."""
+    if op.get("op") != "add_edge":
+        return False
+    metadata = op["edge"].get("metadata") or {}
+    return bool(metadata.get("role") == ROLE_REFERENCE)
+
+
 def add_back_references(graph: Graphonomous, plan: FilePlan) -> int:
     """Append the back-reference operations for `plan`'s reference edges; returns how many
     edges they add.  O(new reference edges × d) plus one edge lookup per removal."""
     store = graph.store
-    index = graph.vector_index()
+    references = [op["edge"] for op in plan.operations if _is_reference_add(op)]
+    # Only the endpoints' vectors: a scan's re-link never holds every vector.
+    vectors = graph.stored_vectors(
+        sorted({e[end] for e in references for end in ("source_id", "target_id")})
+    )
     extra: list[dict[str, Any]] = []
     for op in plan.operations:
         if op.get("op") == "add_edge":
-            edge = op["edge"]
-            metadata = edge.get("metadata") or {}
-            if metadata.get("role") != ROLE_REFERENCE:
+            if not _is_reference_add(op):
                 continue
+            edge = op["edge"]
             source, target = edge["source_id"], edge["target_id"]
-            u, v = index.get(target), index.get(source)
+            u, v = vectors.get(target), vectors.get(source)
             if u is None or v is None:
                 continue
             similarity = exact_score(u, v)

@@ -287,6 +287,12 @@ _ENTITY_NAME: Final = "json_extract(metadata, '$.entity_name')"
 # Rows of entity nodes / edges read per query by the memory view's whole-graph scans:
 # bounds the rows alive at once (a page of nodes with observations is a few MB at most).
 ENTITY_PAGE: Final = 2000
+# Every live searchable node's (id, content), oldest first: what the BM25 index holds.
+_LIVE_TEXTS_SQL: Final = (
+    "SELECT n.id, n.content FROM nodes n "
+    f"WHERE {_IN_NS} AND n.forgotten_at IS NULL AND {_SEARCHABLE} "
+    "ORDER BY n.created_at, n.id"
+)
 # Rows per page of `embedding_pages`: 256 vectors are ~0.4 MB at d = 384, and a
 # keyset page costs one indexed seek (idx_embeddings_model).
 EMBEDDING_PAGE: Final = 256
@@ -763,13 +769,17 @@ class Store(GraphQueries):
     def live_texts(self) -> list[tuple[str, str]]:
         """(id, content) of every live searchable node (no retrieval aid), oldest first:
         what the BM25 index holds."""
-        rows = self.query(
-            "SELECT n.id, n.content FROM nodes n "
-            f"WHERE {_IN_NS} AND n.forgotten_at IS NULL AND {_SEARCHABLE} "
-            "ORDER BY n.created_at, n.id",
-            (self.namespace,),
-        )
-        return [(row[0], row[1]) for row in rows]
+        return list(self.iter_live_texts())
+
+    def iter_live_texts(self) -> Iterator[tuple[str, str]]:
+        """`live_texts` (same rows, same order) row by row from one statement: a caller
+        indexing them holds one text at a time, not every text.  The store's lock is
+        held until the iterator is exhausted or closed: consume it inside one
+        `read_snapshot`, with no other thread waiting on the store meanwhile."""
+        with self._lock:
+            cursor = self._conn.execute(_LIVE_TEXTS_SQL, (self.namespace,))
+            for row in cursor:
+                yield row[0], row[1]
 
     def live_ids_without_embedding(self, model: str) -> list[str]:
         """Ids of live searchable nodes that have no vector of `model` (to embed), by id."""
@@ -887,6 +897,47 @@ class Store(GraphQueries):
         name = self.derived_name(name)
         return self._save_rows(name, model, generation, [(name, model, generation, data)])
 
+    def save_derived_parts(
+        self,
+        name: str,
+        model: str,
+        generation: int,
+        size: int,
+        parts: Iterable[bytes | memoryview],
+    ) -> bool:
+        """`save_derived` of the concatenation of `parts` (`size` bytes in all; the same
+        stored value), written into the row part by part (incremental blob I/O) as
+        they are taken, never joined: the caller's current piece is the one copy held
+        (a joined value, then SQLite's copy of it while inserting, were two more).  A
+        connection without blob I/O (PostgreSQL) saves the joined value.  Raises
+        ValueError (nothing written) when the parts do not add up to `size`."""
+        blobopen = getattr(self._conn, "blobopen", None)
+        if blobopen is None:
+            return self.save_derived(name, model, generation, b"".join(parts))
+        name = self.derived_name(name)
+
+        def fill() -> None:
+            cursor = self._conn.execute(
+                "INSERT INTO derived_indexes (name, model, generation, data) "
+                "VALUES (?, ?, ?, zeroblob(?))",
+                (name, model, generation, size),
+            )
+            assert cursor.lastrowid is not None
+            written = 0
+            with blobopen("derived_indexes", "data", cursor.lastrowid) as blob:
+                for part in parts:
+                    length = memoryview(part).nbytes
+                    if written + length > size:
+                        break
+                    blob.write(part)
+                    written += length
+                else:
+                    if written == size:
+                        return
+            raise ValueError(f"parts: they do not add up to size {size}")
+
+        return self._save_rows(name, model, generation, [], fill)
+
     def _stale_copy(self, generation: int) -> bool:
         """Whether a copy reflecting `generation` may hold what a GDPR erase removed
         since: a resync marker (`erase_change_traces`) lies after it, or the log no
@@ -902,11 +953,16 @@ class Store(GraphQueries):
         return newest > generation and (marker or floor > generation + 1)
 
     def _save_rows(
-        self, name: str, model: str, generation: int, rows: Iterable[tuple[str, str, int, bytes]]
+        self,
+        name: str,
+        model: str,
+        generation: int,
+        rows: Iterable[tuple[str, str, int, bytes]],
+        fill: Callable[[], None] | None = None,
     ) -> bool:
-        """Replace `name` of `model` and its sections by `rows` in one cache write
-        (another model's copy of `name` stays); a copy stale past an erase is dropped
-        (False, nothing written)."""
+        """Replace `name` of `model` and its sections by `rows` (and what `fill` writes in
+        the same transaction) in one cache write (another model's copy of `name`
+        stays); a copy stale past an erase is dropped (False, nothing written)."""
         try:
             with self._lock:
                 if self._conn.in_transaction:
@@ -929,6 +985,8 @@ class Store(GraphQueries):
                             "VALUES (?, ?, ?, ?)",
                             rows,
                         )
+                        if fill is not None:
+                            fill()
                         self._conn.execute("COMMIT")
                     except BaseException:
                         _rollback(self._conn)
