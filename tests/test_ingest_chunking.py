@@ -330,6 +330,21 @@ def test_rst_levels_follow_the_order_adornments_are_first_used() -> None:
     ]
 
 
+def test_an_overlined_rst_title_may_be_inset_an_underlined_one_not() -> None:
+    from graphonomous.ingest.chunking import chunk_rst
+
+    body = "word " * 50
+    # The document title of the Docutils docs: overlined and inset by one space.
+    text = (
+        f"========================\n Docutils Configuration\n========================\n\n"
+        f"{body}\n\nhalt_level\n----------\n\n{body}\n\n  inset\n  -----\n\n{body}\n"
+    )
+    assert [c.headings for c in chunk_rst(text)] == [
+        ("Docutils Configuration",),
+        ("Docutils Configuration", "halt_level"),
+    ]
+
+
 def test_a_txt_file_written_in_rest_is_chunked_as_rest() -> None:
     body = "word " * 50
     text = f"Settings\n========\n\n{body}\n\nDebug\n-----\n\n{body}\n"

@@ -9,7 +9,13 @@ from graphonomous import Graphonomous
 from graphonomous.ingest import scan_directory
 from graphonomous.model import Node
 from graphonomous.retrieval import retriever
-from graphonomous.retrieval.fields import field_share, field_text
+from graphonomous.retrieval.fields import (
+    field_factor,
+    field_share,
+    field_text,
+    own_title,
+    with_camel_words,
+)
 from graphonomous.retrieval.settings import DEFAULT_SETTINGS
 
 
@@ -22,6 +28,39 @@ def test_field_text_is_path_and_headings_of_ingested_nodes_only() -> None:
     assert field_text(_node(chunk)) == "scope/lifetime.md Lifetimes Elision"
     assert field_text(_node({"kind": "file", "path": "a.py"})) == "a.py"
     assert field_text(_node({"path": "a.py", "headings": ["x"]})) == ""  # not ingested
+
+
+def test_camelcase_names_give_their_words() -> None:
+    assert with_camel_words("TimeRemainingColumn") == "TimeRemainingColumn Time Remaining Column"
+    assert with_camel_words("HTMLFormat x") == "HTMLFormat x HTML Format x"
+    assert with_camel_words("plain words_here") == "plain words_here"
+    chunk = {"kind": "chunk", "path": "rich/progress.py", "headings": ["TransferSpeedColumn"]}
+    assert field_text(_node(chunk)).endswith("Transfer Speed Column")
+
+
+def test_the_own_title_is_the_innermost_heading_below_a_title() -> None:
+    assert own_title(_node({"kind": "chunk", "headings": ["Guide", "Install"]})) == "Install"
+    assert own_title(_node({"kind": "chunk", "headings": ["Console", "save_html"]})) == "save_html"
+    assert own_title(_node({"kind": "chunk", "headings": ["Guide"]})) == ""  # the page title
+    assert own_title(_node({"kind": "chunk", "headings": []})) == ""
+    assert own_title(_node({"headings": ["a", "b"]})) == ""  # not ingested
+
+
+def test_a_section_whose_title_repeats_the_path_outranks_its_siblings() -> None:
+    """Both chunks hold "slide show" in their path; only one is titled with it."""
+
+    def factor(headings: list[str]) -> float:
+        meta = {"kind": "chunk", "path": "user/slide-shows.rst", "headings": headings}
+        return field_factor(_node(meta), ["slide", "show"], lambda t: 1.0, _stems, 1.0)
+
+    titled = factor(["Easy Slide Shows", "Generating a Slide Show"])
+    sibling = factor(["Easy Slide Shows", "Themes"])
+    assert sibling == 2.0  # path and outer title hold every term
+    assert titled == 3.0  # ... and so does its own title
+
+
+def _stems(tokens: list[str]) -> list[str]:
+    return [t[:-1] if t.endswith("s") else t for t in tokens]
 
 
 def test_field_share_is_idf_weighted() -> None:

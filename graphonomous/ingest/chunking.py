@@ -23,8 +23,9 @@ from typing import Final
 # Bump when a chunker changes what it produces: every file ingested under an
 # older version is re-chunked by the next scan (options fingerprint).
 # 3: heading / symbol paths; large classes keep a large method whole; `.txt`
-# files written in reST are chunked as reST.
-CHUNKER_VERSION: Final = 3
+# files written in reST are chunked as reST.  4: an overlined reST title may be
+# inset (a document title such as " Docutils Configuration " is a title).
+CHUNKER_VERSION: Final = 4
 
 # Sizes in characters.  ~1,200 characters is a few paragraphs: small enough
 # for precise retrieval, large enough to keep a thought together.
@@ -284,8 +285,10 @@ def rst_outline(lines: Sequence[str]) -> list[Section]:
     A title is a non-blank line followed by an adornment line (one repeated
     punctuation character) at least as long as the title, optionally with
     the same adornment above it (the overline starts the section).  A title
-    must follow a blank line (or an overline, or start the file); the
-    preamble before the first title has title None.  Levels are reST's: each
+    must follow a blank line (or an overline, or start the file) and is
+    unindented unless overlined (reST lets an overlined title be inset, as
+    document titles usually are); the preamble before the first title has
+    title None.  Levels are reST's: each
     adornment style (character, with or without overline) is one level, in
     the order the document first uses them.  O(lines).
     """
@@ -293,23 +296,30 @@ def rst_outline(lines: Sequence[str]) -> list[Section]:
     styles: dict[tuple[str, bool], int] = {}
     i = 0
     while i + 1 < len(lines):
-        title = lines[i].rstrip()
-        under = lines[i + 1].rstrip()
-        if (
-            title.strip()
-            and not _RST_ADORNMENT.match(title)
-            and not title.startswith((" ", "\t"))
-            and _RST_ADORNMENT.match(under)
-            and len(under) >= len(title)
-        ):
+        if _is_rst_title(lines, i):
+            under = lines[i + 1].rstrip()
             over = i > 0 and lines[i - 1].rstrip() == under
-            if over or i == 0 or not lines[i - 1].strip():
-                level = styles.setdefault((under[0], over), len(styles) + 1)
-                starts.append((i - 1 if over else i, title.strip(), level))
-                i += 2
-                continue
+            level = styles.setdefault((under[0], over), len(styles) + 1)
+            starts.append((i - 1 if over else i, lines[i].strip(), level))
+            i += 2
+            continue
         i += 1
     return _sections_from_starts(starts, len(lines))
+
+
+def _is_rst_title(lines: Sequence[str], i: int) -> bool:
+    """Is line `i` a reST section title (`rst_outline`'s rule)?  O(1)."""
+    title = lines[i].rstrip()
+    under = lines[i + 1].rstrip()
+    over = i > 0 and lines[i - 1].rstrip() == under
+    return bool(
+        title.strip()
+        and not _RST_ADORNMENT.match(title)
+        and (over or not title.startswith((" ", "\t")))
+        and _RST_ADORNMENT.match(under)
+        and len(under) >= len(title)
+        and (over or i == 0 or not lines[i - 1].strip())
+    )
 
 
 def rst_sections(lines: Sequence[str]) -> list[tuple[int, int, str | None]]:
