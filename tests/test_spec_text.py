@@ -241,6 +241,16 @@ def test_line_counts_cover_the_whole_file() -> None:
     assert "10.7+" in counts and "appendix" in counts
 
 
+# The specification states the core contract; a subsystem's rules past this size belong on
+# its own normative page under spec/ (each linked from SPEC, tests/test_spec_pages.py).
+SPEC_MAX_LINES = 4000
+
+
+def test_spec_stays_within_its_size() -> None:
+    lines = SPEC.read_text(encoding="utf-8").count("\n")
+    assert lines <= SPEC_MAX_LINES, f"SPEC.md has {lines} lines; move a subsystem to spec/"
+
+
 def main() -> int:
     text = SPEC.read_text(encoding="utf-8")
     counts = line_counts(text)
