@@ -415,7 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         key: evalkit._parse_value(raw)
         for key, _, raw in (pair.partition("=") for pair in args.settings.split(",") if pair)
     }
-    from graphonomous.retrieval.retriever import with_settings
+    from graphonomous.retrieval.settings import with_settings
 
     args.retrieval_settings = with_settings(**overrides) if overrides else None
     args.efforts = [int(e) for e in args.efforts.split(",") if e]
