@@ -582,10 +582,7 @@ def detect_update(earlier: str, later: str) -> Update | None:
 
 _TIME_OF_DAY: Final = re.compile(r"^\d{1,2}:\d{2}$")
 _WEEKDAY: Final = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day")
-_MONTH: Final = re.compile(
-    r"^(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december)$"
-)
+_MONTH: Final = re.compile(r"^(?:" + "|".join(_MONTHS) + r")$")
 # A calendar date as `whole_values` and ISO write it: YYYY-MM-DD or MM-DD.
 _CALENDAR_DATE: Final = re.compile(r"^(?:\d{4}-)?[01]\d-[0-3]\d$")
 _IDENTIFIER_VALUE: Final = re.compile(r"[a-z].*[\d./@]|[\d./@].*[a-z]")
