@@ -115,18 +115,19 @@ def q_decay_half(graph: Graphonomous) -> tuple[bool, str]:
 
     node = graph.store_node("Flush the hydraulic line weekly", "procedural", decay_rate=0.1)
     node_id = node["node"]["id"]
-    # Half a day old: the first run decays by the time since the graph began, which
-    # within one millisecond of the write is none at all (the clock's resolution).
-    stamp = format_time(parse_time(node["node"]["created_at"]) - timedelta(hours=12))
-    graph.store.update_node(node_id, created_at=stamp, updated_at=stamp)
     graph.learn_from_outcome("flush-1", "success", 1.0, [node_id])
+    # Reinforced half a day ago: decay runs from the retention anchor, and an anchor
+    # within one millisecond of the run decays by nothing (the clock's resolution).
+    stamp = format_time(parse_time(node["node"]["created_at"]) - timedelta(hours=12))
+    graph.store.update_node(node_id, created_at=stamp, updated_at=stamp, reinforced_at=stamp)
     before = graph.get_node(node_id)["node"]
     run_consolidation(graph.engine)
     after = graph.get_node(node_id)["node"]
-    confidence_loss = 1 - after["confidence"] / before["confidence"]
-    q_loss = 1 - after["q_value"] / before["q_value"]
-    ok = confidence_loss > 0 and abs(q_loss - confidence_loss / 2) < 1e-9
-    return ok, f"relative decay: confidence {confidence_loss:.4f}, q {q_loss:.4f}"
+    # Decay is exponential: compare the exponents λ·t, not the fractions lost.
+    confidence_rate = -math.log(after["confidence"] / before["confidence"])
+    q_rate = -math.log(after["q_value"] / before["q_value"])
+    ok = confidence_rate > 0 and abs(q_rate - confidence_rate / 2) < 1e-9
+    return ok, f"decay exponent λ·t: confidence {confidence_rate:.4f}, q {q_rate:.4f}"
 
 
 @scenario(CATEGORY, "High-confidence but low-utility node ranks below high-utility node")
